@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "gifx",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "gifx", targets: ["gifx"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
+        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(
+            name: "CAV", pkgConfig: "libavformat libavcodec libavutil libswscale",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
+        .target(name: "CPng", linkerSettings: [.linkedLibrary("png16")]),
+
+        // Pure schedule: no C, no I/O.
+        .target(name: "Timeline"),
+        // Streaming GIF reader, compositor and bounded frame cache.
+        .target(
+            name: "Frames",
+            dependencies: ["CGif", "Timeline", .product(name: "DequeModule", package: "swift-collections")]),
+        // MP4 (libav) and sprite sheet (libpng + JSON) writers.
+        .target(name: "Encoders", dependencies: ["CAV", "CPng", "Frames", "Timeline"]),
+        .executableTarget(
+            name: "gifx",
+            dependencies: [
+                "Frames", "Timeline", "Encoders",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // Test support: writes exact fixture GIFs with giflib's encoder (EGif*).
+        .target(name: "GifFixtures", dependencies: ["CGif"], path: "Tests/GifFixtures"),
+        .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),
+        .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures"]),
+        .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng"]),
+        .testTarget(name: "CLITests", dependencies: ["GifFixtures", "Timeline"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

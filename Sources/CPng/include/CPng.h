@@ -1,0 +1,27 @@
+#ifndef GIFX_CPNG_H
+#define GIFX_CPNG_H
+#include <stddef.h>
+#include <stdint.h>
+#include <png.h>
+
+/* A streaming RGBA PNG writer. libpng reports errors by longjmp, which Swift cannot
+ * catch: every call here sets its own setjmp and returns a status instead.
+ * Status: 0 ok, -1 libpng error (text in gifx_png_error), -2 I/O error (errno saved). */
+typedef struct gifx_png_writer gifx_png_writer;
+
+/* Opens `fd` (owned by the caller, not closed here) for an 8-bit RGBA image.
+ * compression_level is zlib's 0-9. Returns NULL only when out of memory. */
+gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height, int compression_level);
+/* Writes the header. */
+int gifx_png_writer_begin(gifx_png_writer *writer);
+/* Writes `count` rows of width*4 bytes, `stride` bytes apart. */
+int gifx_png_writer_write_rows(gifx_png_writer *writer, const uint8_t *rows, uint32_t count, size_t stride);
+/* Writes the end of the image and flushes. */
+int gifx_png_writer_finish(gifx_png_writer *writer);
+/* The last error's text ("" when none). */
+const char *gifx_png_writer_error(const gifx_png_writer *writer);
+/* The errno of the last I/O error, 0 when none. */
+int gifx_png_writer_errno(const gifx_png_writer *writer);
+void gifx_png_writer_destroy(gifx_png_writer *writer);
+
+#endif

@@ -1,0 +1,89 @@
+#include "CPng.h"
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct gifx_png_writer {
+    png_structp png;
+    png_infop info;
+    int fd;
+    uint32_t width, height;
+    int io_errno;
+    char error[256];
+};
+
+static void on_error(png_structp png, png_const_charp message) {
+    gifx_png_writer *w = png_get_error_ptr(png);
+    snprintf(w->error, sizeof w->error, "%s", message ? message : "libpng error");
+    png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp message) { (void)png; (void)message; }
+
+static void on_write(png_structp png, png_bytep data, size_t length) {
+    gifx_png_writer *w = png_get_io_ptr(png);
+    while (length > 0) {
+        ssize_t n = write(w->fd, data, length);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            w->io_errno = errno;
+            png_error(png, strerror(errno));
+        }
+        data += n;
+        length -= (size_t)n;
+    }
+}
+
+static void on_flush(png_structp png) { (void)png; }
+
+gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height, int compression_level) {
+    gifx_png_writer *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->fd = fd;
+    w->width = width;
+    w->height = height;
+    w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, w, on_error, on_warning);
+    if (!w->png) { free(w); return NULL; }
+    w->info = png_create_info_struct(w->png);
+    if (!w->info) { png_destroy_write_struct(&w->png, NULL); free(w); return NULL; }
+    png_set_write_fn(w->png, w, on_write, on_flush);
+    if (setjmp(png_jmpbuf(w->png))) return w; /* error text kept; begin reports it */
+    png_set_compression_level(w->png, compression_level);
+    return w;
+}
+
+static int status(const gifx_png_writer *w) { return w->io_errno ? -2 : -1; }
+
+int gifx_png_writer_begin(gifx_png_writer *w) {
+    if (w->error[0]) return status(w);
+    if (setjmp(png_jmpbuf(w->png))) return status(w);
+    png_set_IHDR(w->png, w->info, w->width, w->height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(w->png, w->info);
+    return 0;
+}
+
+int gifx_png_writer_write_rows(gifx_png_writer *w, const uint8_t *rows, uint32_t count, size_t stride) {
+    if (w->error[0]) return status(w);
+    if (setjmp(png_jmpbuf(w->png))) return status(w);
+    for (uint32_t i = 0; i < count; i++) png_write_row(w->png, rows + (size_t)i * stride);
+    return 0;
+}
+
+int gifx_png_writer_finish(gifx_png_writer *w) {
+    if (w->error[0]) return status(w);
+    if (setjmp(png_jmpbuf(w->png))) return status(w);
+    png_write_end(w->png, w->info);
+    return 0;
+}
+
+const char *gifx_png_writer_error(const gifx_png_writer *w) { return w->error; }
+int gifx_png_writer_errno(const gifx_png_writer *w) { return w->io_errno; }
+
+void gifx_png_writer_destroy(gifx_png_writer *w) {
+    if (!w) return;
+    png_destroy_write_struct(&w->png, &w->info);
+    free(w);
+}
