@@ -1,0 +1,165 @@
+import CGif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One image descriptor as giflib read it.
+struct ImageDescriptorRecord {
+    var rect: PixelRectValue
+    var interlaced: Bool
+    /// The local colour table, when the image has one.
+    var localColors: ColorTable?
+}
+
+/// A rect as plain integers (kept apart from Timeline's `PixelRect` so this file stays giflib-only).
+struct PixelRectValue: Hashable, Sendable {
+    var x: Int, y: Int, width: Int, height: Int
+}
+
+/// The kinds of record `DGifGetRecordType` reports between the screen descriptor and the trailer.
+enum GifRecord {
+    case image, `extension`, terminator
+}
+
+/// Owns one giflib decoder (`GifFileType*`) reading a file through a `FileByteSource`, record by record.
+/// Never slurps: images are either skipped as compressed sub-blocks or decoded row by row.
+/// Every failure becomes a `GifDecodeError` with giflib's text and the byte offset reached.
+final class GifFileReader {
+    private let gif: UnsafeMutablePointer<GifFileType>
+    private let source: FileByteSource
+
+    /// Canvas width and height from the logical screen descriptor.
+    let screenWidth: Int
+    let screenHeight: Int
+    let backgroundIndex: Int
+    let globalColors: ColorTable?
+
+    /// Offset of the next unread byte in the file.
+    var offset: Int { source.offset }
+
+    init(path: String) throws {
+        let source = try FileByteSource(path: path)
+        var status: Int32 = 0
+        let opened = DGifOpen(Unmanaged.passUnretained(source).toOpaque(), gifxReadCallback, &status)
+        guard let gif = opened else {
+            throw Self.makeError(code: status, source: source, context: "reading the header")
+        }
+        self.gif = gif
+        self.source = source
+        screenWidth = Int(gif.pointee.SWidth)
+        screenHeight = Int(gif.pointee.SHeight)
+        backgroundIndex = Int(gif.pointee.SBackGroundColor)
+        globalColors = gif.pointee.SColorMap.map(ColorTable.init)
+    }
+
+    deinit {
+        var status: Int32 = 0
+        DGifCloseFile(gif, &status)
+    }
+
+    /// The next record's kind.
+    func nextRecord() throws -> GifRecord {
+        var type = UNDEFINED_RECORD_TYPE
+        try check(DGifGetRecordType(gif, &type), "reading a record type")
+        switch type {
+        case IMAGE_DESC_RECORD_TYPE: return .image
+        case EXTENSION_RECORD_TYPE: return .extension
+        case TERMINATE_RECORD_TYPE: return .terminator
+        default: throw GifDecodeError(.malformed, at: offset - 1, "unknown record type")
+        }
+    }
+
+    /// Reads an image descriptor (after `nextRecord()` returned `.image`).
+    func readImageDescriptor() throws -> ImageDescriptorRecord {
+        let status = DGifGetImageDesc(gif)
+        // giflib 5.2.1 appends a SavedImage (with a copy of the local palette) per image even when
+        // nothing is slurped. Free it now; GifFreeSavedImages leaves ImageCount alone, and without
+        // the reset the next DGifGetImageDesc writes past the freshly allocated one-element array.
+        GifFreeSavedImages(gif)
+        gif.pointee.ImageCount = 0
+        try check(status, "reading an image descriptor")
+        let image = gif.pointee.Image
+        return ImageDescriptorRecord(
+            rect: PixelRectValue(
+                x: Int(image.Left), y: Int(image.Top), width: Int(image.Width), height: Int(image.Height)),
+            interlaced: image.Interlace,
+            localColors: image.ColorMap.map(ColorTable.init))
+    }
+
+    /// Skips the current image's compressed data without running LZW.
+    func skipImageData() throws {
+        var codeSize: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetCode(gif, &codeSize, &block), "skipping image data")
+        while block != nil {
+            try check(DGifGetCodeNext(gif, &block), "skipping image data")
+        }
+    }
+
+    /// Decodes the next `count` pixels of the current image into `line`.
+    func readLine(into line: UnsafeMutablePointer<UInt8>, count: Int) throws {
+        try check(DGifGetLine(gif, line, Int32(count)), "decoding image data")
+    }
+
+    /// Reads an extension's function code and first data block (after `nextRecord()` returned `.extension`).
+    /// Blocks come back without their length byte.
+    func readExtension() throws -> (code: Int, firstBlock: [UInt8]?) {
+        var code: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetExtension(gif, &code, &block), "reading an extension")
+        return (Int(code), block.map(Self.blockBytes))
+    }
+
+    /// The extension's next data block, `nil` after the last one.
+    func nextExtensionBlock() throws -> [UInt8]? {
+        var block: UnsafeMutablePointer<GifByteType>?
+        try check(DGifGetExtensionNext(gif, &block), "reading an extension")
+        return block.map(Self.blockBytes)
+    }
+
+    /// Skips the extension's remaining data blocks.
+    func skipExtensionBlocks() throws {
+        var block: UnsafeMutablePointer<GifByteType>?
+        repeat {
+            try check(DGifGetExtensionNext(gif, &block), "reading an extension")
+        } while block != nil
+    }
+
+    /// Repositions the input at `offset` (a record boundary found earlier).
+    func seek(to offset: Int) throws {
+        guard source.seek(to: offset) else {
+            throw GifDecodeError(.io, at: offset, "cannot seek: \(String(cString: strerror(source.readErrno)))")
+        }
+    }
+
+    private static func blockBytes(_ block: UnsafeMutablePointer<GifByteType>) -> [UInt8] {
+        let length = Int(block[0])
+        return Array(UnsafeBufferPointer(start: block + 1, count: length))
+    }
+
+    private func check(_ status: Int32, _ context: String) throws {
+        if status == GIF_ERROR { throw Self.makeError(code: gif.pointee.Error, source: source, context: context) }
+    }
+
+    private static func makeError(code: Int32, source: FileByteSource, context: String) -> GifDecodeError {
+        let text = GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
+        if code == D_GIF_ERR_READ_FAILED {
+            if source.readErrno != 0 {
+                return GifDecodeError(.io, at: source.offset, String(cString: strerror(source.readErrno)))
+            }
+            return GifDecodeError(.truncated, at: source.offset, "data ends while \(context)")
+        }
+        return GifDecodeError(.malformed, at: source.offset, "\(text) (while \(context))")
+    }
+}
+
+/// giflib's input callback: pulls bytes from the `FileByteSource` in `UserData`.
+private func gifxReadCallback(
+    _ gif: UnsafeMutablePointer<GifFileType>?, _ bytes: UnsafeMutablePointer<GifByteType>?, _ count: Int32
+) -> Int32 {
+    guard let gif, let bytes, count > 0, let user = gif.pointee.UserData else { return 0 }
+    let source = Unmanaged<FileByteSource>.fromOpaque(user).takeUnretainedValue()
+    return Int32(source.copyBytes(into: bytes, count: Int(count)))
+}
