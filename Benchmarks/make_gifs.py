@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Builds the benchmark and fidelity GIFs, reproducibly, under .build-bench/gifs/.
+
+Benchmark GIFs come from ffmpeg's lavfi sources (testsrc2, mandelbrot) through
+palettegen/paletteuse with bit-exact flags; the variable-delay one has its GCE
+delays rewritten afterwards. Fidelity GIFs are solid colours written directly.
+A file that already exists is kept (delete .build-bench/gifs to rebuild).
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gifblocks  # noqa: E402
+import gifwriter  # noqa: E402
+
+
+@dataclass(frozen=True)
+class BenchGif:
+    name: str
+    source: str            # lavfi source filter
+    width: int
+    height: int
+    frames: int
+    palettegen: str = "palettegen"
+    paletteuse: str = "paletteuse"
+    encoder_flags: tuple = ()
+    delay_cycle: tuple = ()  # raw delays (cs) patched in cyclically, empty = keep ffmpeg's 4 cs
+    why: str = ""
+
+
+BENCH_GIFS = [
+    BenchGif("480x270x200", "testsrc2", 480, 270, 200, why="typical short UI clip"),
+    BenchGif("64x64x5000", "testsrc2", 64, 64, 5000, why="many tiny frames: per-frame overhead"),
+    BenchGif("1280x720x250", "mandelbrot", 1280, 720, 250,
+             palettegen="palettegen=stats_mode=full", paletteuse="paletteuse=dither=sierra2_4a",
+             encoder_flags=("-gifflags", "0"), why="~98 MB: full frames, dithered, hard to compress"),
+    BenchGif("3840x2160x60", "testsrc2", 3840, 2160, 60, why="4K: memory per canvas"),
+    BenchGif("333x187x100", "mandelbrot", 333, 187, 100, why="odd size: padding/scaling"),
+    BenchGif("vardelay-480x270x150", "testsrc2", 480, 270, 150, delay_cycle=(0, 1, 2, 3, 7),
+             why="delays 0/1/2/3/7 cs: 100 fps CFR"),
+]
+
+
+@dataclass(frozen=True)
+class FidelityGif:
+    name: str
+    delays: tuple  # raw GCE delays in cs, None = no GCE
+    why: str
+
+
+FIDELITY_GIFS = [
+    FidelityGif("fid-vardelay", (0, 1, 2, 3, 7) * 8, "delays 0/1/2/3/7 cs cycled, 40 frames"),
+    FidelityGif("fid-pause", (10, 10, 10, 500, 10, 10, 3, 3, 250, 10, 4, 6),
+                "5 s and 2.5 s pauses among 3-10 cs frames"),
+    FidelityGif("fid-nogce", (20, None, None, 5, None, 0, None, 7, 7, None),
+                "frames without GCE (carried delays)"),
+]
+FIDELITY_SIZE = (64, 64)
+
+
+def gif_dir(root):
+    return os.path.join(root, "gifs")
+
+
+def _ffmpeg_gif(spec: BenchGif, out):
+    graph = (f"{spec.source}=size={spec.width}x{spec.height}:rate=25,"
+             f"trim=end_frame={spec.frames},split[a][b];[a]{spec.palettegen}[p];[b][p]{spec.paletteuse}")
+    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", graph,
+           "-fflags", "+bitexact", "-flags", "+bitexact", "-map_metadata", "-1",
+           *spec.encoder_flags, "-f", "gif", out]
+    subprocess.run(cmd, check=True)
+
+
+def build_bench_gif(spec: BenchGif, directory):
+    path = os.path.join(directory, spec.name + ".gif")
+    if os.path.exists(path):
+        return path, False
+    tmp = path + ".tmp"
+    _ffmpeg_gif(spec, tmp)
+    if spec.delay_cycle:
+        cycle = spec.delay_cycle
+        gifblocks.patch_delays(tmp, tmp, lambda i: cycle[i % len(cycle)])
+    os.replace(tmp, path)
+    return path, True
+
+
+def build_fidelity_gif(spec: FidelityGif, directory):
+    path = os.path.join(directory, spec.name + ".gif")
+    if os.path.exists(path):
+        return path, False
+    colours = gifwriter.distinct_colours(len(spec.delays))
+    tmp = path + ".tmp"
+    gifwriter.write_solid_gif(tmp, *FIDELITY_SIZE, colours, list(spec.delays))
+    os.replace(tmp, path)
+    return path, True
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def build_all(root, only=None, log=print):
+    """Returns {name: path} for every benchmark and fidelity GIF, building what is missing."""
+    directory = gif_dir(root)
+    os.makedirs(directory, exist_ok=True)
+    paths = {}
+    for spec in BENCH_GIFS:
+        if only and spec.name not in only:
+            continue
+        path, built = build_bench_gif(spec, directory)
+        log(f"{'built ' if built else 'cached'} {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+        paths[spec.name] = path
+    for spec in FIDELITY_GIFS:
+        path, built = build_fidelity_gif(spec, directory)
+        paths[spec.name] = path
+    return paths
+
+
+if __name__ == "__main__":
+    root = sys.argv[1] if len(sys.argv) > 1 else ".build-bench"
+    for name, path in build_all(root).items():
+        print(f"{sha256(path)[:16]}  {path}")
