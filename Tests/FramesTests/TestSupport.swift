@@ -1,4 +1,5 @@
 import Foundation
+import Frames
 import GifFixtures
 
 /// Writes `gif` to a fresh temporary file and returns its path (removed by the OS's tmp cleaning).
@@ -24,3 +25,39 @@ func corpusDirectory(_ sub: String, file: String = #filePath) -> URL? {
     return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
         ? url : nil
 }
+
+/// Decodes every canvas of the GIF at `path` synchronously (no producer thread).
+func decodeAllCanvases(_ path: String, limits: DecodeLimits = .default) throws -> (canvases: [[UInt8]], warnings: [String]) {
+    let metadata = try readGifMetadata(path: path, limits: limits)
+    let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
+    var canvases: [[UInt8]] = []
+    var buffer = [UInt8](repeating: 0, count: metadata.canvasBytes)
+    while try decoder.advance() {
+        buffer.withUnsafeMutableBytes { decoder.copyCanvas(to: $0.baseAddress!) }
+        canvases.append(buffer)
+    }
+    return (canvases, metadata.warnings + decoder.warnings)
+}
+
+/// Pulls every canvas out of a `FrameStream`.
+func collectCanvases(_ stream: FrameStream) throws -> [[UInt8]] {
+    var canvases: [[UInt8]] = []
+    while let canvas = try stream.nextCanvas({ Array($0.pixels) }) { canvases.append(canvas) }
+    return canvases
+}
+
+/// RGBA pixels, for stating expected canvases by hand.
+enum Pixel {
+    static let clear: [UInt8] = [0, 0, 0, 0]
+    static let black: [UInt8] = [0, 0, 0, 255]
+    static let red: [UInt8] = [255, 0, 0, 255]
+    static let green: [UInt8] = [0, 255, 0, 255]
+    static let blue: [UInt8] = [0, 0, 255, 255]
+    static let yellow: [UInt8] = [255, 255, 0, 255]
+    static let magenta: [UInt8] = [255, 0, 255, 255]
+    static let cyan: [UInt8] = [0, 255, 255, 255]
+    static let white: [UInt8] = [255, 255, 255, 255]
+}
+
+/// A canvas written as rows of pixels.
+func canvas(_ pixels: [UInt8]...) -> [UInt8] { pixels.flatMap { $0 } }

@@ -1,0 +1,169 @@
+import Foundation
+import Timeline
+
+/// The bounded producer cache (design.md, "Memory"): a producer thread decodes and composites ahead into
+/// a fixed-capacity ring of canvases; `nextCanvas` lends them to the consumer in frame order. The producer
+/// blocks while the ring is full, so memory is `capacity` canvases (plus the compositor's one or two
+/// working screens) whatever the frame count. A producer error surfaces on the consumer's call for the
+/// frame that failed. `close()` (or deinit) cancels and joins the producer.
+public final class FrameStream: CanvasSource {
+    public let metadata: GifMetadata
+    /// Canvases the ring may hold.
+    public let capacity: Int
+    public var canvasSize: CanvasSize { metadata.canvas }
+    private let ring: CanvasRing
+    private let producer: Thread
+
+    /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
+    /// overrides the capacity categories (see `CacheCapacity`).
+    public init(
+        path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil
+    ) throws {
+        let metadata = try metadata ?? readGifMetadata(path: path, limits: limits)
+        self.metadata = metadata
+        capacity = CacheCapacity.capacity(
+            canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget)
+        let ring = CanvasRing(capacity: capacity, canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count)
+        self.ring = ring
+        producer = Thread { ring.produce(path: path, metadata: metadata, limits: limits) }
+        producer.name = "gifx.frames.producer"
+        producer.start()
+    }
+
+    deinit { close() }
+
+    /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for `--stats`.
+    public var peakCacheBytes: Int { ring.peakBytes }
+
+    /// Warnings about damaged image data found so far (final once every canvas has been delivered).
+    public var warnings: [String] { ring.warnings }
+
+    /// Lends the next canvas (in frame order) to `body`; `nil` after the last one.
+    public func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
+        guard let (index, pixels) = try ring.takeNext() else { return nil }
+        defer { ring.release() }
+        return try body(
+            Canvas(
+                index: index, width: metadata.canvas.width, height: metadata.canvas.height,
+                pixels: UnsafeRawBufferPointer(start: pixels, count: metadata.canvasBytes)))
+    }
+
+    /// Stops the producer and waits for it; safe to call more than once.
+    public func close() {
+        ring.cancelAndJoin()
+    }
+}
+
+/// The ring shared by the producer thread and the consumer.
+/// `@unchecked Sendable`: every stored var is read and written only while holding `condition`; a slot's
+/// pixels are written by the producer only between claiming a free slot and publishing it (`filled += 1`),
+/// and read by the consumer only between `takeNext` and `release`, so no slot is touched by both at once.
+final class CanvasRing: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let capacity: Int
+    private let canvasBytes: Int
+    private let frameCount: Int
+    private var slots: [UnsafeMutableRawPointer?]
+    /// Frames published and not yet released by the consumer.
+    private var filled = 0
+    /// Next frame the consumer takes.
+    private var consumed = 0
+    private var allocatedSlots = 0
+    private var cancelled = false
+    private var producerExited = false
+    private var failure: (frame: Int, error: any Error)?
+    private var decoderWarnings: [String] = []
+
+    init(capacity: Int, canvasBytes: Int, frameCount: Int) {
+        self.capacity = capacity; self.canvasBytes = canvasBytes; self.frameCount = frameCount
+        slots = Array(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        for slot in slots { slot?.deallocate() }
+    }
+
+    var peakBytes: Int { locked { allocatedSlots * canvasBytes } }
+    var warnings: [String] { locked { decoderWarnings } }
+
+    // MARK: producer side
+
+    /// The producer thread's body: decode, wait for a free slot, copy, publish; until done or cancelled.
+    func produce(path: String, metadata: GifMetadata, limits: DecodeLimits) {
+        var frame = 0
+        do {
+            let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
+            while try decoder.advance() {
+                guard let slot = claimSlot(for: frame) else { break }  // cancelled
+                decoder.copyCanvas(to: slot)
+                publish(warnings: decoder.warnings)
+                frame += 1
+            }
+        } catch {
+            locked { failure = (frame, error) }
+        }
+        locked {
+            producerExited = true
+            condition.broadcast()
+        }
+    }
+
+    private func claimSlot(for frame: Int) -> UnsafeMutableRawPointer? {
+        locked {
+            while filled == capacity && !cancelled { condition.wait() }
+            if cancelled { return nil }
+            let position = frame % capacity
+            if let slot = slots[position] { return slot }
+            let slot = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
+            slots[position] = slot
+            allocatedSlots += 1
+            return slot
+        }
+    }
+
+    private func publish(warnings: [String]) {
+        locked {
+            filled += 1
+            if warnings.count != decoderWarnings.count { decoderWarnings = warnings }
+            condition.broadcast()
+        }
+    }
+
+    // MARK: consumer side
+
+    /// Waits for the next frame; `nil` when all were delivered; throws the producer's error for its frame.
+    func takeNext() throws -> (index: Int, pixels: UnsafeMutableRawPointer)? {
+        try locked {
+            while filled == 0 && !producerExited && consumed < frameCount { condition.wait() }
+            if filled > 0, let slot = slots[consumed % capacity] { return (consumed, slot) }
+            if let failure, failure.frame == consumed { throw failure.error }
+            if consumed < frameCount && cancelled {
+                throw GifDecodeError(.io, at: nil, "frame stream closed")
+            }
+            return nil
+        }
+    }
+
+    /// Hands the slot taken by `takeNext` back to the producer.
+    func release() {
+        locked {
+            filled -= 1
+            consumed += 1
+            condition.broadcast()
+        }
+    }
+
+    func cancelAndJoin() {
+        locked {
+            cancelled = true
+            condition.broadcast()
+            while !producerExited { condition.wait() }
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+}

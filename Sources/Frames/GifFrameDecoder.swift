@@ -1,0 +1,94 @@
+import Timeline
+
+/// Decodes a GIF image by image (giflib `DGifGetLine`, never `DGifSlurp`) and composites each onto the screen.
+/// Holds only one row of indices, the screen, and (for restore-previous) one saved screen.
+/// Yields exactly `metadata.images.count` canvases: canvas i is the screen while image i is displayed.
+/// Damaged image data keeps the rows decoded so far and adds a warning (an error when `limits.strict`).
+public final class GifFrameDecoder {
+    public let metadata: GifMetadata
+    private let limits: DecodeLimits
+    private let reader: GifFileReader
+    private let compositor: Compositor
+    private let globalColors: ColorTable?
+    private let line: UnsafeMutablePointer<UInt8>
+    /// Index of the next image to decode.
+    public private(set) var nextIndex = 0
+    /// Damage found while decoding pixels, one line each.
+    public private(set) var warnings: [String] = []
+
+    /// Opens `path` for pixel decoding; `metadata` must come from `readGifMetadata` on the same file.
+    public init(path: String, metadata: GifMetadata, limits: DecodeLimits = .default) throws {
+        let reader = try GifFileReader(path: path)
+        try checkScreen(reader, limits: limits)
+        guard reader.screenWidth == metadata.canvas.width, reader.screenHeight == metadata.canvas.height else {
+            throw GifDecodeError(.malformed, at: 6, "the file changed since its metadata was read")
+        }
+        self.metadata = metadata
+        self.limits = limits
+        self.reader = reader
+        self.globalColors = reader.globalColors
+        self.compositor = Compositor(width: metadata.canvas.width, height: metadata.canvas.height)
+        let widest = metadata.images.map(\.descriptor.rect.width).max() ?? 1
+        line = .allocate(capacity: Swift.max(1, widest))
+    }
+
+    deinit { line.deallocate() }
+
+    /// Decodes and composites the next image; returns `false` when every image has been delivered.
+    /// Afterwards `copyCanvas(to:)` gives the screen while that image is displayed.
+    public func advance() throws -> Bool {
+        guard nextIndex < metadata.images.count else { return false }
+        let index = nextIndex
+        nextIndex += 1
+        let info = metadata.images[index]
+        let descriptor = info.descriptor
+        var began = false
+        do {
+            try reader.seek(to: info.byteOffset)
+            guard case .image = try reader.nextRecord() else {
+                throw GifDecodeError(.malformed, at: info.byteOffset, "expected an image descriptor")
+            }
+            let record = try reader.readImageDescriptor()
+            compositor.beginFrame(
+                area: compositor.clip(descriptor.rect), disposal: descriptor.disposal,
+                palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
+            began = true
+            try decodeRows(descriptor)
+        } catch let error as GifDecodeError {
+            guard !limits.strict, error.kind == .malformed || error.kind == .truncated else { throw error }
+            if !began {  // still run the previous disposal so the canvas sequence stays right
+                compositor.beginFrame(
+                    area: compositor.clip(descriptor.rect), disposal: descriptor.disposal, palette: nil,
+                    transparentIndex: nil)
+            }
+            warnings.append("frame \(index): \(error.description); kept the rows decoded before it")
+        }
+        if compositor.sawOutOfRangeIndex {
+            let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
+            if limits.strict { throw GifDecodeError(.malformed, at: info.byteOffset, message) }
+            warnings.append(message)
+        }
+        return true
+    }
+
+    /// Copies the current canvas (`metadata.canvasBytes` bytes of RGBA8) to `destination`.
+    public func copyCanvas(to destination: UnsafeMutableRawPointer) {
+        compositor.copyScreen(to: destination)
+    }
+
+    private func decodeRows(_ descriptor: FrameDescriptor) throws {
+        let rect = descriptor.rect
+        guard rect.width > 0, rect.height > 0, compositor.clip(rect).width > 0, compositor.clip(rect).height > 0
+        else { return }  // nothing of it lands on the canvas: its data need not be decoded at all
+        let passes: [(start: Int, step: Int)] =
+            descriptor.interlaced ? [(0, 8), (4, 8), (2, 4), (1, 2)] : [(0, 1)]
+        for pass in passes {
+            var row = pass.start
+            while row < rect.height {
+                try reader.readLine(into: line, count: rect.width)
+                compositor.drawRow(line, count: rect.width, left: rect.x, y: rect.y + row)
+                row += pass.step
+            }
+        }
+    }
+}
