@@ -38,7 +38,7 @@ let package = Package(
         // Test support: writes exact fixture GIFs with giflib's encoder (EGif*).
         .target(name: "GifFixtures", dependencies: ["CGif"], path: "Tests/GifFixtures"),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),
-        .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures"]),
+        .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures", "CPng"]),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng"]),
         .testTarget(name: "CLITests", dependencies: ["GifFixtures", "Timeline"]),
     ],

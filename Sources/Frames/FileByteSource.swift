@@ -17,6 +17,8 @@ final class FileByteSource {
     private var cursor = 0
     /// errno of the last failed read(2), 0 when reads only ever ran out of data.
     private(set) var readErrno: Int32 = 0
+    /// Whether a read ran into the end of the file.
+    private(set) var reachedEnd = false
 
     /// Offset of the next byte to be handed out.
     var offset: Int { bufferStart + cursor }
@@ -62,7 +64,7 @@ final class FileByteSource {
             readErrno = errno
             return false
         }
-        bufferStart = target; bufferLength = 0; cursor = 0
+        bufferStart = target; bufferLength = 0; cursor = 0; reachedEnd = false
         return true
     }
 
@@ -72,7 +74,7 @@ final class FileByteSource {
         while true {
             let n = read(fd, buffer, Self.bufferSize)
             if n > 0 { bufferLength = n; return true }
-            if n == 0 { return false }
+            if n == 0 { reachedEnd = true; return false }
             if errno == EINTR { continue }
             readErrno = errno
             return false

@@ -11,6 +11,10 @@ struct ImageDescriptorRecord {
     var interlaced: Bool
     /// The local colour table, when the image has one.
     var localColors: ColorTable?
+    /// Nothing to skip or decode: a zero-sized image with no data, or an image cut short (see `damage`).
+    var hasNoData = false
+    /// Why the image's palette or data could not be read although its descriptor fields were.
+    var damage: GifDecodeError?
 }
 
 /// A rect as plain integers (kept apart from Timeline's `PixelRect` so this file stays giflib-only).
@@ -71,21 +75,39 @@ final class GifFileReader {
         }
     }
 
-    /// Reads an image descriptor (after `nextRecord()` returned `.image`).
+    /// Reads an image descriptor (after `nextRecord()` returned `.image`, which left `offset` one byte past
+    /// the separator).
     func readImageDescriptor() throws -> ImageDescriptorRecord {
+        let separatorOffset = offset - 1
         let status = DGifGetImageDesc(gif)
         // giflib 5.2.1 appends a SavedImage (with a copy of the local palette) per image even when
         // nothing is slurped. Free it now; GifFreeSavedImages leaves ImageCount alone, and without
         // the reset the next DGifGetImageDesc writes past the freshly allocated one-element array.
         GifFreeSavedImages(gif)
         gif.pointee.ImageCount = 0
-        try check(status, "reading an image descriptor")
         let image = gif.pointee.Image
-        return ImageDescriptorRecord(
+        var record = ImageDescriptorRecord(
             rect: PixelRectValue(
                 x: Int(image.Left), y: Int(image.Top), width: Int(image.Width), height: Int(image.Height)),
             interlaced: image.Interlace,
-            localColors: image.ColorMap.map(ColorTable.init))
+            localColors: status == GIF_OK ? image.ColorMap.map(ColorTable.init) : nil)
+        if status == GIF_ERROR && (image.Width == 0 || image.Height == 0) && !source.reachedEnd {
+            // A zero-sized image followed directly by the next record: giflib read that record's first
+            // byte as the LZW code size and refused it. Browsers show such an image as nothing; step back.
+            let paletteBytes = image.ColorMap.map { 3 * Int($0.pointee.ColorCount) } ?? 0
+            try seek(to: separatorOffset + 10 + paletteBytes)
+            record.hasNoData = true
+            return record
+        }
+        if status == GIF_ERROR && offset >= separatorOffset + 10 {
+            // The descriptor's fields were read but its palette or data is cut short or invalid: the
+            // image still counts (its descriptor was read); the caller decides whether that is fatal.
+            record.hasNoData = true
+            record.damage = Self.makeError(code: gif.pointee.Error, source: source, context: "reading an image")
+            return record
+        }
+        try check(status, "reading an image descriptor")
+        return record
     }
 
     /// Skips the current image's compressed data without running LZW.
@@ -149,7 +171,11 @@ final class GifFileReader {
             if source.readErrno != 0 {
                 return GifDecodeError(.io, at: source.offset, String(cString: strerror(source.readErrno)))
             }
-            return GifDecodeError(.truncated, at: source.offset, "data ends while \(context)")
+            if source.reachedEnd {
+                return GifDecodeError(.truncated, at: source.offset, "data ends while \(context)")
+            }
+            // giflib reuses "read failed" for an LZW code size over 8 bits.
+            return GifDecodeError(.malformed, at: source.offset, "invalid LZW code size or data (while \(context))")
         }
         return GifDecodeError(.malformed, at: source.offset, "\(text) (while \(context))")
     }

@@ -53,7 +53,8 @@ public final class GifFrameDecoder {
                 area: compositor.clip(descriptor.rect), disposal: descriptor.disposal,
                 palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
             began = true
-            try decodeRows(descriptor)
+            if let damage = record.damage { throw damage }
+            if !record.hasNoData { try decodeRows(descriptor) }
         } catch let error as GifDecodeError {
             guard !limits.strict, error.kind == .malformed || error.kind == .truncated else { throw error }
             if !began {  // still run the previous disposal so the canvas sequence stays right

@@ -40,7 +40,8 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
                             interlaced: record.interlaced),
                         localPaletteSize: record.localColors?.count,
                         byteOffset: recordOffset))
-                try reader.skipImageData()
+                if let damage = record.damage { throw damage }
+                if !record.hasNoData { try reader.skipImageData() }
             case .extension:
                 let (code, first) = try reader.readExtension()
                 if code == Int(GRAPHICS_EXT_FUNC_CODE) {

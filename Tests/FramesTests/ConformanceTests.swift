@@ -1,0 +1,160 @@
+import Foundation
+import Frames
+import Testing
+import Timeline
+
+/// pygif cases whose expectation differs from our documented policy (docs/conformance.md). Every other
+/// case must pass pixel-exact, and each of these must still differ (so the table stays true).
+let pygifDeviations: [String: String] = [
+    "no-data": "a file without any image is malformed here (exit 65); pygif shows one transparent frame",
+    "plain-text": "the plain-text extension is skipped and the image shown, as browsers do; pygif expects an error",
+    "max-width": "canvas 65535×1 is over the 16384 limit (design.md): refused before allocating",
+    "max-height": "canvas 1×65535 is over the 16384 limit (design.md): refused before allocating",
+    "max-codes": "LZW minimum code size 11: giflib 5.2.1 refuses code sizes over 8 (malformed, exit 65)",
+]
+
+/// One pygif `.conf` file.
+struct PygifCase {
+    var name: String
+    var input: String
+    var width: Int, height: Int
+    var loopCount: String
+    var forceAnimation: Bool
+    /// Expected frames: pixel file (`.rgba` or `.png`).
+    var frames: [String]
+
+    init(directory: URL, name: String) throws {
+        let text = try String(contentsOf: directory.appendingPathComponent("\(name).conf"), encoding: .utf8)
+        var sections: [String: [String: String]] = [:]
+        var current = ""
+        for raw in text.split(separator: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#") || line.isEmpty { continue }
+            if line.hasPrefix("[") { current = String(line.dropFirst().dropLast()); continue }
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            sections[current, default: [:]][key] = value
+        }
+        let config = sections["config"] ?? [:]
+        self.name = name
+        input = config["input"] ?? "\(name).gif"
+        width = Int(config["width"] ?? "") ?? -1
+        height = Int(config["height"] ?? "") ?? -1
+        loopCount = config["loop-count"] ?? "0"
+        forceAnimation = config["force-animation"] == "yes"
+        frames = (config["frames"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+            .map { sections[$0]?["pixels"] ?? sections[$0]?["image"] ?? "" }
+    }
+
+    /// pygif's loop count as our raw values: "infinite" is a count of 0 (or, for a forced animation
+    /// without any loop extension, no extension: also forever under our default policy); "0" means none.
+    var expectedLoopCounts: [Int?] {
+        if loopCount == "infinite" { return forceAnimation ? [0, nil] : [0] }
+        let value = Int(loopCount) ?? 0
+        return value == 0 ? [nil] : [value]
+    }
+}
+
+/// Runs one pygif case; returns `nil` when it passes, else why not.
+func runPygifCase(_ test: PygifCase, directory: URL) -> String? {
+    let path = directory.appendingPathComponent(test.input).path
+    if test.frames.isEmpty {
+        // An error is expected: strict decoding must refuse; lenient decoding must refuse or warn.
+        let strict = Result { try decodeAllCanvases(path, limits: DecodeLimits(strict: true)) }
+        if case .success = strict { return "strict decoding succeeded where pygif expects an error" }
+        if case .success(let lenient) = Result(catching: { try decodeAllCanvases(path) }), lenient.warnings.isEmpty {
+            return "lenient decoding gave no warning"
+        }
+        return nil
+    }
+    let metadata: GifMetadata
+    let canvases: [[UInt8]]
+    do {
+        metadata = try readGifMetadata(path: path)
+        canvases = try decodeAllCanvases(path).canvases
+    } catch {
+        return "error: \(error)"
+    }
+    if metadata.canvas != CanvasSize(width: test.width, height: test.height) {
+        return "canvas \(metadata.canvas.width)×\(metadata.canvas.height)"
+    }
+    if !test.expectedLoopCounts.contains(metadata.loopCount) { return "loop count \(String(describing: metadata.loopCount))" }
+    // pygif merges images into one displayed frame until one has a delay (unless force-animation); we show
+    // every image, so pygif's frame is compared with our canvas after the last image of its group.
+    var groupEnds: [Int] = []
+    for (index, frame) in metadata.frames.enumerated()
+    where test.forceAnimation || (frame.rawDelay ?? 0) > 0 || index == metadata.frames.count - 1 {
+        groupEnds.append(index)
+    }
+    if groupEnds.count != test.frames.count { return "\(groupEnds.count) displayed frames, expected \(test.frames.count)" }
+    for (number, (end, file)) in zip(groupEnds, test.frames).enumerated() {
+        let url = directory.appendingPathComponent(file)
+        let expected: [UInt8]
+        do {
+            expected = file.hasSuffix(".png") ? try readPNGAsRGBA(url.path).pixels : [UInt8](try Data(contentsOf: url))
+        } catch {
+            return "cannot read \(file): \(error)"
+        }
+        if canvases[end] != expected { return "frame \(number) (canvas \(end)) differs from \(file)" }
+    }
+    return nil
+}
+
+@Suite struct ConformanceTests {
+    @Test func pygifCasesMatchExceptDocumentedDeviations() throws {
+        guard let directory = corpusDirectory("pygif") else {
+            print("skipped: ../shared/corpus/pygif is absent")
+            return
+        }
+        let names = try String(contentsOf: directory.appendingPathComponent("TESTS"), encoding: .utf8)
+            .split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        #expect(names.count > 80)
+        var passed = 0
+        for name in names {
+            let outcome = runPygifCase(try PygifCase(directory: directory, name: name), directory: directory)
+            if let reason = pygifDeviations[name] {
+                #expect(outcome != nil, "\(name) is listed as a deviation (\(reason)) but now passes")
+            } else {
+                #expect(outcome == nil, "\(name): \(outcome ?? "")")
+                if outcome == nil { passed += 1 }
+            }
+        }
+        print("pygif: \(passed)/\(names.count) pass, \(pygifDeviations.count) documented deviations")
+    }
+
+    @Test func peterdnFramesMatch() throws {
+        guard let directory = corpusDirectory("peterdn/gifs") else {
+            print("skipped: ../shared/corpus/peterdn is absent")
+            return
+        }
+        let gifs = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".gif") }.sorted()
+        #expect(gifs.count == 13)
+        for gif in gifs {
+            let name = String(gif.dropLast(4))
+            let (canvases, _) = try decodeAllCanvases(directory.appendingPathComponent(gif).path)
+            let expectedCount = (try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("frames").path))
+                .filter { $0.hasPrefix("\(name)-") && $0.dropFirst(name.count + 1).dropLast(4).allSatisfy(\.isNumber) }.count
+            // Animations have NAME-N.png per frame; still images a single NAME.png.
+            let files = expectedCount > 0 ? (0..<expectedCount).map { "\(name)-\($0).png" } : ["\(name).png"]
+            #expect(canvases.count == files.count, "\(name): \(canvases.count) canvases, \(files.count) expected")
+            for (canvas, file) in zip(canvases, files) {
+                let index = file
+                let expected = try readPNGAsRGBA(directory.appendingPathComponent("frames/\(file)").path)
+                #expect(expected.pixels.count == canvas.count, "\(name)-\(index): size")
+                guard expected.pixels.count == canvas.count else { continue }
+                var differing = 0
+                for pixel in stride(from: 0, to: canvas.count, by: 4) {
+                    let alpha = expected.pixels[pixel + 3]
+                    if canvas[pixel + 3] != alpha
+                        || (alpha > 0 && canvas[pixel..<(pixel + 3)] != expected.pixels[pixel..<(pixel + 3)])
+                    {
+                        differing += 1
+                    }
+                }
+                #expect(differing == 0, "\(name)-\(index): \(differing) pixels differ")
+            }
+        }
+    }
+}
