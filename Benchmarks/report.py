@@ -1,0 +1,206 @@
+"""Renders docs/benchmarks.md from the results of one run (see bench.py)."""
+
+# Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
+TARGETS = {
+    "to-mp4": (0.9, 0.5),
+    "to-sprite": (0.2, 0.2),
+}
+TARGET_4K_MP4_RSS = 0.25
+
+TITLES = {
+    "timeline": "Timeline metadata: `gifx timeline --json` vs `ffprobe -show_frames`",
+    "to-mp4": "MP4: `gifx to-mp4` vs the ffmpeg CLI (libx264, crf 23, preset medium on both)",
+    "to-sprite": "Sprite sheet: `gifx to-sprite` vs ImageMagick `montage -coalesce`",
+    "decode": "Decode + composite throughput vs `ffmpeg -f null`",
+}
+
+COMMANDS = """\
+| comparison | gifx | peer |
+|---|---|---|
+| timeline | `gifx timeline X --json` | `ffprobe -v error -show_frames -of json X` |
+| to-mp4 | `gifx to-mp4 X -o Y.mp4 --overwrite` | `ffmpeg -y -i X -movflags +faststart -pix_fmt yuv420p -vf "scale=trunc(iw/2)*2:trunc(ih/2)*2" Y.mp4` |
+| to-sprite | `gifx to-sprite X -o Y.png --json Y.json --overwrite` | `montage X -coalesce -tile CxR -geometry +0+0 Y.png` (C×R = gifx's grid) |
+| decode | `gifx frames X <decode-only flag>` | `ffmpeg -v error -i X -f null -` |
+"""
+
+
+def _secs(tool):
+    if tool.get("status") != "ok":
+        return tool.get("status", "skipped")
+    return f"{tool['median_s']:.3f} ({tool['min_s']:.3f}–{tool['max_s']:.3f})"
+
+
+def _ratio(a, b):
+    return f"{a / b:.2f}×" if a and b else "–"
+
+
+def _peer(case):
+    """The first peer that succeeded (default settings first), else the first peer."""
+    peers = [t for t in case["tools"] if t["role"] != "gifx" and t["status"] != "skipped"]
+    for t in peers:
+        if t["status"] == "ok":
+            return t
+    return peers[0] if peers else None
+
+
+def _target(kind, gif, time_ratio, rss_ratio):
+    if kind not in TARGETS or time_ratio is None or rss_ratio is None:
+        return ""
+    max_time, max_rss = TARGETS[kind]
+    if kind == "to-mp4" and gif.startswith("3840x2160"):
+        max_rss = TARGET_4K_MP4_RSS
+    ok = time_ratio <= max_time and rss_ratio <= max_rss
+    return f"{'met' if ok else 'missed'} (≤{max_time}× time, ≤{max_rss}× RSS)"
+
+
+def _case_table(kind, cases, gifs):
+    lines = []
+    extra = " | gifx MP/s | peer MP/s" if kind == "decode" else ""
+    lines.append(f"| GIF | gifx s: median (min–max) | gifx peak RSS MiB | peer | peer s: median (min–max) "
+                 f"| peer peak RSS MiB | time gifx/peer | RSS gifx/peer{extra} | target |")
+    lines.append("|---" * (9 + (2 if kind == "decode" else 0)) + "|")
+    notes = []
+    for case in cases:
+        gif = case["gif"]
+        gifx = next((t for t in case["tools"] if t["role"] == "gifx"), None)
+        peer = _peer(case)
+        g_time = gifx.get("median_s") if gifx else None
+        g_rss = gifx.get("peak_rss_mib") if gifx else None
+        p_time = peer.get("median_s") if peer else None
+        p_rss = peer.get("peak_rss_mib") if peer else None
+        time_ratio = g_time / p_time if g_time and p_time else None
+        rss_ratio = g_rss / p_rss if g_rss and p_rss else None
+        row = [gif, _secs(gifx) if gifx else "not run", f"{g_rss}" if g_rss else "–",
+               peer["label"] if peer else "–", _secs(peer) if peer else "–",
+               f"{p_rss}" if p_rss else "–", _ratio(g_time, p_time), _ratio(g_rss, p_rss)]
+        if kind == "decode":
+            meta = gifs[gif]
+            mp = meta["width"] * meta["height"] * meta["frames"] / 1e6
+            row += [f"{mp / g_time:.0f}" if g_time else "–", f"{mp / p_time:.0f}" if p_time else "–"]
+        row.append(_target(kind, gif, time_ratio, rss_ratio))
+        lines.append("| " + " | ".join(row) + " |")
+        for t in case["tools"]:
+            if t.get("failure"):
+                notes.append(f"- {gif}, {t['label']}: {t['failure']}")
+            if t["status"] == "ok" and t is not peer and t["role"] != "gifx":
+                notes.append(f"- {gif}, {t['label']}: {_secs(t)} s, peak RSS {t['peak_rss_mib']} MiB")
+        if case.get("montage_tile"):
+            notes.append(f"- {gif}: montage tile {case['montage_tile']} ({case['montage_tile_source']})")
+        for t in case["tools"]:
+            if t.get("output_mb") is not None and kind in ("to-mp4", "to-sprite"):
+                notes.append(f"- {gif}, {t['label']}: output {t['output_mb']} MB")
+    return lines, notes
+
+
+def _fidelity(rows):
+    if not rows:
+        return ["Not run."]
+    tools = []
+    for row in rows:
+        for label in row["tools"]:
+            if label not in tools:
+                tools.append(label)
+    head = "| GIF | what | schedule from |" + "".join(
+        f" {t}: max error ms | {t}: frames never shown | {t}: duration error ms |" for t in tools)
+    lines = [head, "|---" * (3 + 3 * len(tools)) + "|"]
+    for row in rows:
+        cells = [row["gif"], row["why"], row["schedule_source"]]
+        for t in tools:
+            r = row["tools"].get(t)
+            if not r:
+                cells += ["–", "–", "–"]
+            elif r.get("status") != "ok":
+                cells += [r.get("status", "?"), "–", "–"]
+            else:
+                cells += [f"{r['max_abs_error_ms']}", f"{len(r['missing_frames'])}",
+                          f"{r['duration_error_ms']}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    for row in rows:
+        lines.append(f"- {row['gif']}: raw delays (cs, None = no GCE) {row['raw_delays']}; "
+                     f"expected starts (cs) {row['expected_starts_cs']}, duration {row['duration_cs']} cs.")
+        if row.get("note"):
+            lines.append(f"  - note: {row['note']}")
+        for t, r in row["tools"].items():
+            if r.get("status") == "ok":
+                lines.append(f"  - {t}: per-frame error ms {r['errors_ms']}; "
+                             f"{r['video_frames']} video frames; out-of-order {r['out_of_order']}")
+    return lines
+
+
+def write(results, path):
+    m = results["machine"]
+    out = [
+        "# Benchmarks",
+        "",
+        f"Generated by `make bench` (`Benchmarks/run.sh` → `Benchmarks/bench.py`) on {results['date']}; "
+        "do not edit by hand, rerun instead. Raw results: `.build-bench/results.json`.",
+        f"This run took {results['total_s'] / 60:.1f} min in all, of which "
+        f"{results['gif_build_s']:.0f} s building or finding the cached GIFs "
+        "(the release build of gifx by `make bench` comes on top).",
+        "",
+        "## Machine",
+        "",
+        "| | |", "|---|---|",
+        f"| CPU | {m['cpu']}, {m['nproc']} cores (`nproc`) |",
+        f"| memory | {m['memory_gib']} GiB |",
+        f"| OS | {m['os']}, Linux {m['kernel']} |",
+        f"| ffmpeg | {m['ffmpeg']} ({m['x264']}) |",
+        f"| ImageMagick | {m['imagemagick']} |",
+        f"| Swift | {m['swift']} |",
+        f"| gifx | commit {m['gifx_commit']}, `{m['gifx_path']}`; "
+        f"{'subcommands: ' + ', '.join(results['gifx']['subcommands']) if results['gifx']['available'] else 'not built'} |",
+        "",
+        "## Method",
+        "",
+        f"- gifx and its peer run in the same session, alternating (the order flips every repetition), "
+        f"{results['settings']['reps']} repetitions each ({results['settings']['reps_4k']} on the 3840×2160 GIF); "
+        f"every run is killed after {results['settings']['timeout_s']:.0f} s and recorded as `timeout`.",
+        "- Wall time: `time.perf_counter` around the child. Peak RSS: `ru_maxrss` from `os.wait4` on the child "
+        "(exact for that process). The table gives the median wall time with min–max, and the largest peak RSS seen.",
+        "- Ratios are gifx / peer: below 1× means gifx is faster or smaller.",
+        "- ImageMagick: Debian's `/etc/ImageMagick-6/policy.xml` caps memory 256MiB, map 512MiB, disk 1GiB, "
+        "area 128MP, and `-limit` cannot raise a policy maximum. montage is run first as installed; where it fails, "
+        "it is run again with `MAGICK_CONFIGURE_PATH=Benchmarks/imagemagick-raised` (memory 8GiB, map 16GiB, "
+        "disk 32GiB, area 4GP), once only for GIFs above 100 megapixels in total.",
+        "- Outputs go to `.build-bench/out/` and are deleted after each comparison.",
+        "",
+        COMMANDS,
+        "## Benchmark GIFs",
+        "",
+        "Built by `Benchmarks/make_gifs.py` with ffmpeg's lavfi sources through `palettegen`/`paletteuse` "
+        "(bit-exact, cached in `.build-bench/gifs/`, never committed); the same ffmpeg gives the same bytes.",
+        "",
+        "| GIF | canvas | frames | MB | duration s | source | sha256 | why |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, g in results["gifs"].items():
+        out.append(f"| {name} | {g['width']}×{g['height']} | {g['frames']} | {g['bytes'] / 1e6:.1f} | "
+                   f"{g['duration_cs'] / 100:.2f} | {g['source']} | `{g['sha256'][:12]}` | {g['why']} |")
+    out.append("")
+    if results["skipped"]:
+        out += ["Skipped on the gifx side in this run:", ""]
+        out += [f"- {s['kind']}: {s['reason']}" for s in results["skipped"]]
+        out.append("")
+    kinds = []
+    for case in results["cases"]:
+        if case["kind"] not in kinds:
+            kinds.append(case["kind"])
+    for kind in kinds:
+        cases = [c for c in results["cases"] if c["kind"] == kind]
+        lines, notes = _case_table(kind, cases, results["gifs"])
+        out += [f"## {TITLES.get(kind, kind)}", ""] + lines + [""]
+        if kind == "decode":
+            out += ["MP/s = canvas width × height × frames / median wall time.", ""]
+        if notes:
+            out += notes + [""]
+    out += ["## Timing fidelity of the MP4s", "",
+            "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "
+            "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "
+            "Error of GIF frame i = time it first appears in the MP4 − its start in the schedule "
+            "(`gifx timeline`, policy flanimated). Duration error = MP4 duration − GIF duration "
+            "(last delay included).", ""]
+    out += _fidelity(results["fidelity"])
+    out.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(out))

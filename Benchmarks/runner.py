@@ -1,0 +1,66 @@
+"""Runs one command with a timeout and measures its wall time and peak RSS exactly.
+
+Peak RSS is ru_maxrss from os.wait4 on the child itself (Linux: KiB; it covers
+the child and any descendants it waited for, as the largest single process).
+"""
+
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class RunResult:
+    status: str          # "ok", "failed", "timeout"
+    wall_s: float
+    peak_rss_kib: int
+    exit_code: int | None
+    stderr_tail: str
+
+    def as_json(self):
+        return {"status": self.status, "wall_s": round(self.wall_s, 4),
+                "peak_rss_mib": round(self.peak_rss_kib / 1024, 1),
+                "exit_code": self.exit_code, "stderr": self.stderr_tail}
+
+
+def run(cmd, timeout_s, env=None, cwd=None, stdout=None):
+    """Run cmd (list) in its own process group; kill the whole group at timeout."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    with tempfile.TemporaryFile() as err:
+        out = stdout if stdout is not None else subprocess.DEVNULL
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                env=full_env, cwd=cwd, start_new_session=True)
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout_s, kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        tail = err.read()[-2000:].decode("utf-8", "replace").strip()
+    if timed_out.is_set():
+        state = "timeout"
+    elif proc.returncode != 0:
+        state = "failed"
+    else:
+        state = "ok"
+    lines = [line for line in tail.splitlines() if line.strip()]
+    return RunResult(state, wall, usage.ru_maxrss, proc.returncode, " | ".join(lines[-3:])[:400])
