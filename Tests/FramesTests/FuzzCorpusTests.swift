@@ -1,0 +1,35 @@
+import Foundation
+import Frames
+import Testing
+
+/// Every fuzzer-found file decodes to the end (canvases or a classified error) without crashing or hanging.
+/// Canvases are capped at 64 MiB here to keep the run light; the 1 GiB default is tested in MetadataTests.
+@Suite struct FuzzCorpusTests {
+    @Test(.timeLimit(.minutes(2)))
+    func everyFuzzFileDecodesOrFailsCleanly() throws {
+        guard let directory = corpusDirectory("fuzz") else {
+            print("skipped: ../shared/corpus/fuzz is absent")
+            return
+        }
+        let files = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".gif") }.sorted()
+        #expect(files.count > 250)
+        let limits = DecodeLimits(maxCanvasBytes: 64 << 20)
+        var decoded = 0, refused = 0
+        for file in files {
+            let path = directory.appendingPathComponent(file).path
+            do {
+                let stream = try FrameStream(path: path, limits: limits)
+                var count = 0
+                while try stream.nextCanvas({ $0.pixels.count }) != nil { count += 1 }
+                #expect(count == stream.metadata.images.count, "\(file)")
+                decoded += 1
+            } catch let error as GifDecodeError {
+                #expect(error.exitCode == 65, "\(file): \(error)")
+                #expect(!error.description.contains("\n"))
+                refused += 1
+            }
+        }
+        print("fuzz: \(decoded) decoded, \(refused) refused with exit 65, of \(files.count)")
+    }
+}
