@@ -31,7 +31,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "Frames", "Timeline", "Encoders",
+                "Frames", "Timeline", "Encoders", "CPng",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

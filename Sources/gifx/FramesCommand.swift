@@ -1,0 +1,100 @@
+import ArgumentParser
+import CPng
+import Foundation
+import Frames
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hidden developer aid: writes every composited canvas as a PNG, so you can see what the encoders receive.
+struct FramesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frames", abstract: "Write each composited canvas as DIR/frame-NNNN.png (developer aid).",
+        shouldDisplay: false)
+
+    @Argument(help: "Input GIF.") var input: String
+    @Option(name: .long, help: "Folder for the PNGs (created if missing).") var out: String?
+    @Flag(help: "Decode and composite only, write nothing; print throughput (like ffmpeg -f null).")
+    var null = false
+    @Flag(help: "Fail on damaged data instead of keeping what decodes.") var strict = false
+    @Flag(help: "No warnings on stderr.") var quiet = false
+
+    func validate() throws {
+        if (out == nil) == !null { throw ValidationError("give either --out DIR or --null") }
+    }
+
+    func run() throws {
+        if let out {
+            do {
+                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            } catch {
+                FileHandle.standardError.write(Data("gifx: \(out): cannot create folder: \(error.localizedDescription)\n".utf8))
+                throw ExitCode(ExitStatus.cannotCreate)
+            }
+        }
+        do {
+            let started = Date()
+            let limits = DecodeLimits(strict: strict)
+            let metadata = try readGifMetadata(path: input, limits: limits)
+            let metadataSeconds = Date().timeIntervalSince(started)
+            let stream = try FrameStream(path: input, metadata: metadata, limits: limits)
+            var written = 0
+            while try stream.nextCanvas({ (canvas: Canvas) -> Void in
+                if let out { try writePNG(canvas, to: "\(out)/frame-\(String(format: "%04d", canvas.index)).png") }
+            }) != nil {
+                written += 1
+            }
+            if !quiet {
+                for warning in stream.metadata.warnings + stream.warnings {
+                    FileHandle.standardError.write(Data("gifx: \(input): warning: \(warning)\n".utf8))
+                }
+            }
+            if let out {
+                print("\(written) frames written to \(out)")
+            } else {
+                let seconds = Date().timeIntervalSince(started)
+                let megapixels = Double(written * stream.canvasSize.width * stream.canvasSize.height) / 1e6
+                print(String(
+                    format: "%d frames %dx%d, %.1f MP in %.3f s: %.1f MP/s (metadata %.3f s; cache %d canvases, peak %d bytes)",
+                    written, stream.canvasSize.width, stream.canvasSize.height, megapixels, seconds,
+                    megapixels / max(seconds, 1e-9), metadataSeconds, stream.capacity, stream.peakCacheBytes))
+            }
+        } catch let error as any ToolError {
+            let subject = (error as? GifDecodeError).map { _ in input } ?? out ?? input
+            FileHandle.standardError.write(Data("gifx: \(subject): \(error.description)\n".utf8))
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+/// Why a PNG could not be written.
+private struct PNGWriteError: ToolError {
+    let path: String
+    let reason: String
+    let exitCode: Int32
+    var description: String { "\(path): \(reason)" }
+}
+
+/// Streams one canvas into a PNG with the CPng row writer.
+private func writePNG(_ canvas: Canvas, to path: String) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+        throw PNGWriteError(path: path, reason: String(cString: strerror(errno)), exitCode: ExitStatus.cannotCreate)
+    }
+    defer { close(fd) }
+    guard let writer = gifx_png_writer_create(fd, UInt32(canvas.width), UInt32(canvas.height), 3) else {
+        throw PNGWriteError(path: path, reason: "out of memory", exitCode: ExitStatus.software)
+    }
+    defer { gifx_png_writer_destroy(writer) }
+    func check(_ status: Int32) throws {
+        guard status != 0 else { return }
+        let reason = status == -2
+            ? String(cString: strerror(gifx_png_writer_errno(writer))) : String(cString: gifx_png_writer_error(writer))
+        throw PNGWriteError(path: path, reason: reason, exitCode: status == -2 ? ExitStatus.ioError : ExitStatus.software)
+    }
+    try check(gifx_png_writer_begin(writer))
+    let rows = canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    try check(gifx_png_writer_write_rows(writer, rows, UInt32(canvas.height), canvas.width * 4))
+    try check(gifx_png_writer_finish(writer))
+}
