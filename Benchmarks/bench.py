@@ -46,7 +46,9 @@ def parse_args():
                    help="after this many minutes, remaining cases get one repetition only")
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
-    p.add_argument("--kinds", default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode"))
+    p.add_argument("--kinds", default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode,batch"))
+    p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
+                   help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
     p.add_argument("--doc", default="docs/benchmarks.md")
     return p.parse_args()
@@ -236,12 +238,31 @@ def build_tools(kind, name, path, info, probe, args, layout_box):
 def gifx_skip_reason(kind, probe):
     if not probe.available:
         return "gifx binary not found"
-    sub = {"timeline": "timeline", "to-mp4": "to-mp4", "to-sprite": "to-sprite", "decode": "frames"}[kind]
+    sub = {"timeline": "timeline", "to-mp4": "to-mp4", "to-sprite": "to-sprite", "decode": "frames",
+           "batch": "batch"}[kind]
     if not probe.has(sub):
         return f"gifx has no `{sub}` subcommand yet"
     if kind == "decode" and not probe.decode_only_flag():
         return "gifx frames has no decode-only flag (one of " + ", ".join(DECODE_ONLY_FLAGS) + ")"
     return None
+
+
+def run_batch(probe, args, gif_meta, log):
+    """Issue 9: `gifx batch to-mp4 --jobs 2` vs xargs -P 2 over the ffmpeg CLI, 500 small GIFs."""
+    directory = make_gifs.build_batch(args.root, log=lambda m: log("  " + m))
+    files = sorted(glob.glob(os.path.join(directory, "*.gif")))
+    gif_meta["batch"] = {"path": directory, "files": len(files),
+                         "bytes": sum(os.path.getsize(f) for f in files)}
+    gifx = probe.path
+    tools = [
+        Tool("gifx batch to-mp4 --jobs 2", "gifx",
+             lambda out: [gifx, "batch", "to-mp4", directory, "--out-dir", out, "--jobs", "2"],
+             args.reps_batch) if probe.has("batch") else None,
+        Tool("xargs -P 2 ffmpeg", "peer",
+             lambda out: ["bash", os.path.join(HERE, "peer-batch.sh"), directory, out], args.reps_batch),
+    ]
+    return run_case("batch", "batch", [t for t in tools if t], os.path.join(args.root, "out", "batch"),
+                    args.timeout, log)
 
 
 def reference_schedule(path, probe, log):
@@ -308,6 +329,7 @@ def main():
     def log(msg):
         print(f"[{time.time() - started:6.0f}s] {msg}", flush=True)
 
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
     probe = GifxProbe(args.gifx)
     log(f"gifx: {probe.path}: {probe.describe()}")
     only = {s for s in args.only.split(",") if s}
@@ -334,6 +356,9 @@ def main():
         if reason:
             skipped.append({"kind": kind, "reason": reason})
             log(f"{kind}: gifx side skipped: {reason}")
+        if kind == "batch":
+            cases.append(run_batch(probe, args, gif_meta, log))
+            continue
         for name, meta in gif_meta.items():
             layout_box = {}
             tools = [t for t in build_tools(kind, name, meta["path"], meta["info"], probe, args,
@@ -351,11 +376,11 @@ def main():
     fidelity_rows = [] if args.no_fidelity else run_fidelity(gif_paths, probe, args, log)
 
     for meta in gif_meta.values():
-        meta.pop("info")
+        meta.pop("info", None)
     results = {
         "schema": "gifx.bench/1",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": machine.describe(probe.path),
+        "machine": {**machine.describe(probe.path), "load_average_at_start": load_at_start},
         "gifx": {"path": probe.path, "available": probe.available,
                  "subcommands": sorted(probe.subcommands), "decode_only_flag": probe.decode_only_flag()},
         "settings": {"reps": args.reps, "reps_4k": args.reps_4k, "timeout_s": args.timeout,

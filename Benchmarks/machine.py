@@ -70,4 +70,5 @@ def describe(gifx_path):
         "swift": _first_line(["swift", "--version"]),
         "gifx_commit": commit + (" (+ uncommitted changes in the tree)" if dirty else ""),
         "gifx_path": gifx_path,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }

@@ -62,6 +62,37 @@ FIDELITY_GIFS = [
 FIDELITY_SIZE = (64, 64)
 
 
+BATCH_COUNT = 500
+BATCH_BASES = [("testsrc2", 160, 120), ("mandelbrot", 160, 120), ("testsrc2", 240, 135),
+               ("mandelbrot", 200, 200), ("testsrc2", 96, 96)]
+BATCH_FRAMES = 24
+
+
+def build_batch(root, log=print):
+    """BATCH_COUNT small GIFs for `gifx batch` (issue 9): a few ffmpeg-made bases, each copied
+    with its own delays (2..11 cs), so every file differs. Returns the folder."""
+    directory = os.path.join(root, "batch-gifs")
+    done = os.path.join(directory, ".complete")
+    if os.path.exists(done):
+        return directory
+    os.makedirs(directory, exist_ok=True)
+    bases = []
+    for i, (source, w, h) in enumerate(BATCH_BASES):
+        spec = BenchGif(f"base{i}", source, w, h, BATCH_FRAMES)
+        base = os.path.join(directory, f".base{i}.gif")
+        _ffmpeg_gif(spec, base)
+        bases.append(base)
+    for k in range(BATCH_COUNT):
+        delay = 2 + (k // len(bases)) % 10
+        gifblocks.patch_delays(bases[k % len(bases)], os.path.join(directory, f"g{k:03d}.gif"),
+                               lambda i, d=delay: d)
+    for base in bases:
+        os.remove(base)
+    open(done, "w").close()
+    log(f"built {BATCH_COUNT} small GIFs in {directory}")
+    return directory
+
+
 def gif_dir(root):
     return os.path.join(root, "gifs")
 

@@ -12,6 +12,7 @@ TITLES = {
     "to-mp4": "MP4: `gifx to-mp4` vs the ffmpeg CLI (libx264, crf 23, preset medium on both)",
     "to-sprite": "Sprite sheet: `gifx to-sprite` vs ImageMagick `montage -coalesce`",
     "decode": "Decode + composite throughput vs `ffmpeg -f null`",
+    "batch": "Batch: `gifx batch to-mp4 --jobs 2` vs `xargs -P 2` over the ffmpeg CLI",
 }
 
 COMMANDS = """\
@@ -21,6 +22,7 @@ COMMANDS = """\
 | to-mp4 | `gifx to-mp4 X -o Y.mp4 --overwrite` | `ffmpeg -y -i X -movflags +faststart -pix_fmt yuv420p -vf "scale=trunc(iw/2)*2:trunc(ih/2)*2" Y.mp4` |
 | to-sprite | `gifx to-sprite X -o Y.png --json Y.json --overwrite` | `montage X -coalesce -tile CxR -geometry +0+0 Y.png` (C×R = gifx's grid) |
 | decode | `gifx frames X <decode-only flag>` | `ffmpeg -v error -i X -f null -` |
+| batch | `gifx batch to-mp4 DIR --out-dir OUT --jobs 2` | `Benchmarks/peer-batch.sh DIR OUT` (`xargs -P 2`, the to-mp4 ffmpeg command per file) |
 """
 
 
@@ -55,10 +57,10 @@ def _target(kind, gif, time_ratio, rss_ratio):
 
 def _case_table(kind, cases, gifs):
     lines = []
-    extra = " | gifx MP/s | peer MP/s" if kind == "decode" else ""
+    extra = {"decode": " | gifx MP/s | peer MP/s", "batch": " | gifx GIFs/s (MB/s) | peer GIFs/s (MB/s)"}.get(kind, "")
     lines.append(f"| GIF | gifx s: median (min–max) | gifx peak RSS MiB | peer | peer s: median (min–max) "
                  f"| peer peak RSS MiB | time gifx/peer | RSS gifx/peer{extra} | target |")
-    lines.append("|---" * (9 + (2 if kind == "decode" else 0)) + "|")
+    lines.append("|---" * (9 + (2 if extra else 0)) + "|")
     notes = []
     for case in cases:
         gif = case["gif"]
@@ -77,6 +79,12 @@ def _case_table(kind, cases, gifs):
             meta = gifs[gif]
             mp = meta["width"] * meta["height"] * meta["frames"] / 1e6
             row += [f"{mp / g_time:.0f}" if g_time else "–", f"{mp / p_time:.0f}" if p_time else "–"]
+        if kind == "batch":
+            meta = gifs[gif]
+
+            def rate(t):
+                return f"{meta['files'] / t:.1f} ({meta['bytes'] / 1e6 / t:.2f})" if t else "–"
+            row += [rate(g_time), rate(p_time)]
         row.append(_target(kind, gif, time_ratio, rss_ratio))
         lines.append("| " + " | ".join(row) + " |")
         for t in case["tools"]:
@@ -148,6 +156,8 @@ def write(results, path):
         f"| ffmpeg | {m['ffmpeg']} ({m['x264']}) |",
         f"| ImageMagick | {m['imagemagick']} |",
         f"| Swift | {m['swift']} |",
+        f"| load average (1/5/15 min) | at start {m.get('load_average_at_start')}, at end {m.get('load_average')} "
+        "(other work on the machine skews timings) |",
         f"| gifx | commit {m['gifx_commit']}, `{m['gifx_path']}`; "
         f"{'subcommands: ' + ', '.join(results['gifx']['subcommands']) if results['gifx']['available'] else 'not built'} |",
         "",
@@ -175,6 +185,8 @@ def write(results, path):
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, g in results["gifs"].items():
+        if name == "batch":
+            continue
         out.append(f"| {name} | {g['width']}×{g['height']} | {g['frames']} | {g['bytes'] / 1e6:.1f} | "
                    f"{g['duration_cs'] / 100:.2f} | {g['source']} | `{g['sha256'][:12]}` | {g['why']} |")
     out.append("")
@@ -192,6 +204,11 @@ def write(results, path):
         out += [f"## {TITLES.get(kind, kind)}", ""] + lines + [""]
         if kind == "decode":
             out += ["MP/s = canvas width × height × frames / median wall time.", ""]
+        if kind == "batch":
+            b = results["gifs"]["batch"]
+            out += [f"{b['files']} small GIFs ({b['bytes'] / 1e6:.1f} MB in all; 5 ffmpeg-made bases of 96×96 to "
+                    "240×135, 24 frames, each copied with its own delays) in `.build-bench/batch-gifs/`. "
+                    "Peak RSS here is the largest single process, not the sum of the parallel jobs.", ""]
         if notes:
             out += notes + [""]
     out += ["## Timing fidelity of the MP4s", "",

@@ -12,6 +12,7 @@ missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v montage >/dev/null || missing+=(imagemagick)
 command -v python3 >/dev/null || missing+=(python3)
+[ -x /usr/bin/time ] || missing+=(time)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
@@ -25,5 +26,5 @@ GIFX="${GIFX:-.build/release/gifx}"
 if [ ! -x "$GIFX" ] && [ "$GIFX" = ".build/release/gifx" ]; then
     swift build -c release --product gifx || echo "bench: release build failed: measuring the peers only" >&2
 fi
-export GIFX
+export GIFX PYTHONDONTWRITEBYTECODE=1
 exec python3 Benchmarks/bench.py --gifx "$GIFX" "$@"

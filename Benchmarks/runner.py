@@ -1,7 +1,10 @@
 """Runs one command with a timeout and measures its wall time and peak RSS exactly.
 
-Peak RSS is ru_maxrss from os.wait4 on the child itself (Linux: KiB; it covers
-the child and any descendants it waited for, as the largest single process).
+Peak RSS is the child's ru_maxrss (wait4), taken by GNU time (`/usr/bin/time -f %M`)
+rather than by this Python process: Linux carries the pre-exec high-water mark of a
+forked child into ru_maxrss, so a child forked from a large Python process would
+report at least Python's own RSS. GNU time is a ~2 MB process, so its child's
+figure is the program's own (and its waited-for descendants', as the largest one).
 """
 
 import os
@@ -11,6 +14,8 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+
+GNU_TIME = "/usr/bin/time"
 
 
 @dataclass
@@ -32,10 +37,11 @@ def run(cmd, timeout_s, env=None, cwd=None, stdout=None):
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    with tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss_file:
         out = stdout if stdout is not None else subprocess.DEVNULL
+        timed_cmd = [GNU_TIME, "-q", "-f", "%M", "-o", rss_file.name, "--", *cmd]
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+        proc = subprocess.Popen(timed_cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 env=full_env, cwd=cwd, start_new_session=True)
         timed_out = threading.Event()
 
@@ -49,13 +55,15 @@ def run(cmd, timeout_s, env=None, cwd=None, stdout=None):
         timer = threading.Timer(timeout_s, kill)
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            _, status, _ = os.wait4(proc.pid, 0)
         finally:
             timer.cancel()
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read()[-2000:].decode("utf-8", "replace").strip()
+        numbers = [line for line in rss_file.read().split() if line.isdigit()]
+        peak_kib = int(numbers[-1]) if numbers else 0
     if timed_out.is_set():
         state = "timeout"
     elif proc.returncode != 0:
@@ -63,4 +71,4 @@ def run(cmd, timeout_s, env=None, cwd=None, stdout=None):
     else:
         state = "ok"
     lines = [line for line in tail.splitlines() if line.strip()]
-    return RunResult(state, wall, usage.ru_maxrss, proc.returncode, " | ".join(lines[-3:])[:400])
+    return RunResult(state, wall, peak_kib, proc.returncode, " | ".join(lines[-3:])[:400])
