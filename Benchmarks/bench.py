@@ -46,7 +46,7 @@ def parse_args():
                    help="after this many minutes, remaining cases get one repetition only")
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
-    p.add_argument("--kinds", default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode,batch"))
+    p.add_argument("--kinds", default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode,batch,micro"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
@@ -265,6 +265,25 @@ def run_batch(probe, args, gif_meta, log):
                     args.timeout, log)
 
 
+def run_micro(args, log):
+    """Swift micro-benchmarks (Benchmarks/Micro): Timeline on 100k frames. Built in release."""
+    package = os.path.join(HERE, "Micro")
+    scratch = os.path.join(os.path.abspath(args.root), "micro-build")
+    build = subprocess.run(["swift", "build", "-c", "release", "--package-path", package,
+                            "--scratch-path", scratch], capture_output=True, text=True)
+    if build.returncode != 0:
+        log("  micro: build failed: " + build.stderr.strip()[-300:])
+        return {"status": "failed", "error": (build.stdout + build.stderr).strip()[-500:]}
+    p = subprocess.run([os.path.join(scratch, "release", "TimelineMicro")], capture_output=True, text=True)
+    try:
+        result = json.loads(p.stdout)
+    except ValueError:
+        return {"status": "failed", "error": p.stderr.strip()[-500:]}
+    log(f"  micro: Timeline on {result['frames']} frames: resolve {result['resolve']['median_ms']:.2f} ms, "
+        f"JSON {result['json_encode']['median_ms']:.0f} ms")
+    return {"status": "ok", **result}
+
+
 def reference_schedule(path, probe, log):
     """Start times and duration (cs) from `gifx timeline --json`, else the harness's own parse."""
     info = gifblocks.parse_file(path)
@@ -350,14 +369,17 @@ def main():
             "source": spec.source, "why": spec.why, "info": info,
         }
 
-    cases, skipped = [], []
+    cases, skipped, micro = [], [], None
     for kind in [k for k in args.kinds.split(",") if k]:
-        reason = gifx_skip_reason(kind, probe)
+        reason = None if kind == "micro" else gifx_skip_reason(kind, probe)
         if reason:
             skipped.append({"kind": kind, "reason": reason})
             log(f"{kind}: gifx side skipped: {reason}")
         if kind == "batch":
             cases.append(run_batch(probe, args, gif_meta, log))
+            continue
+        if kind == "micro":
+            micro = run_micro(args, log)
             continue
         for name, meta in gif_meta.items():
             layout_box = {}
@@ -385,7 +407,7 @@ def main():
                  "subcommands": sorted(probe.subcommands), "decode_only_flag": probe.decode_only_flag()},
         "settings": {"reps": args.reps, "reps_4k": args.reps_4k, "timeout_s": args.timeout,
                      "budget_min": args.budget_min},
-        "gifs": gif_meta, "cases": cases, "skipped": skipped, "fidelity": fidelity_rows,
+        "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
         "gif_build_s": round(gifs_built_s, 1),
         "total_s": round(time.time() - started, 1),
     }

@@ -136,6 +136,25 @@ def _fidelity(rows):
     return lines
 
 
+def _micro(micro):
+    if not micro:
+        return []
+    lines = ["## Swift micro-benchmarks (`Benchmarks/Micro`, release build)", ""]
+    if micro.get("status") != "ok":
+        return lines + [f"Failed: {micro.get('error')}", ""]
+    lines += [f"`Timeline` on {micro['frames']:,} frames of metadata (delays cycling 0/1/2/3/7/none/4/10 cs; "
+              f"{micro['output_frames_at_tick']:,} CFR frames at the tick), {micro['repetitions']} repetitions:", "",
+              "| step | median ms | min ms | max ms |", "|---|---|---|---|"]
+    names = {"resolve": "resolve the schedule (`Timeline(input)`)",
+             "repeatCounts_at_tick": "CFR repeat counts at the tick rate",
+             "repeatCounts_at_30fps": "CFR repeat counts at 30 fps",
+             "json_encode": f"`JSONEncoder` of the schedule ({micro['json_bytes'] / 1e6:.1f} MB)"}
+    for key, label in names.items():
+        m = micro[key]
+        lines.append(f"| {label} | {m['median_ms']:.3f} | {m['min_ms']:.3f} | {m['max_ms']:.3f} |")
+    return lines + [""]
+
+
 def write(results, path):
     m = results["machine"]
     out = [
@@ -211,6 +230,7 @@ def write(results, path):
                     "Peak RSS here is the largest single process, not the sum of the parallel jobs.", ""]
         if notes:
             out += notes + [""]
+    out += _micro(results.get("micro"))
     out += ["## Timing fidelity of the MP4s", "",
             "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "
             "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "
