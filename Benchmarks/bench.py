@@ -51,14 +51,16 @@ def parse_args():
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
     p.add_argument("--doc", default="docs/benchmarks.md")
+    p.add_argument("--report-only", action="store_true",
+                   help="re-render --doc from the last results.json without measuring")
     return p.parse_args()
 
 
 class Tool:
     """One side of a comparison: a command (built lazily), how often to run it, and its runs."""
 
-    def __init__(self, label, role, make_cmd, reps, env=None, stdout_null=True,
-                 stop_after_failure=False, only_if_failed=None, note=""):
+    def __init__(self, label, role, make_cmd, reps, env=None,
+                 stop_after_failure=True, only_if_failed=None, note=""):
         self.label, self.role, self.make_cmd, self.reps = label, role, make_cmd, reps
         self.env, self.stop_after_failure, self.only_if_failed = env, stop_after_failure, only_if_failed
         self.note = note
@@ -216,7 +218,7 @@ def build_tools(kind, name, path, info, probe, args, layout_box):
                     os.path.join(out, "Y.png")]
         return [
             Tool("gifx to-sprite", "gifx", gifx_cmd, reps) if probe.has("to-sprite") else None,
-            Tool("montage (Debian policy)", "peer", montage_cmd, reps, stop_after_failure=True,
+            Tool("montage (Debian policy)", "peer", montage_cmd, reps,
                  note="/etc/ImageMagick-6/policy.xml as installed"),
             Tool("montage (raised limits)", "peer-raised", montage_cmd, 1 if heavy else reps,
                  env={"MAGICK_CONFIGURE_PATH": RAISED_POLICY_DIR},
@@ -342,6 +344,10 @@ def run_fidelity(gif_paths, probe, args, log):
 
 def main():
     args = parse_args()
+    if args.report_only:
+        with open(os.path.join(args.root, "results.json")) as f:
+            report.write(json.load(f), args.doc)
+        return
     started = time.time()
     os.makedirs(args.root, exist_ok=True)
 
@@ -389,7 +395,8 @@ def main():
             if over_budget:
                 log(f"  over the {args.budget_min} min budget: one repetition each")
             case = run_case(kind, name, tools, os.path.join(args.root, "out", kind, name),
-                            args.timeout, log, reps_cap=1 if over_budget else None)
+                            min(args.timeout, 60) if over_budget else args.timeout, log,
+                            reps_cap=1 if over_budget else None)
             if layout_box.get("layout"):
                 case["montage_tile"] = "%dx%d" % layout_box["layout"]
                 case["montage_tile_source"] = layout_box["source"]

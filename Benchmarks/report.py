@@ -184,7 +184,10 @@ def write(results, path):
         "",
         f"- gifx and its peer run in the same session, alternating (the order flips every repetition), "
         f"{results['settings']['reps']} repetitions each ({results['settings']['reps_4k']} on the 3840×2160 GIF); "
-        f"every run is killed after {results['settings']['timeout_s']:.0f} s and recorded as `timeout`.",
+        f"every run is killed after {results['settings']['timeout_s']:.0f} s and recorded as `timeout`; "
+        "a tool that fails or times out is not repeated. Past "
+        f"{results['settings']['budget_min']:.0f} min, the remaining cases get one repetition and a 60 s timeout "
+        "(so `make bench` stays under 20 min).",
         "- Wall time: `time.perf_counter` around the child. Peak RSS: `ru_maxrss` from `os.wait4` on the child "
         "(exact for that process). The table gives the median wall time with min–max, and the largest peak RSS seen.",
         "- Ratios are gifx / peer: below 1× means gifx is faster or smaller.",
