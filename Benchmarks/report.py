@@ -178,7 +178,7 @@ def write(results, path):
         f"| load average (1/5/15 min) | at start {m.get('load_average_at_start')}, at end {m.get('load_average')} "
         "(other work on the machine skews timings) |",
         f"| gifx | commit {m['gifx_commit']}, `{m['gifx_path']}`; "
-        f"{'subcommands: ' + ', '.join(results['gifx']['subcommands']) if results['gifx']['available'] else 'not built'} |",
+        f"{'subcommands: ' + (', '.join(results['gifx']['subcommands']) or 'none wired yet') if results['gifx']['available'] else 'not built'} |",
         "",
         "## Method",
         "",
@@ -188,8 +188,9 @@ def write(results, path):
         "a tool that fails or times out is not repeated. Past "
         f"{results['settings']['budget_min']:.0f} min, the remaining cases get one repetition and a 60 s timeout "
         "(so `make bench` stays under 20 min).",
-        "- Wall time: `time.perf_counter` around the child. Peak RSS: `ru_maxrss` from `os.wait4` on the child "
-        "(exact for that process). The table gives the median wall time with min–max, and the largest peak RSS seen.",
+        "- Wall time: `time.perf_counter` around the child. Peak RSS: the child's `ru_maxrss` (wait4), taken by "
+        "GNU time (`/usr/bin/time -f %M`), not by the Python driver, whose own size Linux would otherwise fold into "
+        "a forked child's figure. The table gives the median wall time with min–max, and the largest peak RSS seen.",
         "- Ratios are gifx / peer: below 1× means gifx is faster or smaller.",
         "- ImageMagick: Debian's `/etc/ImageMagick-6/policy.xml` caps memory 256MiB, map 512MiB, disk 1GiB, "
         "area 128MP, and `-limit` cannot raise a policy maximum. montage is run first as installed; where it fails, "
