@@ -416,6 +416,7 @@ def main():
                      "budget_min": args.budget_min},
         "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
         "gif_build_s": round(gifs_built_s, 1),
+        "note": os.environ.get("BENCH_NOTE", ""),
         "total_s": round(time.time() - started, 1),
     }
     json_path = os.path.join(args.root, "results.json")

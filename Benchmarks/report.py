@@ -166,6 +166,7 @@ def write(results, path):
         f"{results['gif_build_s']:.0f} s building or finding the cached GIFs "
         "(the release build of gifx by `make bench` comes on top).",
         "",
+        *([f"> Note on this run: {results['note']}", ""] if results.get("note") else []),
         "## Machine",
         "",
         "| | |", "|---|---|",
