@@ -167,6 +167,12 @@ def write(results, path):
         "(the release build of gifx by `make bench` comes on top).",
         "",
         *([f"> Note on this run: {results['note']}", ""] if results.get("note") else []),
+        "Run it with `make bench` (release build, then `bash Benchmarks/run.sh`), or "
+        "`GIFX=path/to/gifx bash Benchmarks/run.sh`. Knobs (environment): `BENCH_REPS` (3), `BENCH_REPS_4K` (2), "
+        "`BENCH_REPS_BATCH` (1), `BENCH_TIMEOUT` (300 s per run), `BENCH_ONLY` (GIF names), "
+        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,decode,batch,micro). Subcommands gifx lacks are skipped; "
+        "the peers are still measured. Not part of `make test` or CI.",
+        "",
         "## Machine",
         "",
         "| | |", "|---|---|",
