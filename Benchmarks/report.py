@@ -247,7 +247,10 @@ def write(results, path):
             "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "
             "Error of GIF frame i = time it first appears in the MP4 − its start in the schedule "
             "(`gifx timeline`, policy flanimated). Duration error = MP4 duration − GIF duration "
-            "(last delay included).", ""]
+            "(last delay included). Background, checked with ffprobe on ffmpeg 5.1: its GIF demuxer raises "
+            "0/1 cs delays to 10 cs like flanimated, but gives a frame without GCE 10 cs (no carry-over, the browser "
+            "policy), so `fid-nogce` shows that policy difference; the CLI then picks one output rate for the "
+            "whole file and drops or duplicates frames to fit it.", ""]
     out += _fidelity(results["fidelity"])
     out.append("")
     with open(path, "w") as f:
