@@ -2,6 +2,12 @@
 public protocol ToolError: Error, CustomStringConvertible {
     /// sysexits code: 65 malformed data, 66 cannot open input, 73 cannot create output, 74 I/O error, 70 internal.
     var exitCode: Int32 { get }
+    /// The file the error is about, when it is not the command's input (an output path, say).
+    var subjectPath: String? { get }
+}
+
+extension ToolError {
+    public var subjectPath: String? { nil }
 }
 
 /// The sysexits codes gifx uses (design.md, "Exit codes").

@@ -1,6 +1,12 @@
 import ArgumentParser
+import Encoders
 
+/// The root command: GIF to MP4, to sprite sheet, or to its exact schedule.
 @main
 struct Gifx: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "GIF to MP4 and sprite sheets, with exact timing.")
+    static let configuration = CommandConfiguration(
+        commandName: "gifx",
+        abstract: "GIF to MP4 and sprite sheets, with the exact timing of the reference iOS player.",
+        version: "0.1.0",
+        subcommands: [TimelineCommand.self, FramesCommand.self])
 }

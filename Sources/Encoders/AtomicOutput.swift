@@ -1,0 +1,150 @@
+import Foundation
+import Frames
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why an output could not be written.
+public struct OutputError: ToolError {
+    public let path: String
+    public let reason: String
+    public let exitCode: Int32
+    public var description: String { reason }
+    public var subjectPath: String? { path }
+
+    public init(path: String, reason: String, exitCode: Int32) {
+        self.path = path; self.reason = reason; self.exitCode = exitCode
+    }
+
+    /// Maps an errno from writing to the right exit code: a full disk or size limit is an I/O error (74).
+    public static func writing(_ path: String, errno code: Int32) -> OutputError {
+        OutputError(path: path, reason: "write failed: \(String(cString: strerror(code)))", exitCode: ExitStatus.ioError)
+    }
+}
+
+/// A file written under a hidden temporary name beside its target and renamed over it only on `commit`,
+/// so a failed or interrupted run never leaves a partial file at the target path.
+public final class AtomicOutput {
+    /// Where the finished file goes.
+    public let targetPath: String
+    /// The hidden temporary file being written (same folder, so the final rename is atomic).
+    public let temporaryPath: String
+    /// Open descriptor on the temporary file, for writers that take one (libav opens `temporaryPath` itself).
+    public private(set) var fileDescriptor: Int32
+    private let overwrite: Bool
+    private var finished = false
+
+    /// Creates the temporary file; fails with exit 73 when the target exists (without `overwrite`)
+    /// or its folder cannot be written.
+    public init(targetPath: String, overwrite: Bool) throws {
+        self.targetPath = targetPath
+        self.overwrite = overwrite
+        if !overwrite && FileManager.default.fileExists(atPath: targetPath) {
+            throw OutputError(
+                path: targetPath, reason: "already exists (use --overwrite to replace it)",
+                exitCode: ExitStatus.cannotCreate)
+        }
+        let url = URL(fileURLWithPath: targetPath)
+        let folder = url.deletingLastPathComponent().path
+        var template = Array("\(folder)/.\(url.lastPathComponent).gifx-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            let code = errno
+            throw OutputError(
+                path: targetPath, reason: "cannot create output: \(String(cString: strerror(code)))",
+                exitCode: ExitStatus.cannotCreate)
+        }
+        let mask = umask(0)
+        umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+        self.fileDescriptor = fd
+        self.temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        TemporaryFiles.shared.register(temporaryPath)
+    }
+
+    /// Flushes and renames the temporary file to the target (refusing to replace a file that
+    /// appeared meanwhile unless `overwrite`).
+    public func commit() throws {
+        precondition(!finished, "output committed twice")
+        // Data on disk before the name points at it, so a crash never shows a truncated target.
+        if fileDescriptor >= 0 { fsync(fileDescriptor) }
+        closeDescriptor()
+        if !overwrite {
+            // link(2) fails if the target exists: never replace a file created while we were writing.
+            if link(temporaryPath, targetPath) != 0 {
+                let code = errno
+                discard()
+                throw OutputError(
+                    path: targetPath,
+                    reason: code == EEXIST
+                        ? "already exists (use --overwrite to replace it)"
+                        : "cannot create output: \(String(cString: strerror(code)))",
+                    exitCode: code == EEXIST || code == EACCES || code == EROFS ? ExitStatus.cannotCreate : ExitStatus.ioError)
+            }
+            unlink(temporaryPath)
+        } else if rename(temporaryPath, targetPath) != 0 {
+            let code = errno
+            discard()
+            throw OutputError(
+                path: targetPath, reason: "cannot replace output: \(String(cString: strerror(code)))",
+                exitCode: ExitStatus.cannotCreate)
+        }
+        finished = true
+        TemporaryFiles.shared.unregister(temporaryPath)
+    }
+
+    /// Removes the temporary file; the target is untouched.
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        closeDescriptor()
+        unlink(temporaryPath)
+        TemporaryFiles.shared.unregister(temporaryPath)
+    }
+
+    /// Removes a committed target again (used to roll back a multi-file output).
+    func removeCommittedTarget() {
+        unlink(targetPath)
+    }
+
+    deinit { discard() }
+
+    private func closeDescriptor() {
+        if fileDescriptor >= 0 { close(fileDescriptor); fileDescriptor = -1 }
+    }
+}
+
+/// Several outputs that appear together or not at all (sprite sheet pages and their JSON).
+public final class OutputTransaction {
+    public private(set) var outputs: [AtomicOutput] = []
+    private let overwrite: Bool
+
+    public init(overwrite: Bool) { self.overwrite = overwrite }
+
+    /// Starts one more output; all targets are checked before anything is written.
+    public func add(_ targetPath: String) throws -> AtomicOutput {
+        let output = try AtomicOutput(targetPath: targetPath, overwrite: overwrite)
+        outputs.append(output)
+        return output
+    }
+
+    /// Commits every output; if one fails, the ones already renamed are removed again.
+    public func commit() throws {
+        var committed: [AtomicOutput] = []
+        do {
+            for output in outputs {
+                try output.commit()
+                committed.append(output)
+            }
+        } catch {
+            for output in committed { output.removeCommittedTarget() }
+            discard()
+            throw error
+        }
+    }
+
+    public func discard() {
+        for output in outputs { output.discard() }
+    }
+}

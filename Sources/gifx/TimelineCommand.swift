@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Frames
+import Timeline
+
+/// `gifx timeline`: the authoritative playback schedule, read from metadata only (no pixel is decoded).
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Print the exact playback schedule of a GIF (reads metadata only).")
+
+    @Argument(help: "Input GIF, or - for standard input.") var input: String
+    @Flag(help: "Print JSON (schema gifx.timeline/1) instead of a table.") var json = false
+    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @Flag(help: "Fail on damaged data instead of keeping what decodes.") var strict = false
+    @Flag(help: "No warnings on stderr.") var quiet = false
+
+    func run() throws {
+        try reportingErrors(input: input) {
+            let source = try InputSource(input)
+            let metadata = try readGifMetadata(path: source.path, limits: DecodeLimits(strict: strict))
+            let timeline = Timeline(metadata.timelineInput, policy: policy)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                FileHandle.standardOutput.write(try encoder.encode(timeline) + Data("\n".utf8))
+            } else {
+                FileHandle.standardOutput.write(Data(TimelineTable(timeline).text.utf8))
+            }
+            printWarnings(timeline.warnings, input: input, quiet: quiet || json)
+        }
+    }
+}
+
+/// The human-readable form: one row per frame, then a summary line.
+struct TimelineTable {
+    let timeline: Timeline
+    init(_ timeline: Timeline) { self.timeline = timeline }
+
+    var text: String {
+        var lines = [row("frame", "raw", "delay", "rule", "start", "rect", "disposal")]
+        for frame in timeline.frames {
+            let r = frame.rect
+            lines.append(row(
+                "\(frame.index)", frame.rawDelay.map(String.init) ?? "-", "\(frame.delay)", frame.rule.rawValue,
+                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue))
+        }
+        lines.append(summary)
+        for warning in timeline.warnings { lines.append("warning: \(warning)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `12 frames, 1.17 s, tick 1 cs (100 fps), loop forever (count 0), policy flanimated`.
+    var summary: String {
+        let t = timeline
+        let fps = t.tick.fps.den == 1 ? "\(t.tick.fps.num)" : "\(t.tick.fps.num)/\(t.tick.fps.den)"
+        let plays = t.loop.plays.map { $0 == 1 ? "plays once" : "plays \($0) times" } ?? "loops forever"
+        let count = t.loop.count.map { "loop count \($0)" } ?? "no loop extension"
+        return "\(t.frames.count) frames, \(seconds(t.duration.centiseconds)) s, \(t.canvas.width)x\(t.canvas.height), "
+            + "tick \(t.tick.centiseconds) cs (\(fps) fps), \(plays) (\(count)), policy \(t.policy.rawValue)"
+    }
+
+    private func seconds(_ centiseconds: Int) -> String {
+        String(format: "%d.%02d", centiseconds / 100, centiseconds % 100)
+    }
+
+    private func row(_ cells: String...) -> String {
+        let widths = [6, 6, 6, 11, 9, 20, 10]
+        return zip(cells, widths).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
+            .joined().trimmingCharacters(in: .whitespaces)
+    }
+}
