@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),
         .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures", "CPng"]),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng"]),
-        .testTarget(name: "CLITests", dependencies: ["GifFixtures", "Timeline"]),
+        .testTarget(name: "CLITests", dependencies: ["gifx", "GifFixtures", "Timeline"]),
     ],
     swiftLanguageModes: [.v6]
 )
