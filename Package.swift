@@ -37,6 +37,8 @@ let package = Package(
 
         // Test support: writes exact fixture GIFs with giflib's encoder (EGif*).
         .target(name: "GifFixtures", dependencies: ["CGif"], path: "Tests/GifFixtures"),
+        // Writes the GIFs in Examples/ (`make examples`).
+        .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),
         .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures", "CPng"]),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng"]),

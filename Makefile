@@ -1,0 +1,58 @@
+# gifx — the two commands: `make demo` and `make test`. Both install what is missing first.
+SHELL := /bin/bash
+SWIFT ?= swift
+# Debian packages gifx builds against; ffmpeg (ffprobe) is the tests' independent oracle.
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev pkg-config ffmpeg
+GIFX := .build/debug/gifx
+EXAMPLES := $(wildcard Examples/*.gif)
+DEMO_OUT := Examples/out
+
+.PHONY: all deps build demo test bench examples clean
+
+all: build
+
+## deps: install the Debian packages that are missing (apt-get; needs root or sudo).
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+			|| { echo "make deps: could not install $$missing" >&2; exit 1; }; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "make deps: swift is not on PATH (https://swift.org/install)" >&2; exit 1; }
+
+build: deps
+	$(SWIFT) build --product gifx
+
+## demo: convert every GIF in Examples/ and say where the results are.
+demo: build
+	@mkdir -p $(DEMO_OUT)
+	@for gif in $(EXAMPLES); do \
+		name=$$(basename $$gif .gif); \
+		echo "== $$gif"; \
+		$(GIFX) timeline $$gif || exit $$?; \
+		$(GIFX) timeline $$gif --json > $(DEMO_OUT)/$$name.timeline.json || exit $$?; \
+		$(GIFX) to-mp4 $$gif -o $(DEMO_OUT)/$$name.mp4 --overwrite --quiet || exit $$?; \
+		$(GIFX) to-sprite $$gif -o $(DEMO_OUT)/$$name.png --json $(DEMO_OUT)/$$name.json --overwrite --quiet || exit $$?; \
+		echo; \
+	done
+	@echo "Outputs (MP4, sprite sheet PNG + JSON, timeline JSON) in $(abspath $(DEMO_OUT)):"
+	@ls -1 $(DEMO_OUT) | sed 's|^|  $(DEMO_OUT)/|'
+
+## test: build and run every test (Swift Testing).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI).
+bench: deps
+	$(SWIFT) build -c release --product gifx
+	bash Benchmarks/run.sh
+
+## examples: regenerate the GIFs in Examples/ from Examples/Generator.
+examples: deps
+	$(SWIFT) run make-examples Examples
+
+clean:
+	rm -rf .build $(DEMO_OUT)
