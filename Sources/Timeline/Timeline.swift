@@ -31,6 +31,15 @@ public struct Timeline: Codable, Hashable, Sendable {
         public var count: Int?
         /// Total plays under the policy, `nil` for forever.
         public var plays: Int?
+
+        private enum CodingKeys: String, CodingKey { case count, plays }
+
+        /// Writes `null` for absent values: the schema's `loop.count` and `loop.plays` are always present.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(count, forKey: .count)
+            try c.encode(plays, forKey: .plays)
+        }
     }
 
     public struct Tick: Codable, Hashable, Sendable {
