@@ -36,7 +36,7 @@ let package = Package(
             ]),
 
         // Test support: writes exact fixture GIFs with giflib's encoder (EGif*).
-        .target(name: "GifFixtures", dependencies: ["CGif"], path: "Tests/GifFixtures"),
+        .target(name: "GifFixtures", dependencies: ["CGif", "CPng"], path: "Tests/GifFixtures"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),

@@ -56,6 +56,14 @@ gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height,
 
 static int status(const gifx_png_writer *w) { return w->io_errno ? -2 : -1; }
 
+int gifx_png_writer_set_filters(gifx_png_writer *w, int filters, int zlib_strategy) {
+    if (w->error[0]) return status(w);
+    if (setjmp(png_jmpbuf(w->png))) return status(w);
+    png_set_filter(w->png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_compression_strategy(w->png, zlib_strategy);
+    return 0;
+}
+
 int gifx_png_writer_begin(gifx_png_writer *w) {
     if (w->error[0]) return status(w);
     if (setjmp(png_jmpbuf(w->png))) return status(w);

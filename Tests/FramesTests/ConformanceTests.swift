@@ -1,5 +1,6 @@
 import Foundation
 import Frames
+import GifFixtures
 import Testing
 import Timeline
 

@@ -2,7 +2,8 @@ import CPng
 import Foundation
 
 /// Reads a PNG as 8-bit RGBA with libpng's simplified `png_image` API (tests only: whole image at once).
-func readPNGAsRGBA(_ path: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+/// Shared by FramesTests and EncodersTests as the independent oracle for written PNGs.
+public func readPNGAsRGBA(_ path: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
     var image = png_image()
     image.version = UInt32(PNG_IMAGE_VERSION)
     guard png_image_begin_read_from_file(&image, path) != 0 else {
@@ -17,9 +18,9 @@ func readPNGAsRGBA(_ path: String) throws -> (width: Int, height: Int, pixels: [
     return (width, height, pixels)
 }
 
-struct FixtureReadError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct FixtureReadError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }
 
 private func pngMessage(_ image: inout png_image) -> String {

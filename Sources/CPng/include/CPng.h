@@ -12,6 +12,10 @@ typedef struct gifx_png_writer gifx_png_writer;
 /* Opens `fd` (owned by the caller, not closed here) for an 8-bit RGBA image.
  * compression_level is zlib's 0-9. Returns NULL only when out of memory. */
 gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height, int compression_level);
+/* Optional, between create and begin: the row filters (a PNG_FILTER_* mask; libpng's default tries all
+ * five per row, which costs more time than the deflate itself) and zlib's strategy (0 default, 1 filtered,
+ * 2 huffman only, 3 RLE). Sprite sheets use them to trade a little size for a lot of speed. */
+int gifx_png_writer_set_filters(gifx_png_writer *writer, int filters, int zlib_strategy);
 /* Writes the header. */
 int gifx_png_writer_begin(gifx_png_writer *writer);
 /* Writes `count` rows of width*4 bytes, `stride` bytes apart. */

@@ -1,0 +1,152 @@
+import Frames
+import Timeline
+
+/// Why frames cannot be laid out on a sheet with the options given. A usage error (exit 64): the GIF is
+/// fine, the remedy is an option (`--max-size`, `--scale`/`--width`/`--height`, `--columns`, `--padding`).
+public struct SpriteLayoutError: ToolError {
+    public let description: String
+    public var exitCode: Int32 { ExitStatus.usage }
+    public init(_ description: String) { self.description = description }
+}
+
+/// Where every cell of a sprite sheet goes: a grid of equal slots, split into pages when one sheet would
+/// exceed `maxSize` on a side. Pure geometry (no pixels, no I/O) so it can be tested on its own.
+///
+/// A slot is the frame's own pixels plus `extrude` repeated edge pixels on every side; slots are
+/// `padding` transparent pixels apart (no padding at the sheet's outer edges). Rects name the frame's own
+/// pixels only, never the padding or the extruded border.
+public struct SpriteLayout: Hashable, Sendable {
+    /// One PNG of the sheet.
+    public struct Page: Hashable, Sendable {
+        public var index: Int
+        /// Sheet size in pixels.
+        public var width: Int, height: Int
+        /// First cell on this page and how many cells it holds.
+        public var firstCell: Int, cellCount: Int
+        /// Columns and rows of slots actually used on this page.
+        public var columns: Int, rows: Int
+    }
+
+    /// Where one cell sits.
+    public struct Placement: Hashable, Sendable {
+        public var page: Int
+        public var column: Int, row: Int
+        /// The frame's own pixels on its page (top-left origin), without padding or extrusion.
+        public var rect: PixelRect
+    }
+
+    /// Size of the frame's own pixels in each cell.
+    public let cellSize: CanvasSize
+    public let cellCount: Int
+    public let padding: Int
+    public let extrude: Int
+    /// Columns of slots on a full page.
+    public let columns: Int
+    /// Rows of slots on a full page.
+    public let rowsPerPage: Int
+
+    /// A slot: the cell plus its extruded border.
+    public var slotWidth: Int { cellSize.width + 2 * extrude }
+    public var slotHeight: Int { cellSize.height + 2 * extrude }
+    public var cellsPerPage: Int { columns * rowsPerPage }
+    public var pageCount: Int { (cellCount + cellsPerPage - 1) / cellsPerPage }
+    /// Widest page (the row buffer's width).
+    public var maxPageWidth: Int { pages.map(\.width).max() ?? 0 }
+
+    /// Lays out `cellCount` cells of `cellSize`. `columns` forces the grid width; otherwise the grid is the
+    /// most square sheet (in pixels) that fits `maxSize`, and when no single sheet can hold every cell,
+    /// pages are as full as `maxSize` allows (fewest pages). Throws when one slot alone exceeds `maxSize`
+    /// or `columns` slots do not fit in `maxSize`.
+    public init(
+        cellSize: CanvasSize, cellCount: Int, padding: Int = 0, extrude: Int = 0, maxSize: Int = 4096,
+        columns: Int? = nil
+    ) throws {
+        precondition(cellSize.width > 0 && cellSize.height > 0 && padding >= 0 && extrude >= 0 && maxSize > 0)
+        precondition(cellCount > 0, "a sheet needs at least one cell")
+        self.cellSize = cellSize
+        self.cellCount = cellCount
+        self.padding = padding
+        self.extrude = extrude
+        let slotWidth = cellSize.width + 2 * extrude
+        let slotHeight = cellSize.height + 2 * extrude
+        if slotWidth > maxSize || slotHeight > maxSize {
+            let border = extrude > 0 ? " with --extrude \(extrude)" : ""
+            throw SpriteLayoutError(
+                "a frame of \(cellSize.width)x\(cellSize.height) px\(border) (\(slotWidth)x\(slotHeight)) does not fit "
+                    + "--max-size \(maxSize); shrink it with --scale/--width/--height or raise --max-size")
+        }
+        // k slots take k * slot + (k - 1) * padding pixels.
+        let maxColumns = (maxSize + padding) / (slotWidth + padding)
+        let maxRows = (maxSize + padding) / (slotHeight + padding)
+        if let columns {
+            precondition(columns > 0)
+            guard columns <= maxColumns else {
+                throw SpriteLayoutError(
+                    "--columns \(columns) of \(slotWidth) px (padding \(padding)) is wider than --max-size \(maxSize); "
+                        + "at most \(maxColumns) fit")
+            }
+            self.columns = columns
+            rowsPerPage = min(maxRows, (cellCount + columns - 1) / columns)
+        } else if cellCount <= maxColumns * maxRows {
+            self.columns = Self.mostSquareColumns(
+                cellCount: cellCount, slotWidth: slotWidth, slotHeight: slotHeight, padding: padding,
+                maxColumns: maxColumns, maxRows: maxRows)
+            rowsPerPage = (cellCount + self.columns - 1) / self.columns
+        } else {
+            self.columns = maxColumns
+            rowsPerPage = maxRows
+        }
+    }
+
+    /// The column count whose sheet is closest to square (ratio of long to short side), ties going to the
+    /// smaller area, then to fewer rows.
+    static func mostSquareColumns(
+        cellCount: Int, slotWidth: Int, slotHeight: Int, padding: Int, maxColumns: Int, maxRows: Int
+    ) -> Int {
+        var best: (columns: Int, ratio: Double, area: Int)?
+        for columns in 1...max(1, min(cellCount, maxColumns)) {
+            let rows = (cellCount + columns - 1) / columns
+            guard rows <= maxRows else { continue }
+            let width = columns * slotWidth + (columns - 1) * padding
+            let height = rows * slotHeight + (rows - 1) * padding
+            let ratio = Double(max(width, height)) / Double(min(width, height))
+            let area = width * height
+            if let b = best {
+                if ratio < b.ratio - 1e-12 || (abs(ratio - b.ratio) <= 1e-12 && area <= b.area) {
+                    best = (columns, ratio, area)
+                }
+            } else {
+                best = (columns, ratio, area)
+            }
+        }
+        return best?.columns ?? 1
+    }
+
+    /// Page `index`'s size and contents.
+    public func page(_ index: Int) -> Page {
+        precondition(index >= 0 && index < pageCount)
+        let first = index * cellsPerPage
+        let count = min(cellsPerPage, cellCount - first)
+        let usedColumns = min(columns, count)
+        let rows = (count + columns - 1) / columns
+        return Page(
+            index: index, width: usedColumns * slotWidth + (usedColumns - 1) * padding,
+            height: rows * slotHeight + (rows - 1) * padding, firstCell: first, cellCount: count,
+            columns: usedColumns, rows: rows)
+    }
+
+    public var pages: [Page] { (0..<pageCount).map(page) }
+
+    /// Where cell `index` goes.
+    public func placement(ofCell index: Int) -> Placement {
+        precondition(index >= 0 && index < cellCount)
+        let page = index / cellsPerPage
+        let onPage = index % cellsPerPage
+        let column = onPage % columns, row = onPage / columns
+        return Placement(
+            page: page, column: column, row: row,
+            rect: PixelRect(
+                x: column * (slotWidth + padding) + extrude, y: row * (slotHeight + padding) + extrude,
+                width: cellSize.width, height: cellSize.height))
+    }
+}

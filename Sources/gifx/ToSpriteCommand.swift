@@ -1,0 +1,151 @@
+import ArgumentParser
+import Encoders
+import Foundation
+import Frames
+import Timeline
+
+extension SpriteJSONFormat: ExpressibleByArgument {}
+
+/// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
+/// a row of cells at a time and committed together.
+struct ToSpriteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "to-sprite",
+        abstract: "Lay a GIF's frames out on a sprite sheet PNG with a JSON description.",
+        discussion: """
+            The grid is the most square sheet that fits --max-size per side; when the frames do not fit one \
+            sheet, pages OUT-0.png, OUT-1.png, ... are written and the JSON says which page each frame is on. \
+            A frame that alone exceeds --max-size is a usage error (exit 64), reported before anything is written.
+            --dedupe reads the GIF twice (a hashing pass, then the sheet).
+            """)
+
+    @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
+    @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png).") var output: String?
+    @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
+    @Option(help: "JSON format: yy (contentsRect, seconds), texturepacker (JSON hash) or aseprite (ms).")
+    var format: SpriteJSONFormat = .yy
+    @Option(help: "Cells per row (default: the most square sheet).") var columns: Int?
+    @Option(help: "Largest sheet side in pixels; more frames go on further pages.") var maxSize = 4096
+    @OptionGroup var size: SizeOptions
+    @Option(help: "Transparent pixels between cells.") var padding = 0
+    @Option(help: "Repeat each cell's edge pixels outward this many pixels (against bleeding when sampled).")
+    var extrude = 0
+    @Flag(help: "Byte-identical frames share one cell.") var dedupe = false
+    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @OptionGroup var common: RunOptions
+
+    func validate() throws {
+        if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
+        if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
+        if maxSize < 1 || maxSize > 65535 { throw ValidationError("--max-size must be 1...65535") }
+        if padding < 0 || padding > 4096 { throw ValidationError("--padding must be 0...4096") }
+        if extrude < 0 || extrude > 4096 { throw ValidationError("--extrude must be 0...4096") }
+    }
+
+    /// `-o`, or the input with `.png` in place of `.gif`.
+    var pngPath: String {
+        if let output { return output }
+        let url = URL(fileURLWithPath: input)
+        return url.pathExtension.isEmpty ? input + ".png" : String(input.dropLast(url.pathExtension.count)) + "png"
+    }
+
+    /// `--json`, or the PNG's path with `.json`.
+    var jsonPath: String {
+        if let json { return json }
+        let png = pngPath
+        let url = URL(fileURLWithPath: png)
+        return url.pathExtension.isEmpty ? png + ".json" : String(png.dropLast(url.pathExtension.count)) + "json"
+    }
+
+    func run() throws {
+        let started = Date()
+        TemporaryFiles.shared.installSignalHandlers()
+        try reportingErrors(input: input) {
+            if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
+            try ensureOutput(pngPath, isNot: input)
+            try ensureOutput(jsonPath, isNot: input)
+            let source = try InputSource(input)
+            var options = SpriteOptions(pngPath: pngPath, jsonPath: jsonPath)
+            options.format = format
+            options.columns = columns
+            options.maxSize = maxSize
+            options.size = size.request
+            options.padding = padding
+            options.extrude = extrude
+            options.dedupe = dedupe
+            options.policy = policy
+            options.overwrite = common.overwrite
+            options.limits = common.limits
+            options.memoryBudget = common.memoryBudget?.bytes
+            if input == "-" { options.name = URL(fileURLWithPath: pngPath).deletingPathExtension().lastPathComponent }
+            let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
+            let result = try withExtendedLifetime(source) {
+                try writeSpriteSheet(inputPath: source.path, options: options, progress: bar.update)
+            }
+            bar.finish()
+            printWarnings(result.warnings, input: input, quiet: common.quiet)
+            if dedupe && !common.quiet {
+                printError(
+                    displayName(input),
+                    "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")
+            }
+            if common.stats {
+                printStats(SpriteStats(result, seconds: Date().timeIntervalSince(started)))
+            }
+        }
+    }
+}
+
+/// A progress bar created on the first report, when the total (frames, read from the GIF) is known.
+private final class LazyProgressBar {
+    private let label: String
+    private let quiet: Bool
+    private var bar: ProgressBar?
+    init(label: String, quiet: Bool) { self.label = label; self.quiet = quiet }
+    func update(_ done: Int, _ total: Int) {
+        if bar == nil { bar = ProgressBar(total: total, label: label, quiet: quiet) }
+        bar?.update(done)
+    }
+    func finish() { bar?.finish() }
+}
+
+/// A usage problem found while running (not by the parser): one line, exit 64.
+private struct ValidationErrorLine: ToolError {
+    let path: String
+    let message: String
+    init(path: String, _ message: String) { self.path = path; self.message = message }
+    var description: String { message }
+    var exitCode: Int32 { ExitStatus.usage }
+    var subjectPath: String? { path }
+}
+
+/// `--stats` for to-sprite.
+private struct SpriteStats: Encodable {
+    var command = "to-sprite"
+    var frames: Int
+    var cells: Int
+    var cellsSaved: Int
+    var pages: Int
+    var pageSizes: [String]
+    var cellSize: String
+    var columns: Int
+    var wallSeconds: Double
+    var peakCacheBytes: Int
+    var rowBufferBytes: Int
+    var peakRSSBytes: Int
+
+    init(_ result: SpriteResult, seconds: Double) {
+        frames = result.frames
+        cells = result.cells
+        cellsSaved = result.cellsSaved
+        pages = result.pagePaths.count
+        pageSizes = result.pageSizes.map { "\($0.width)x\($0.height)" }
+        cellSize = "\(result.cellSize.width)x\(result.cellSize.height)"
+        columns = result.columns
+        wallSeconds = (seconds * 1000).rounded() / 1000
+        peakCacheBytes = result.peakCacheBytes
+        rowBufferBytes = result.rowBufferBytes
+        peakRSSBytes = peakResidentBytes()
+    }
+}
