@@ -1,0 +1,76 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How one input of a batch ended.
+enum JobStatus: String, Sendable {
+    case ok, failed, skipped
+}
+
+/// One line of the `--report` file: one JSON object per input, written as the input ends.
+struct BatchReportLine {
+    var input: String
+    var outputs: [String]
+    var status: JobStatus
+    var error: String?
+    var exitCode: Int32?
+    var frames: Int?
+    var duration: Double?
+    var wallSeconds: Double
+    var stats: [String: Any]?
+
+    /// Sorted keys; absent values are written as `null`, so every line has the same fields.
+    var json: Data {
+        var object: [String: Any] = [
+            "input": input, "outputs": outputs, "status": status.rawValue,
+            "error": error ?? NSNull(), "exitCode": exitCode.map { Int($0) as Any } ?? NSNull(),
+            "frames": frames ?? NSNull(), "duration": duration ?? NSNull(),
+            "wallSeconds": (wallSeconds * 1000).rounded() / 1000,
+        ]
+        if let stats { object["stats"] = stats }
+        let data = (try? JSONSerialization.data(
+            withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return data + Data("\n".utf8)
+    }
+}
+
+/// The JSON-lines report, opened for appending: each line goes out in one `write(2)` on an
+/// `O_APPEND` descriptor, so a killed batch leaves only whole lines, and runs (or shards sharing
+/// one file on a local disk) never interleave inside a line.
+final class BatchReport {
+    private let fd: Int32
+    let path: String
+
+    init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw BatchSetupError(
+                subject: path, message: "cannot open report: \(String(cString: strerror(errno)))", exitCode: 73)
+        }
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    /// Appends one line; a failure to write the report is reported once on stderr but does not stop the batch.
+    func append(_ line: BatchReportLine) -> Bool {
+        let data = line.json
+        let written = data.withUnsafeBytes { bytes -> Int in
+            while true {
+                let n = write(fd, bytes.baseAddress, bytes.count)
+                if n < 0 && errno == EINTR { continue }
+                return n
+            }
+        }
+        return written == data.count
+    }
+}
+
+/// A problem that stops the batch before any conversion starts (out-dir, report, stdin, options).
+struct BatchSetupError: Error {
+    let subject: String
+    let message: String
+    let exitCode: Int32
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts one child conversion with posix_spawn (Foundation's `Process` has had slow and unsafe
+/// behaviour on Linux). Standard input is /dev/null; stdout and stderr go to files, so nothing has
+/// to be drained while the child runs and a chatty child cannot fill memory.
+enum ChildProcess {
+    /// This very binary: the children run the same code as the batch, whatever the PATH says.
+    static var currentExecutable: String {
+        #if os(Linux)
+        return "/proc/self/exe"
+        #else
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+        #endif
+    }
+
+    /// Spawns `executable arguments…` and returns its pid. SIGINT and SIGTERM are reset to their
+    /// default action and the signal mask is cleared in the child: the batch ignores those signals
+    /// (it handles them on a dispatch source), and a child that inherited "ignore" could not be stopped.
+    static func spawn(
+        executable: String, arguments: [String], stdoutPath: String, stderrPath: String
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+        return pid
+    }
+
+    /// The shell's view of a wait status: the exit code, or 128 + the signal that killed it.
+    static func exitCode(fromWaitStatus status: Int32) -> Int32 {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// The last non-empty line of a file, read from its last 8 KiB (a child's error message).
+    static func lastLine(ofFile path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let size = lseek(fd, 0, SEEK_END)
+        guard size > 0 else { return nil }
+        let length = Int(min(size, 8192))
+        var buffer = [UInt8](repeating: 0, count: length)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(size) - off_t(length)) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline).last.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// At most `limit` bytes of a file (a `--stats` summary is a few hundred bytes).
+    static func contents(ofFile path: String, limit: Int = 1 << 20) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return Data() }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count < limit {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
+    }
+}

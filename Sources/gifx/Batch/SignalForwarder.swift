@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT/SIGTERM for a batch: the signal is passed on to every running child (each removes its
+/// own temporary output and exits 130/143), no new child starts, and the batch ends once they are gone.
+/// Starting a child and forwarding a signal hold the same lock, so no child can start unsignalled.
+final class SignalForwarder: Sendable {
+    private struct State {
+        var stopping: Int32?
+        var children: Set<pid_t> = []
+    }
+
+    private let state = Mutex(State())
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
+
+    /// The signal that stopped the batch, if one did.
+    var stoppingSignal: Int32? { state.withLock { $0.stopping } }
+
+    func install() {
+        sources.withLock { installed in
+            guard installed.isEmpty else { return }
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [self] in forward(number) }
+                source.resume()
+                installed.append(source)
+            }
+        }
+    }
+
+    private func forward(_ number: Int32) {
+        state.withLock { state in
+            if state.stopping == nil { state.stopping = number }
+            for pid in state.children { kill(pid, number) }
+        }
+    }
+
+    /// Runs `start` (a posix_spawn) unless the batch is stopping; nil when it is.
+    func startChild(_ start: () throws -> pid_t) -> Result<pid_t, any Error>? {
+        state.withLock { state in
+            guard state.stopping == nil else { return nil }
+            let result = Result { try start() }
+            if case .success(let pid) = result { state.children.insert(pid) }
+            return result
+        }
+    }
+
+    /// Blocks until a child has ended, then reaps it. The reaping and its removal from the set
+    /// happen under the lock, so a signal is never sent to a reaped (possibly reused) pid.
+    /// Returns nil when there is no child left.
+    func waitForChild() -> (pid: pid_t, status: Int32)? {
+        while true {
+            var info = siginfo_t()
+            if waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            let reaped: (pid_t, Int32)? = state.withLock { state in
+                var status: Int32 = 0
+                let pid = waitpid(-1, &status, WNOHANG)
+                guard pid > 0 else { return nil }
+                state.children.remove(pid)
+                return (pid, status)
+            }
+            if let reaped { return reaped }
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import ArgumentParser
+import Foundation
+import Frames
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `gifx batch`: one subcommand over many GIFs, each conversion in its own child process, N at a time.
+/// A child that crashes or runs out of memory costs one input, never the batch; each child's memory is
+/// bounded by its own `--memory-budget`; a killed batch loses only the jobs in flight.
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Run to-mp4, to-sprite or timeline over many GIFs, in parallel, resumably.",
+        usage: "gifx batch <command> <inputs> ... --out-dir <dir> [<options>] [-- <command options> ...]",
+        discussion: """
+            Inputs are GIF files, folders (searched recursively for *.gif in any case, hidden entries \
+            skipped, sorted) or - (newline-separated paths on standard input; a relative path read there \
+            keeps its folders in the output name). Each output is OUT-DIR/<path relative to the input \
+            folder> with the new extension: .mp4; .png (or pages -0.png, -1.png...) + .json; \
+            .timeline.json. A file named directly keeps just its base name. Two inputs with the same \
+            output: the first is converted, the others fail.
+
+            Options for the command itself go after `--`, and are passed to every conversion, e.g. \
+            `gifx batch to-mp4 lib --out-dir out -- --crf 20 --width 480`. They are checked once before \
+            anything runs (`gifx batch to-mp4 -- --help` shows them). The batch names the outputs and sets \
+            --quiet, --stats and --overwrite itself, so -o/--json are refused there; give --memory-budget \
+            to the batch: it is divided among the --jobs conversions.
+
+            Resumable: an input whose output exists and is not older than the input is skipped, so \
+            running the same command again after a kill or a failure converts only what is missing or \
+            stale. --report appends one JSON line per input as it ends: input, outputs, status \
+            (ok|failed|skipped), error, exitCode, frames, duration (s), wallSeconds (plus the conversion's \
+            --stats as stats).
+
+            Scale-out: --shard K/N keeps the inputs whose FNV-1a 64-bit hash of the relative path, mod N, \
+            is K; shards 0..N-1 of the same inputs are disjoint and cover them all. --shard auto reads \
+            GIFX_SHARD_INDEX + GIFX_SHARD_COUNT, else JOB_COMPLETION_INDEX (Kubernetes Indexed Job) + \
+            GIFX_SHARD_COUNT, else SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN (divided by \
+            SLURM_ARRAY_TASK_STEP) + SLURM_ARRAY_TASK_COUNT. See docs/scale-out.md.
+
+            Exit status: 0 every input ok or skipped; 1 some failed (see the report or stderr); \
+            64 usage error; 73 cannot create the output folder or report; 74 the report could not be \
+            written; 130/143 stopped by SIGINT/SIGTERM (passed on to the running conversions, which \
+            remove their partial files; report lines already written stay).
+            """)
+
+    @Argument(help: ArgumentHelp("The conversion to run: to-mp4, to-sprite or timeline.", valueName: "command"))
+    var command: BatchTarget
+
+
+    @Option(help: ArgumentHelp("Folder for the outputs (created if missing).", valueName: "dir"))
+    var outDir: String
+
+    @Option(help: ArgumentHelp("Conversions at a time (default: the number of cores).", valueName: "n"))
+    var jobs: Int?
+
+    @Option(help: ArgumentHelp("Append one JSON line per input to this file.", valueName: "file"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Convert only shard K of N (0-based), or auto from the scheduler's environment.",
+                               valueName: "k/n|auto"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("Memory for decoded frames across all conversions, e.g. 2G (divided by --jobs).",
+                               valueName: "size"))
+    var memoryBudget: ByteCount?
+
+    @Flag(help: "No progress bar, no per-file errors and no summary on stderr.") var quiet = false
+
+    /// Inputs, then `--` and the command's options. One array, split here, because swift-argument-parser
+    /// allows a single repeating positional per command: `.allUnrecognized` keeps the `--` in place.
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp(
+            "GIF files, folders, or - for a list of paths on standard input; then -- and options for the command.",
+            valueName: "inputs"))
+    var arguments: [String] = []
+
+    /// Everything before the first `--`.
+    var inputs: [String] {
+        Array(arguments.prefix { $0 != "--" })
+    }
+
+    /// Everything after the first `--`.
+    var options: [String] {
+        guard let terminator = arguments.firstIndex(of: "--") else { return [] }
+        return Array(arguments[(terminator + 1)...])
+    }
+
+    func validate() throws {
+        if let unknown = inputs.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw ValidationError(
+                "unknown option '\(unknown)' (options for \(command.rawValue) go after --, e.g. -- --crf 20)")
+        }
+        if inputs.isEmpty { throw ValidationError("give at least one input file, folder, or -") }
+        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be 1...1024") }
+        if let shard, shard != "auto", Shard(parsing: shard) == nil {
+            throw ValidationError("--shard must be K/N with 0 <= K < N, or auto")
+        }
+        if outDir.isEmpty { throw ValidationError("--out-dir must not be empty") }
+    }
+
+    func run() throws {
+        let passthrough = try checkedPassthrough()
+        let shard: Shard
+        do {
+            shard = try resolvedShard()
+        } catch let error as ShardError {
+            printError("batch", error.description)
+            throw ExitCode(ExitStatus.usage)
+        }
+        let jobs = self.jobs ?? max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        let outDir = self.outDir.count > 1 && self.outDir.hasSuffix("/") ? String(self.outDir.dropLast()) : self.outDir
+        do {
+            try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        } catch {
+            printError(outDir, "cannot create folder: \(error.localizedDescription)")
+            throw ExitCode(ExitStatus.cannotCreate)
+        }
+        let reportFile: BatchReport?
+        do {
+            reportFile = try report.map { try BatchReport(path: $0) }
+        } catch let error as BatchSetupError {
+            printError(error.subject, error.message)
+            throw ExitCode(error.exitCode)
+        }
+
+        var all = BatchInputs.expand(inputs, standardInput: Self.readStandardInput)
+        BatchInputs.flagCollisions(&all) { input in
+            outDir + "/" + BatchRunner.removingExtension(input.relativePath) + command.outputExtension
+        }
+        let selected = all.filter { shard.contains(relativePath: $0.relativePath) }
+
+        guard let scratch = Self.makeScratchFolder() else {
+            printError("batch", "cannot create a temporary folder: \(String(cString: strerror(errno)))")
+            throw ExitCode(ExitStatus.cannotCreate)
+        }
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let signals = SignalForwarder()
+        signals.install()
+
+        let started = Date()
+        let runner = BatchRunner(
+            settings: .init(
+                target: command, outDir: outDir, jobs: jobs,
+                memoryBudgetPerJob: memoryBudget.map { max($0.bytes / jobs, 1) }, passthrough: passthrough,
+                quiet: quiet),
+            report: reportFile, signals: signals, scratch: scratch)
+        let summary = runner.run(selected)
+        let seconds = Date().timeIntervalSince(started)
+
+        if !quiet {
+            var line = "batch \(command.rawValue): \(summary.converted) converted, \(summary.skipped) skipped, "
+                + "\(summary.failed) failed"
+            if shard != .all { line += " (shard \(shard) of \(all.count) inputs: \(selected.count))" }
+            line += String(format: " in %.1f s", seconds)
+            if let signal = summary.stoppedBy {
+                line += "; \(signal == SIGINT ? "interrupted" : "terminated"), \(summary.notStarted) not started"
+            }
+            if let report { line += "; report: \(report)" }
+            FileHandle.standardError.write(Data("gifx: \(line)\n".utf8))
+        }
+        if let signal = summary.stoppedBy {
+            throw ExitCode(signal == SIGINT ? ExitStatus.interrupted : ExitStatus.terminated)
+        }
+        if summary.reportFailures > 0 { throw ExitCode(ExitStatus.ioError) }
+        if summary.failed > 0 { throw ExitCode.failure }
+    }
+
+    /// The options after `--`, minus the flags the batch sets itself; refused options and anything
+    /// the command's own parser rejects are a usage error before a single child starts.
+    private func checkedPassthrough() throws -> [String] {
+        let (kept, refused) = command.filterPassthrough(options)
+        if !refused.isEmpty {
+            printError("batch", "\(refused.joined(separator: " ")): the batch names outputs and sets this itself "
+                + "(see gifx batch --help)")
+            throw ExitCode(ExitStatus.usage)
+        }
+        let sample = command.childArguments(
+            input: "input.gif", base: outDir + "/input", memoryBudget: memoryBudget.map { $0.bytes },
+            passthrough: kept)
+        do {
+            _ = try Gifx.parseAsRoot(sample)
+        } catch {
+            let code = Gifx.exitCode(for: error)
+            if code == .success {
+                print(Gifx.fullMessage(for: error))
+                throw ExitCode.success
+            }
+            printError("batch", "options for \(command.rawValue): \(Gifx.message(for: error))")
+            throw ExitCode(ExitStatus.usage)
+        }
+        return kept
+    }
+
+    private func resolvedShard() throws -> Shard {
+        guard let shard else { return .all }
+        if shard == "auto" { return try Shard.fromEnvironment(ProcessInfo.processInfo.environment) }
+        return Shard(parsing: shard) ?? .all
+    }
+
+    private static func readStandardInput() -> String {
+        String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// A private folder for the children's captured stdout/stderr.
+    private static func makeScratchFolder() -> String? {
+        var template = Array("\(NSTemporaryDirectory())/gifx-batch-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
