@@ -20,10 +20,14 @@ public final class TemporaryFiles: Sendable {
     /// Forgets a file that was committed or removed.
     public func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
 
-    /// Installs the SIGINT/SIGTERM handlers once; call at start-up of commands that write files.
+    /// Installs the SIGINT/SIGTERM handlers (and ignores SIGXFSZ) once; call at start-up of commands that
+    /// write files.
     public func installSignalHandlers() {
         handlers.withLock { installed in
             guard installed.isEmpty else { return }
+            // A file-size limit (`ulimit -f`) would kill the process with SIGXFSZ mid-write, leaving the
+            // temporary file behind; ignored, the write fails with EFBIG and the run ends with 74 and cleanup.
+            signal(SIGXFSZ, SIG_IGN)
             for (signalNumber, status) in [(SIGINT, ExitStatus.interrupted), (SIGTERM, ExitStatus.terminated)] {
                 signal(signalNumber, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())

@@ -91,12 +91,16 @@ final class CanvasRing: @unchecked Sendable {
     /// The producer thread's body: decode, wait for a free slot, copy, publish; until done or cancelled.
     func produce(path: String, metadata: GifMetadata, limits: DecodeLimits) {
         var frame = 0
+        var publishedWarnings = 0
         do {
             let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
             while try decoder.advance() {
                 guard let slot = claimSlot(for: frame) else { break }  // cancelled
                 decoder.copyCanvas(to: slot)
-                publish(warnings: decoder.warnings)
+                // Only when they changed: building the list per frame would cost O(frames) each time.
+                let total = decoder.warningTotal
+                publish(warnings: total != publishedWarnings ? decoder.warnings : nil)
+                publishedWarnings = total
                 frame += 1
             }
         } catch {
@@ -121,10 +125,10 @@ final class CanvasRing: @unchecked Sendable {
         }
     }
 
-    private func publish(warnings: [String]) {
+    private func publish(warnings: [String]?) {
         locked {
             filled += 1
-            if warnings.count != decoderWarnings.count { decoderWarnings = warnings }
+            if let warnings { decoderWarnings = warnings }
             condition.broadcast()
         }
     }

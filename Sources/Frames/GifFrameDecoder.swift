@@ -13,8 +13,11 @@ public final class GifFrameDecoder {
     private let line: UnsafeMutablePointer<UInt8>
     /// Index of the next image to decode.
     public private(set) var nextIndex = 0
-    /// Damage found while decoding pixels, one line each.
-    public private(set) var warnings: [String] = []
+    /// Damage found while decoding pixels, one line each (at most `WarningLog.limit`, then a summary line).
+    public var warnings: [String] { warningLog.lines }
+    /// Changes exactly when `warnings` does (cheap to poll per frame).
+    var warningTotal: Int { warningLog.total }
+    private var warningLog = WarningLog()
 
     /// Opens `path` for pixel decoding; `metadata` must come from `readGifMetadata` on the same file.
     public init(path: String, metadata: GifMetadata, limits: DecodeLimits = .default) throws {
@@ -62,12 +65,12 @@ public final class GifFrameDecoder {
                     area: compositor.clip(descriptor.rect), disposal: descriptor.disposal, palette: nil,
                     transparentIndex: nil)
             }
-            warnings.append("frame \(index): \(error.description); kept the rows decoded before it")
+            warningLog.append("frame \(index): \(error.description); kept the rows decoded before it")
         }
         if compositor.sawOutOfRangeIndex {
             let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
             if limits.strict { throw GifDecodeError(.malformed, at: info.byteOffset, message) }
-            warnings.append(message)
+            warningLog.append(message)
         }
         return true
     }

@@ -11,7 +11,8 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
     try checkScreen(reader, limits: limits)
 
     var images: [GifImageInfo] = []
-    var warnings: [String] = []
+    var warnings = WarningLog()  // one line per damaged extension, capped: a file can have millions
+    var truncation: String?
     var loopCount: Int?
     var sawLoopExtension = false
     var pendingControl: GraphicControl?
@@ -70,7 +71,7 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
             }
             isTruncated = true
             let kept = images.count == 1 ? "1 image" : "\(images.count) images"
-            warnings.append("\(error.description); keeping the \(kept) read before it")
+            truncation = "\(error.description); keeping the \(kept) read before it"
             break walk
         }
     }
@@ -80,7 +81,8 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
     return GifMetadata(
         canvas: CanvasSize(width: reader.screenWidth, height: reader.screenHeight),
         backgroundIndex: reader.backgroundIndex, globalPaletteSize: reader.globalColors?.count,
-        loopCount: loopCount, images: images, warnings: warnings, isTruncated: isTruncated)
+        loopCount: loopCount, images: images, warnings: warnings.lines + (truncation.map { [$0] } ?? []),
+        isTruncated: isTruncated)
 }
 
 /// Refuses empty or oversized canvases before anything is allocated for them.

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// The fuzzer-found corpus and pygif's error cases through every subcommand the binary has
+/// (timeline, to-mp4, to-sprite): never a crash or a hang, exit 0 or 65, one clear line naming the file
+/// on failure, and no output or temporary file left after a failure (design.md "Bad input", issue 8).
+@Suite struct ReliabilityCorpusTests {
+    /// Every `.gif` under `directory`, sorted (a stable order makes the sample deterministic).
+    static func gifs(in directory: URL) -> [String] {
+        let names = FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []
+        return names.filter { $0.hasSuffix(".gif") }.sorted().map { directory.appendingPathComponent($0).path }
+    }
+
+    /// pygif cases whose `.conf` has an empty `frames =` (the case expects a decode error).
+    static func pygifErrorCases(in directory: URL) -> [String] {
+        let confs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return confs.filter { $0.hasSuffix(".conf") }.sorted().compactMap { conf in
+            guard let text = try? String(contentsOf: directory.appendingPathComponent(conf), encoding: .utf8)
+            else { return nil }
+            let fields = Dictionary(
+                text.split(separator: "\n").compactMap { line -> (String, String)? in
+                    let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    guard parts.count == 2 else { return nil }
+                    return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+                }, uniquingKeysWith: { first, _ in first })
+            guard fields["frames"] == "", let input = fields["input"] else { return nil }
+            return directory.appendingPathComponent(input).path
+        }
+    }
+
+    /// Timeline reads every file (it is cheap). The encoders, each costing 0.2–5 s a file in a debug build,
+    /// take a deterministic third each of the sorted list (index % 3 == 0 → to-mp4, == 1 → to-sprite),
+    /// which keeps the test near 30 s on 2 cores; GIFX_RELIABILITY_FULL=1 runs every file through both.
+    @Test(.timeLimit(.minutes(5)))
+    func fuzzCorpusThroughEverySubcommand() throws {
+        guard let directory = corpusDirectory("fuzz") else {
+            print("skipped: ../shared/corpus/fuzz is absent")
+            return
+        }
+        let files = Self.gifs(in: directory)
+        #expect(files.count > 250)
+        var cases: [BadInputCase] = []
+        for (index, file) in files.enumerated() {
+            let label = String(file.dropFirst(directory.path.count + 1))
+            cases.append(BadInputCase(label: label, input: file, command: .timeline))
+            for (command, slot) in [(Subcommand.toMP4, 0), (.toSprite, 1)]
+            where Subcommand.available.contains(command) && (fullReliabilityRun || index % 3 == slot) {
+                cases.append(BadInputCase(label: label, input: file, command: command))
+            }
+        }
+        let started = Date()
+        expectNoProblems(checkAll(cases))
+        print("reliability: \(cases.count) runs over \(files.count) fuzz files (\(Subcommand.available.map(\.rawValue).sorted())) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+    }
+
+    @Test func pygifErrorCasesThroughEverySubcommand() throws {
+        guard let directory = corpusDirectory("pygif") else {
+            print("skipped: ../shared/corpus/pygif is absent")
+            return
+        }
+        let files = Self.pygifErrorCases(in: directory)
+        #expect(files.count >= 9)  // invalid-code … zero-width in the pinned pygif commit
+        let cases = files.flatMap { file in
+            Subcommand.allCases.filter(Subcommand.available.contains).map {
+                BadInputCase(label: URL(fileURLWithPath: file).lastPathComponent, input: file, command: $0)
+            }
+        }
+        expectNoProblems(checkAll(cases))
+    }
+}
