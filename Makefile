@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test bench examples clean
+.PHONY: all deps build demo test bench examples fuzz clean
 
 all: build
 
@@ -53,6 +53,12 @@ bench: deps
 ## examples: regenerate the GIFs in Examples/ from Examples/Generator.
 examples: deps
 	$(SWIFT) run make-examples Examples
+
+## fuzz: libFuzzer + ASan over the decoder and compositor (Fuzz/run.sh), FUZZ_SECONDS (default 60),
+## seeded with ../shared/corpus and Examples/; crashes land in .build-fuzz/crashes/.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Fuzz/run.sh
 
 clean:
 	rm -rf .build $(DEMO_OUT)

@@ -1,0 +1,71 @@
+// libFuzzer target for the GIF reader, the metadata pass, the pixel decoder and the compositor
+// (Sources/Frames), plus the schedule (Sources/Timeline) the CLI builds from the metadata.
+// Built by Fuzz/run.sh with `swiftc -sanitize=fuzzer,address`; not part of the Swift package.
+//
+// Frames reads files by path (a 64 KiB buffered descriptor, exactly as the CLI does), so every input
+// is written to one scratch file first and decoded from there.
+import Frames
+import Timeline
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One scratch file per fuzzing process, rewritten for every input.
+nonisolated(unsafe) private var scratchPath: String = {
+    let folder = getenv("GIFX_FUZZ_SCRATCH").map { String(cString: $0) } ?? "/tmp"
+    return "\(folder)/gifx-fuzz-\(getpid()).gif"
+}()
+
+/// Canvases are capped at 8 MiB so each input decodes in milliseconds; the limit check itself is still
+/// exercised (anything larger is refused exactly as the 1 GiB default refuses larger files).
+private let limits = DecodeLimits(maxDimension: 16384, maxCanvasBytes: 8 << 20)
+
+private func writeScratch(_ data: UnsafePointer<UInt8>, _ size: Int) {
+    let fd = open(scratchPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { fatalError("cannot write \(scratchPath): \(String(cString: strerror(errno)))") }
+    var done = 0
+    while done < size {
+        let n = write(fd, data + done, size - done)
+        guard n > 0 else { fatalError("short write to \(scratchPath)") }
+        done += n
+    }
+    close(fd)
+}
+
+/// Decodes every frame like `gifx to-mp4`/`to-sprite` do (minus the encoders); returns normally on any
+/// classified error. A crash, a sanitizer report, a leak or a timeout is a finding.
+private func decodeAll(strict: Bool) {
+    var limits = limits
+    limits.strict = strict
+    do {
+        let metadata = try readGifMetadata(path: scratchPath, limits: limits)
+        for policy in [TimelinePolicy.flanimated, .browser] {
+            let timeline = Timeline(metadata.timelineInput, policy: policy)
+            precondition(timeline.frames.count == metadata.images.count, "timeline lost frames")
+        }
+        let decoder = try GifFrameDecoder(path: scratchPath, metadata: metadata, limits: limits)
+        let canvas = UnsafeMutableRawPointer.allocate(byteCount: max(1, metadata.canvasBytes), alignment: 16)
+        defer { canvas.deallocate() }
+        var frames = 0
+        while try decoder.advance() {
+            decoder.copyCanvas(to: canvas)
+            frames += 1
+        }
+        precondition(frames == metadata.images.count, "decoder delivered \(frames) of \(metadata.images.count) frames")
+    } catch let error as GifDecodeError {
+        precondition(error.exitCode == 65 || error.exitCode == 74, "unexpected exit code for \(error)")
+        precondition(!error.description.contains("\n"), "multi-line error")
+    } catch {
+        preconditionFailure("unclassified error \(error)")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    writeScratch(data, size)
+    decodeAll(strict: false)
+    // The strict pass costs little more and covers the paths that turn damage into errors.
+    if size % 2 == 0 { decodeAll(strict: true) }
+    return 0
+}
