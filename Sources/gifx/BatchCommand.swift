@@ -133,13 +133,15 @@ struct BatchCommand: ParsableCommand {
         }
         let selected = all.filter { shard.contains(relativePath: $0.relativePath) }
 
+        // From here on SIGINT/SIGTERM end the batch through the run loop (which forwards them), so
+        // the scratch folder below is always removed.
+        let signals = SignalForwarder()
+        signals.install()
         guard let scratch = Self.makeScratchFolder() else {
             printError("batch", "cannot create a temporary folder: \(String(cString: strerror(errno)))")
             throw ExitCode(ExitStatus.cannotCreate)
         }
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let signals = SignalForwarder()
-        signals.install()
 
         let started = Date()
         let runner = BatchRunner(
