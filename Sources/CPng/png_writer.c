@@ -12,6 +12,9 @@ struct gifx_png_writer {
     uint32_t width, height;
     int io_errno;
     char error[256];
+    int palette_count; /* 0: RGBA */
+    png_color palette[256];
+    png_byte alpha[256];
 };
 
 static void on_error(png_structp png, png_const_charp message) {
@@ -64,11 +67,30 @@ int gifx_png_writer_set_filters(gifx_png_writer *w, int filters, int zlib_strate
     return 0;
 }
 
+int gifx_png_writer_set_palette(gifx_png_writer *w, const uint8_t *rgba, int count) {
+    if (count < 1 || count > 256) return -1;
+    for (int i = 0; i < count; i++) {
+        w->palette[i].red = rgba[4 * i];
+        w->palette[i].green = rgba[4 * i + 1];
+        w->palette[i].blue = rgba[4 * i + 2];
+        w->alpha[i] = rgba[4 * i + 3];
+    }
+    w->palette_count = count;
+    return 0;
+}
+
 int gifx_png_writer_begin(gifx_png_writer *w) {
     if (w->error[0]) return status(w);
     if (setjmp(png_jmpbuf(w->png))) return status(w);
-    png_set_IHDR(w->png, w->info, w->width, w->height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    int indexed = w->palette_count > 0;
+    png_set_IHDR(w->png, w->info, w->width, w->height, 8, indexed ? PNG_COLOR_TYPE_PALETTE : PNG_COLOR_TYPE_RGBA,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (indexed) {
+        png_set_PLTE(w->png, w->info, w->palette, w->palette_count);
+        int transparent = 0; /* tRNS up to the last entry that is not opaque */
+        for (int i = 0; i < w->palette_count; i++) if (w->alpha[i] != 255) transparent = i + 1;
+        if (transparent > 0) png_set_tRNS(w->png, w->info, w->alpha, transparent, NULL);
+    }
     png_write_info(w->png, w->info);
     return 0;
 }

@@ -78,7 +78,6 @@ struct ToSpriteCommand: ParsableCommand {
             options.overwrite = common.overwrite
             options.limits = common.limits
             options.memoryBudget = common.memoryBudget?.bytes
-            if input == "-" { options.name = URL(fileURLWithPath: pngPath).deletingPathExtension().lastPathComponent }
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try withExtendedLifetime(source) {
                 try writeSpriteSheet(inputPath: source.path, options: options, progress: bar.update)
@@ -130,6 +129,8 @@ private struct SpriteStats: Encodable {
     var pageSizes: [String]
     var cellSize: String
     var columns: Int
+    /// Indexed-colour PNG pages (the GIF's palettes hold at most 255 colours) rather than RGBA.
+    var indexed: Bool
     var wallSeconds: Double
     var peakCacheBytes: Int
     var rowBufferBytes: Int
@@ -143,6 +144,7 @@ private struct SpriteStats: Encodable {
         pageSizes = result.pageSizes.map { "\($0.width)x\($0.height)" }
         cellSize = "\(result.cellSize.width)x\(result.cellSize.height)"
         columns = result.columns
+        indexed = result.indexed
         wallSeconds = (seconds * 1000).rounded() / 1000
         peakCacheBytes = result.peakCacheBytes
         rowBufferBytes = result.rowBufferBytes

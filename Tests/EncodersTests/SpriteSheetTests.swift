@@ -224,3 +224,48 @@ import Timeline
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("Y.png").path))
     }
 }
+
+@Suite struct SpritePixelFormatTests {
+    /// PNG colour type from the IHDR chunk (byte 25): 3 indexed, 6 RGBA.
+    private func colourType(_ path: String) throws -> UInt8 {
+        try Data(contentsOf: URL(fileURLWithPath: path))[25]
+    }
+
+    @Test func fewColoursGiveAnIndexedSheet() throws {
+        let folder = try spriteFolder()
+        let gif = FixtureGIF.solidFrames(width: 3, height: 3, colorIndices: [0, 7], delays: [5, 5])
+        let (result, _) = try runSprite(gif, in: folder)
+        #expect(result.indexed)
+        #expect(try colourType(result.pagePaths[0]) == 3)
+    }
+
+    @Test func moreThan255PaletteColoursGiveAnRGBASheetWithTheSamePixels() throws {
+        // Two frames with 256-colour local palettes that share no colour: 512 colours in all.
+        let folder = try spriteFolder()
+        let paletteA = (0..<256).map { RGB(UInt8($0), 0, 1) }
+        let paletteB = (0..<256).map { RGB(UInt8($0), 1, 0) }
+        let gif = FixtureGIF(width: 4, height: 1, globalPalette: nil, frames: [
+            FixtureFrame(width: 4, height: 1, indices: [0, 100, 200, 255], localPalette: paletteA, delay: 5),
+            FixtureFrame(width: 4, height: 1, indices: [9, 9, 9, 7], localPalette: paletteB, delay: 5, transparentIndex: 9),
+        ])
+        let (result, json) = try runSprite(gif, in: folder)
+        #expect(!result.indexed)
+        #expect(try colourType(result.pagePaths[0]) == 6)
+        let sheet = try Sheet(result.pagePaths[0])
+        let rects = try checkContentsRects(json)
+        let first: [UInt8] = [0, 0, 1, 255, 100, 0, 1, 255, 200, 0, 1, 255, 255, 0, 1, 255]
+        #expect(sheet.crop(x: rects[0].x, y: rects[0].y, width: 4, height: 1) == first)
+        // Index 9 is transparent in frame 1: the first three pixels keep frame 0's colours.
+        #expect(sheet.crop(x: rects[1].x, y: rects[1].y, width: 4, height: 1) == Array(first[0..<12]) + [7, 1, 0, 255])
+    }
+
+    @Test func paletteMapsExactlyAndRejectsOtherColours() throws {
+        let folder = try spriteFolder()
+        let url = folder.appendingPathComponent("p.gif")
+        try FixtureGIF.solidFrames(width: 1, height: 1, colorIndices: [0], delays: [5]).write(to: url)
+        let metadata = try readGifMetadata(path: url.path)
+        let palette = try #require(SheetPalette.make(path: url.path, metadata: metadata))
+        #expect(palette.entries.count == 9)  // transparent + 8 primaries
+        #expect(palette.entries[0] == 0)
+    }
+}

@@ -16,9 +16,12 @@ gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height,
  * five per row, which costs more time than the deflate itself) and zlib's strategy (0 default, 1 filtered,
  * 2 huffman only, 3 RLE). Sprite sheets use them to trade a little size for a lot of speed. */
 int gifx_png_writer_set_filters(gifx_png_writer *writer, int filters, int zlib_strategy);
+/* Optional, between create and begin: makes the image 8-bit indexed with `count` (1...256) palette
+ * entries given as RGBA quadruplets (alpha goes into tRNS); rows are then one index byte per pixel. */
+int gifx_png_writer_set_palette(gifx_png_writer *writer, const uint8_t *rgba, int count);
 /* Writes the header. */
 int gifx_png_writer_begin(gifx_png_writer *writer);
-/* Writes `count` rows of width*4 bytes, `stride` bytes apart. */
+/* Writes `count` rows of width*4 bytes (width bytes when indexed), `stride` bytes apart. */
 int gifx_png_writer_write_rows(gifx_png_writer *writer, const uint8_t *rows, uint32_t count, size_t stride);
 /* Writes the end of the image and flushes. */
 int gifx_png_writer_finish(gifx_png_writer *writer);

@@ -42,6 +42,8 @@ public struct SpriteResult: Sendable {
     public var cellsSaved: Int
     public var cellSize: CanvasSize
     public var columns: Int
+    /// Whether the pages were written as indexed-colour PNGs (the GIF's palettes hold ≤ 255 colours).
+    public var indexed: Bool
     public var peakCacheBytes: Int
     public var rowBufferBytes: Int
     /// Decoder and schedule warnings (damaged data kept, and the like).
@@ -103,37 +105,36 @@ public func writeSpriteSheet(
 
     // Every output is created (and checked) before the first pixel is written.
     let pagePaths = spritePagePaths(options.pngPath, pageCount: layout.pageCount)
+    try ensureOpenFiles(layout.pageCount + 1, for: options.pngPath)
     let transaction = OutputTransaction(overwrite: options.overwrite)
     var committed = false
     defer { if !committed { transaction.discard() } }
     let pageOutputs = try pagePaths.map { try transaction.add($0) }
     let jsonOutput = try transaction.add(options.jsonPath)
 
-    // Pass 2: the sheet.
-    let writer = SpriteSheetWriter(
-        layout: layout, fileDescriptors: pageOutputs.map(\.fileDescriptor), paths: pagePaths, settings: options.png)
-    let scaler = cellSize == metadata.canvas ? nil : try RGBAScaler(from: metadata.canvas, to: cellSize)
-    let stream = try FrameStream(
-        path: inputPath, metadata: metadata, limits: options.limits, memoryBudget: options.memoryBudget)
-    defer { stream.close() }
-    var delivered = 0
-    while try stream.nextCanvas({ (canvas: Canvas) throws -> Void in
-        if let deduper, deduper.sourceFrameOfCell[writer.cellsWritten] != canvas.index { return }
-        if let scaler {
-            try writer.addCell { pixels, stride in scaler.scale(canvas.pixels, into: pixels, stride: stride) }
-        } else {
-            try writer.addCell(copying: canvas.pixels)
+    // Pass 2: the sheet, indexed when the GIF's palettes allow it (see `SheetPalette`), else RGBA.
+    let scaled = cellSize != metadata.canvas
+    var palette = scaled ? nil : SheetPalette.make(path: inputPath, metadata: metadata)
+    var pass: SheetPass
+    while true {
+        do {
+            pass = try writeSheetPass(
+                inputPath: inputPath, metadata: metadata, options: options, layout: layout, pagePaths: pagePaths,
+                fileDescriptors: pageOutputs.map(\.fileDescriptor), palette: palette, deduper: deduper
+            ) { delivered in progress?(done + delivered, total) }
+            break
+        } catch is PaletteMiss {
+            // Cannot happen with the compositor's output; kept correct rather than assumed: start over in RGBA.
+            palette = nil
+            for output in pageOutputs {
+                guard ftruncate(output.fileDescriptor, 0) == 0, lseek(output.fileDescriptor, 0, SEEK_SET) == 0 else {
+                    throw OutputError.writing(output.targetPath, errno: errno)
+                }
+            }
         }
-    }) != nil {
-        delivered += 1
-        done += 1
-        progress?(done, total)
-        if writer.cellsWritten == cellCount && deduper != nil { break }  // the rest are repeats
     }
-    if deduper == nil { try requireAllFrames(delivered, of: frameCount) }
-    try writer.finish()
-    peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
-    warnings += stream.warnings
+    peakCacheBytes = max(peakCacheBytes, pass.peakCacheBytes)
+    warnings += pass.warnings
 
     // The JSON, then everything at once.
     let sheet = SpriteSheetDescription(
@@ -155,7 +156,48 @@ public func writeSpriteSheet(
         pagePaths: pagePaths, jsonPath: options.jsonPath,
         pageSizes: layout.pages.map { CanvasSize(width: $0.width, height: $0.height) }, frames: frameCount,
         cells: cellCount, cellsSaved: deduper?.cellsSaved ?? 0, cellSize: cellSize, columns: layout.columns,
-        peakCacheBytes: peakCacheBytes, rowBufferBytes: writer.rowBufferBytes, warnings: warnings)
+        indexed: pass.indexed, peakCacheBytes: peakCacheBytes, rowBufferBytes: pass.rowBufferBytes,
+        warnings: warnings)
+}
+
+/// What one sheet-writing pass reports.
+private struct SheetPass {
+    var indexed: Bool
+    var peakCacheBytes: Int
+    var rowBufferBytes: Int
+    var warnings: [String]
+}
+
+/// Decodes the GIF once more and streams its cells into the pages.
+private func writeSheetPass(
+    inputPath: String, metadata: GifMetadata, options: SpriteOptions, layout: SpriteLayout, pagePaths: [String],
+    fileDescriptors: [Int32], palette: SheetPalette?, deduper: FrameDeduper?, progress: (Int) -> Void
+) throws -> SheetPass {
+    let cellSize = layout.cellSize
+    let writer = SpriteSheetWriter(
+        layout: layout, fileDescriptors: fileDescriptors, paths: pagePaths, settings: options.png, palette: palette)
+    let scaler = cellSize == metadata.canvas ? nil : try RGBAScaler(from: metadata.canvas, to: cellSize)
+    let stream = try FrameStream(
+        path: inputPath, metadata: metadata, limits: options.limits, memoryBudget: options.memoryBudget)
+    defer { stream.close() }
+    var delivered = 0
+    while try stream.nextCanvas({ (canvas: Canvas) throws -> Void in
+        if let deduper, deduper.sourceFrameOfCell[writer.cellsWritten] != canvas.index { return }
+        if let scaler {
+            try writer.addCell { pixels, stride in scaler.scale(canvas.pixels, into: pixels, stride: stride) }
+        } else {
+            try writer.addCell(copying: canvas.pixels)
+        }
+    }) != nil {
+        delivered += 1
+        progress(delivered)
+        if deduper != nil && writer.cellsWritten == layout.cellCount { break }  // the rest are repeats
+    }
+    if deduper == nil { try requireAllFrames(delivered, of: metadata.images.count) }
+    try writer.finish()
+    return SheetPass(
+        indexed: writer.isIndexed, peakCacheBytes: stream.peakCacheBytes, rowBufferBytes: writer.rowBufferBytes,
+        warnings: stream.warnings)
 }
 
 /// `OUT.png` for one page; `OUT-0.png`, `OUT-1.png`, … for several.
@@ -175,6 +217,24 @@ func relativePath(_ path: String, from reference: String) -> String {
     while common < min(target.count - 1, base.count) && target[common] == base[common] { common += 1 }
     let ups = Array(repeating: "..", count: base.count - common)
     return (ups + target[common...]).joined(separator: "/")
+}
+
+/// Every page stays open (as a hidden temporary file) until the all-or-nothing commit, so thousands of
+/// pages need thousands of descriptors: raise the soft limit towards the hard one, or refuse up front.
+private func ensureOpenFiles(_ outputs: Int, for path: String) throws {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    let needed = rlim_t(outputs + 64)
+    guard limit.rlim_cur < needed else { return }
+    if limit.rlim_max >= needed {
+        limit.rlim_cur = needed
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
+    }
+    throw OutputError(
+        path: path,
+        reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max)); raise `ulimit -n`, "
+            + "or use --scale/--max-size for fewer pages",
+        exitCode: ExitStatus.cannotCreate)
 }
 
 private func requireAllFrames(_ delivered: Int, of expected: Int) throws {

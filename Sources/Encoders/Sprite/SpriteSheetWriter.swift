@@ -19,16 +19,20 @@ public struct PNGSettings: Hashable, Sendable {
         self.level = level; self.filters = filters; self.strategy = strategy
     }
 
-    /// What `to-sprite` uses: zlib level 1, the SUB filter only, default strategy. Measured on the benchmark
-    /// GIFs (see the sprite report): libpng's default adaptive filtering (all five filters tried per row)
-    /// and higher levels cost 3–10× the time for 5–25 % smaller files; SUB alone keeps most of the gain of
-    /// filtering on flat-coloured animation frames at a fraction of the cost.
-    public static let fast = PNGSettings(level: 1, filters: Int32(PNG_FILTER_SUB), strategy: 0)
+    /// What `to-sprite` uses: zlib level 1, no row filter, default strategy. Measured on the benchmark GIFs
+    /// (see the sprite report): GIF frames are palette images, often dithered, where PNG's prediction
+    /// filters do not help (SUB/UP made the RGBA sheets 1.2–1.3× larger, libpng's adaptive choice of all
+    /// five cost 1.7–2.4× the time) and zlib levels above 1 cost 1.2–2× the time for 10–20 % smaller files.
+    public static let fast = PNGSettings(level: 1, filters: Int32(PNG_FILTER_NONE), strategy: 0)
 }
+
+/// A colour outside the sheet's palette: the encoder starts over in RGBA.
+struct PaletteMiss: Error {}
 
 /// Streams sprite-sheet pages into PNGs: cells arrive in cell order, are placed into a buffer holding one
 /// row of slots (the widest page's width × one slot's height), and each completed row of slots is written
-/// to libpng at once. The sheet itself never exists in memory.
+/// to libpng at once. The sheet itself never exists in memory. Pixels are RGBA, or one palette index
+/// each when a `SheetPalette` is given (entry 0 transparent, so zero bytes are transparent either way).
 public final class SpriteSheetWriter {
     public let layout: SpriteLayout
     /// Bytes of the row-of-cells buffer (for `--stats`).
@@ -36,6 +40,8 @@ public final class SpriteSheetWriter {
     private let descriptors: [Int32]
     private let paths: [String]
     private let settings: PNGSettings
+    private let palette: SheetPalette?
+    private let bytesPerPixel: Int
     private let rowCapacity: Int
     private let rowBuffer: UnsafeMutableRawPointer
     /// One transparent row, for padding between rows of slots.
@@ -45,18 +51,27 @@ public final class SpriteSheetWriter {
     private var stride = 0
 
     /// `fileDescriptors[k]` receives page `k` (named `paths[k]` in errors); the caller owns and closes them.
-    public init(layout: SpriteLayout, fileDescriptors: [Int32], paths: [String], settings: PNGSettings = .fast) {
+    /// With `palette`, cells must come through `addCell(copying:)` (RGBA canvases, mapped to indices).
+    public init(
+        layout: SpriteLayout, fileDescriptors: [Int32], paths: [String], settings: PNGSettings = .fast,
+        palette: SheetPalette? = nil
+    ) {
         precondition(fileDescriptors.count == layout.pageCount && paths.count == layout.pageCount)
         self.layout = layout
         descriptors = fileDescriptors
         self.paths = paths
         self.settings = settings
-        rowCapacity = layout.maxPageWidth * 4 * layout.slotHeight
+        self.palette = palette
+        bytesPerPixel = palette == nil ? 4 : 1
+        rowCapacity = layout.maxPageWidth * bytesPerPixel * layout.slotHeight
         rowBuffer = .allocate(byteCount: max(1, rowCapacity), alignment: 64)
         rowBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: rowCapacity)
-        blankRow = .allocate(byteCount: max(1, layout.maxPageWidth * 4), alignment: 64)
-        blankRow.initializeMemory(as: UInt8.self, repeating: 0, count: layout.maxPageWidth * 4)
+        blankRow = .allocate(byteCount: max(1, layout.maxPageWidth * bytesPerPixel), alignment: 64)
+        blankRow.initializeMemory(as: UInt8.self, repeating: 0, count: layout.maxPageWidth * bytesPerPixel)
     }
+
+    /// Whether the pages are indexed-colour PNGs.
+    public var isIndexed: Bool { palette != nil }
 
     deinit {
         if let png { gifx_png_writer_destroy(png) }
@@ -71,12 +86,17 @@ public final class SpriteSheetWriter {
     /// apart (a scaler writes straight into the row buffer this way). Then the edges are extruded and,
     /// when the row of slots is complete, it goes to the PNG.
     public func addCell(_ fill: (_ pixels: UnsafeMutableRawPointer, _ stride: Int) throws -> Void) throws {
+        precondition(palette == nil, "an indexed sheet takes canvases through addCell(copying:)")
+        try placeCell(fill)
+    }
+
+    private func placeCell(_ fill: (_ pixels: UnsafeMutableRawPointer, _ stride: Int) throws -> Void) throws {
         precondition(nextCell < layout.cellCount, "more cells than the layout holds")
         let placement = layout.placement(ofCell: nextCell)
         let page = layout.page(placement.page)
         if page.firstCell == nextCell { try beginPage(page) }
-        let slot = rowBuffer + placement.column * (layout.slotWidth + layout.padding) * 4
-        try fill(slot + layout.extrude * stride + layout.extrude * 4, stride)
+        let slot = rowBuffer + placement.column * (layout.slotWidth + layout.padding) * bytesPerPixel
+        try fill(slot + layout.extrude * stride + layout.extrude * bytesPerPixel, stride)
         if layout.extrude > 0 { extrude(slot) }
         nextCell += 1
         let lastOnPage = nextCell == page.firstCell + page.cellCount
@@ -86,13 +106,28 @@ public final class SpriteSheetWriter {
         if lastOnPage { try finishPage(page) }
     }
 
-    /// Adds a cell from tightly packed RGBA pixels of `layout.cellSize`.
+    /// Adds a cell from tightly packed RGBA pixels of `layout.cellSize`. Throws `PaletteMiss` when the sheet
+    /// is indexed and a pixel is not in the palette.
     public func addCell(copying pixels: UnsafeRawBufferPointer) throws {
-        let rowBytes = layout.cellSize.width * 4
+        let width = layout.cellSize.width
+        let rowBytes = width * 4
         precondition(pixels.count >= rowBytes * layout.cellSize.height)
-        try addCell { destination, stride in
-            for y in 0..<layout.cellSize.height {
-                (destination + y * stride).copyMemory(from: pixels.baseAddress! + y * rowBytes, byteCount: rowBytes)
+        let source = pixels.baseAddress!
+        if let palette {
+            try placeCell { destination, stride in
+                var ok = true
+                for y in 0..<layout.cellSize.height {
+                    ok = palette.map(
+                        (source + y * rowBytes).assumingMemoryBound(to: UInt32.self),
+                        into: (destination + y * stride).assumingMemoryBound(to: UInt8.self), count: width) && ok
+                }
+                if !ok { throw PaletteMiss() }
+            }
+        } else {
+            try placeCell { destination, stride in
+                for y in 0..<layout.cellSize.height {
+                    (destination + y * stride).copyMemory(from: source + y * rowBytes, byteCount: rowBytes)
+                }
             }
         }
     }
@@ -107,7 +142,7 @@ public final class SpriteSheetWriter {
     // MARK: pages
 
     private func beginPage(_ page: SpriteLayout.Page) throws {
-        stride = page.width * 4
+        stride = page.width * bytesPerPixel
         rowBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: rowCapacity)
         guard let writer = gifx_png_writer_create(
             descriptors[page.index], UInt32(page.width), UInt32(page.height), settings.level)
@@ -116,6 +151,10 @@ public final class SpriteSheetWriter {
         }
         png = writer
         try check(gifx_png_writer_set_filters(writer, settings.filters, settings.strategy), page: page.index)
+        if let palette {
+            let rgba = palette.rgbaBytes
+            try check(gifx_png_writer_set_palette(writer, rgba, Int32(rgba.count / 4)), page: page.index)
+        }
         try check(gifx_png_writer_begin(writer), page: page.index)
     }
 
@@ -123,7 +162,7 @@ public final class SpriteSheetWriter {
         guard let png else { return }
         if filledColumns < page.columns {
             // The last row of a page: clear the slots the previous row left behind.
-            let start = filledColumns * (layout.slotWidth + layout.padding) * 4
+            let start = filledColumns * (layout.slotWidth + layout.padding) * bytesPerPixel
             for y in 0..<layout.slotHeight {
                 (rowBuffer + y * stride + start).initializeMemory(as: UInt8.self, repeating: 0, count: stride - start)
             }
@@ -159,17 +198,15 @@ public final class SpriteSheetWriter {
     /// Repeats the cell's outermost pixels `extrude` times outward: left and right on each row, then the
     /// whole first and last rows (corners included) upward and downward.
     private func extrude(_ slot: UnsafeMutableRawPointer) {
-        let e = layout.extrude, w = layout.cellSize.width, h = layout.cellSize.height
+        let e = layout.extrude, w = layout.cellSize.width, h = layout.cellSize.height, b = bytesPerPixel
         for y in 0..<h {
             let row = slot + (e + y) * stride
-            let left = row.load(fromByteOffset: e * 4, as: UInt32.self)
-            let right = row.load(fromByteOffset: (e + w - 1) * 4, as: UInt32.self)
             for k in 0..<e {
-                row.storeBytes(of: left, toByteOffset: k * 4, as: UInt32.self)
-                row.storeBytes(of: right, toByteOffset: (e + w + k) * 4, as: UInt32.self)
+                (row + k * b).copyMemory(from: row + e * b, byteCount: b)
+                (row + (e + w + k) * b).copyMemory(from: row + (e + w - 1) * b, byteCount: b)
             }
         }
-        let slotBytes = layout.slotWidth * 4
+        let slotBytes = layout.slotWidth * b
         for k in 0..<e {
             (slot + k * stride).copyMemory(from: slot + e * stride, byteCount: slotBytes)
             (slot + (e + h + k) * stride).copyMemory(from: slot + (e + h - 1) * stride, byteCount: slotBytes)
