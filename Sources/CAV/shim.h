@@ -16,4 +16,23 @@ static inline int gifx_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline unsigned int gifx_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 static inline int64_t gifx_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 
+/* AVFrame's data/linesize are fixed C arrays (tuples in Swift): plain accessors keep the Swift side simple. */
+static inline uint8_t *gifx_frame_plane(const AVFrame *frame, int plane) { return frame->data[plane]; }
+static inline int gifx_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }
+
+/* Scales one horizontal slice (rows sliceY ..< sliceY + sliceHeight) of a packed single-plane source into
+   `dst`; slices must arrive top to bottom, so the caller needs only a slice-sized source buffer. */
+static inline int gifx_sws_scale_packed_slice(struct SwsContext *context, const uint8_t *source, int sourceStride,
+                                              int sliceY, int sliceHeight, AVFrame *dst) {
+    const uint8_t *const planes[4] = { source, NULL, NULL, NULL };
+    const int strides[4] = { sourceStride, 0, 0, 0 };
+    return sws_scale(context, planes, strides, sliceY, sliceHeight, dst->data, dst->linesize);
+}
+
+/* RGB→YUV with the BT.709 matrix: full-range RGB in, limited ("MPEG") range YUV out. */
+static inline int gifx_sws_use_bt709(struct SwsContext *context) {
+    const int *coefficients = sws_getCoefficients(SWS_CS_ITU709);
+    return sws_setColorspaceDetails(context, coefficients, 1, coefficients, 0, 0, 1 << 16, 1 << 16);
+}
+
 #endif

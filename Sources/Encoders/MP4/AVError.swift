@@ -1,0 +1,54 @@
+import CAV
+import Frames
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A libav call that failed, reported as one line with libav's own text (`av_strerror`) and a sysexits
+/// code that says whose fault it is: a full disk or I/O failure is 74, an unwritable output 73,
+/// anything else in the encoder an internal error (70).
+public struct MP4Error: ToolError {
+    /// What gifx was doing, e.g. "opening the libx264 encoder".
+    public let operation: String
+    /// libav's error code (a negative AVERROR), or 0 when the failure has no code.
+    public let code: Int32
+    public let exitCode: Int32
+    public let subjectPath: String?
+
+    public var description: String {
+        code == 0 ? operation : "\(operation): \(Self.text(for: code))"
+    }
+
+    init(_ operation: String, code: Int32 = 0, exitCode: Int32? = nil, path: String? = nil) {
+        self.operation = operation
+        self.code = code
+        self.subjectPath = path
+        self.exitCode = exitCode ?? Self.exitCode(for: code)
+    }
+
+    /// libav's message for an AVERROR code.
+    static func text(for code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        if av_strerror(code, &buffer, buffer.count) < 0 { return "libav error \(code)" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Disk full, I/O errors and quota are the environment's fault (74); permissions 73; the rest is ours (70).
+    static func exitCode(for code: Int32) -> Int32 {
+        for errnoCode in [ENOSPC, EIO, EDQUOT, EFBIG, EPIPE] where code == gifx_averror(errnoCode) {
+            return ExitStatus.ioError
+        }
+        for errnoCode in [EACCES, EROFS, ENOENT, EPERM] where code == gifx_averror(errnoCode) {
+            return ExitStatus.cannotCreate
+        }
+        return ExitStatus.software
+    }
+}
+
+/// Throws `MP4Error` when a libav call returned a negative code.
+@discardableResult
+func check(_ result: Int32, _ operation: @autoclosure () -> String, path: String? = nil) throws -> Int32 {
+    if result < 0 { throw MP4Error(operation(), code: result, path: path) }
+    return result
+}

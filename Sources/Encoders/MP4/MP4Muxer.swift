@@ -1,0 +1,74 @@
+import CAV
+import Frames
+
+/// An MP4 file written by libavformat with one video stream and `+faststart` (the index moved to the front
+/// so players start before the whole file arrives). The file is opened by name because faststart reopens it
+/// to shift the data; the format is given explicitly since the temporary name has no `.mp4` extension.
+final class MP4Muxer {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var stream: UnsafeMutablePointer<AVStream>?
+    private let path: String
+    private var fileOpen = false
+
+    init(path: String) throws {
+        self.path = path
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "setting up the MP4 muxer", path: path)
+        guard let context else { throw MP4Error("setting up the MP4 muxer", path: path) }
+        self.context = context
+    }
+
+    deinit {
+        if let context {
+            if fileOpen { avio_closep(&context.pointee.pb) }
+            avformat_free_context(context)
+        }
+    }
+
+    /// Whether the encoder must put its parameter sets in extradata (true for MP4).
+    var wantsGlobalHeader: Bool {
+        guard let format = context?.pointee.oformat else { return true }
+        return format.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
+
+    /// Adds the video stream described by `encoder`'s opened context, with `codecTag` (e.g. `hvc1`) and
+    /// the constant frame rate announced in the container.
+    func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational) throws {
+        guard let context, let stream = avformat_new_stream(context, nil) else {
+            throw MP4Error("out of memory (stream)")
+        }
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
+        if let codecTag { stream.pointee.codecpar.pointee.codec_tag = codecTag }
+        stream.pointee.time_base = encoder.timeBase
+        stream.pointee.avg_frame_rate = frameRate
+        stream.pointee.r_frame_rate = frameRate
+        self.stream = stream
+    }
+
+    /// Opens the file and writes the header (the muxer may change the stream's time base here).
+    func writeHeader() throws {
+        guard let context else { return }
+        try check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: path)
+        fileOpen = true
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "movflags", "+faststart", 0)
+        try check(avformat_write_header(context, &options), "writing the MP4 header", path: path)
+    }
+
+    /// Writes one encoded packet whose times are in `timeBase`.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational) throws {
+        guard let context, let stream else { return }
+        av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
+        packet.pointee.stream_index = stream.pointee.index
+        try check(av_write_frame(context, packet), "writing to the output", path: path)
+    }
+
+    /// Writes the index (moved to the front: faststart), flushes and closes the file.
+    func finish() throws {
+        guard let context else { return }
+        try check(av_write_trailer(context), "finishing the MP4", path: path)
+        fileOpen = false
+        try check(avio_closep(&context.pointee.pb), "closing the output", path: path)
+    }
+}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import Encoders
+import Foundation
+import Frames
+import Timeline
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VideoCodec: ExpressibleByArgument {}
+
+/// `gifx to-mp4`: a constant-frame-rate MP4 (H.264 or HEVC) whose duration and frame timing are the GIF's.
+struct ToMP4Command: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "to-mp4",
+        abstract: "Convert a GIF to an MP4 with exact timing (constant frame rate at the GIF's tick).",
+        discussion: """
+            The video runs at 100/tick fps (tick: the GCD of all delays), each frame repeated for its delay, \
+            so the duration equals the GIF's, last delay included; --fps resamples without drift. \
+            Transparency is composited over --background; odd sizes are padded to even with that colour. \
+            The file is written beside the target under a temporary name and renamed when complete.
+            """)
+
+    @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
+    @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4).") var output: String?
+    @Option(help: ArgumentHelp("Output frame rate, e.g. 30 or 30000/1001 (default: the GIF's tick rate).", valueName: "rate"))
+    var fps: FrameRate?
+    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).") var codec: VideoCodec = .h264
+    @Option(help: "Constant rate factor, 0-51 (lower is better quality).") var crf: Double = 23
+    @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
+    @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
+    var background: RGBColor = .white
+    @Option(help: "Write the animation this many times.") var loops = 1
+    @Option(help: "Whose reading of delays to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @Option(help: ArgumentHelp("Bound the encoder's buffers: auto, on or off.", visibility: .hidden))
+    var lowMemory: LowMemoryMode = .auto
+    @OptionGroup var size: SizeOptions
+    @OptionGroup var common: RunOptions
+
+    func validate() throws {
+        if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
+        if loops < 1 || loops > 10_000 { throw ValidationError("--loops must be 1...10000") }
+        if !(crf >= 0 && crf <= 51) { throw ValidationError("--crf must be 0...51") }
+        if !VideoCodec.presets.contains(preset) {
+            throw ValidationError("--preset must be one of \(VideoCodec.presets.joined(separator: ", "))")
+        }
+    }
+
+    /// `-o`, or the input with `.mp4` in place of its extension.
+    var outputPath: String {
+        if let output { return output }
+        let url = URL(fileURLWithPath: input)
+        return url.pathExtension.isEmpty ? input + ".mp4" : String(input.dropLast(url.pathExtension.count)) + "mp4"
+    }
+
+    func run() throws {
+        let started = Date()
+        TemporaryFiles.shared.installSignalHandlers()
+        try reportingErrors(input: input) {
+            let target = outputPath
+            try ensureOutput(target, isNot: input)
+            let source = try InputSource(input)
+            let metadata = try readGifMetadata(path: source.path, limits: common.limits)
+            let timeline = Timeline(metadata.timelineInput, policy: policy)
+            let options = MP4Options(
+                codec: codec, crf: crf, preset: preset, background: background, loops: loops,
+                size: size.request, frameRate: fps?.rate, lowMemory: lowMemory.forced)
+            let budget = common.memoryBudget?.bytes
+            let cacheCapacity = CacheCapacity.capacity(
+                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: budget)
+            let writer = try MP4Writer(timeline: timeline, options: options, encoderBudget: budget)
+            let output = try AtomicOutput(targetPath: target, overwrite: common.overwrite)
+
+            let progress = ProgressBar(total: writer.totalOutputFrames, label: "to-mp4", quiet: common.quiet)
+            var peakCacheBytes = 0
+            var warnings = metadata.warnings
+            var current: FrameStream?
+            func retire() {
+                guard let stream = current else { return }
+                peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
+                for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }
+                stream.close()
+                current = nil
+            }
+            let summary: MP4Summary
+            do {
+                summary = try writer.write(
+                    to: output.temporaryPath,
+                    source: { _ in
+                        retire()
+                        let stream = try FrameStream(
+                            path: source.path, metadata: metadata, limits: common.limits, memoryBudget: budget)
+                        current = stream
+                        return stream
+                    },
+                    progress: { progress.update($0) })
+                retire()
+                progress.finish()
+                try output.commit()
+            } catch {
+                progress.finish()
+                output.discard()
+                throw error
+            }
+            printWarnings(warnings, input: input, quiet: common.quiet)
+            if common.stats {
+                printStats(ToMP4Stats(
+                    frames: metadata.images.count, outputFrames: summary.outputFrames,
+                    fps: writer.frameRate.description, loops: loops,
+                    width: writer.outputSize.width, height: writer.outputSize.height,
+                    durationSeconds: Double(summary.outputFrames) * Double(writer.frameRate.den)
+                        / Double(writer.frameRate.num),
+                    wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: peakCacheBytes,
+                    cacheCapacity: cacheCapacity, peakRSSBytes: peakResidentBytes(), encoder: writer.tuning))
+            }
+        }
+    }
+}
+
+/// The `--stats` summary of `to-mp4`.
+private struct ToMP4Stats: Encodable {
+    var frames: Int
+    var outputFrames: Int
+    var fps: String
+    var loops: Int
+    var width: Int
+    var height: Int
+    var durationSeconds: Double
+    var wallSeconds: Double
+    var peakCacheBytes: Int
+    var cacheCapacity: Int
+    var peakRSSBytes: Int
+    var encoder: EncoderTuning
+}
+
+/// `--fps`: a whole number, a decimal (`29.97`) or an exact fraction (`30000/1001`).
+struct FrameRate: ExpressibleByArgument {
+    var rate: Rational
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            guard let num = Int(parts[0]), let den = Int(parts[1]), num > 0, den > 0,
+                  num <= 1_000_000, den <= 1_000_000 else { return nil }
+            rate = Rational(num, den)
+        } else if let whole = Int(argument), whole > 0, whole <= 1000 {
+            rate = Rational(whole)
+        } else if let value = Double(argument), value > 0, value <= 1000 {
+            rate = Rational(Int((value * 1000).rounded()), 1000)
+            if rate.num <= 0 { return nil }
+        } else {
+            return nil
+        }
+        if rate.doubleValue > 1000 { return nil }
+    }
+}
+
+/// `--low-memory`: let gifx decide, or force the encoder's bounded settings on or off.
+enum LowMemoryMode: String, ExpressibleByArgument, CaseIterable {
+    case auto, on, off
+    var forced: Bool? { self == .auto ? nil : self == .on }
+}
