@@ -170,13 +170,14 @@ struct MP4Run {
 /// Writes `gif`, converts it with `MP4Writer` through `FrameStream` into an atomic output, probes and
 /// decodes the result with ffmpeg.
 func convertFixture(
-    _ gif: FixtureGIF, options: MP4Options = MP4Options(), name: String = #function
+    _ gif: FixtureGIF, options: MP4Options = MP4Options(), encoderBudget: Int? = nil, name: String = #function
 ) throws -> MP4Run {
     let folder = try mp4Folder(name)
     let input = folder.appendingPathComponent("in.gif").path
     try gif.write(to: URL(fileURLWithPath: input))
     let metadata = try readGifMetadata(path: input)
-    let writer = try MP4Writer(timeline: Timeline(metadata.timelineInput), options: options)
+    let writer = try MP4Writer(
+        timeline: Timeline(metadata.timelineInput), options: options, encoderBudget: encoderBudget)
     let target = folder.appendingPathComponent("out.mp4").path
     let output = try AtomicOutput(targetPath: target, overwrite: false)
     let summary = try writer.write(to: output.temporaryPath) { _ in

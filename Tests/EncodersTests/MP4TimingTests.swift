@@ -92,4 +92,15 @@ struct MP4TimingTests {
         expectVideo(run, colours: once + once + once, fps: "20/1", durationCentiseconds: 45)
         #expect(run.summary.canvases == 6)
     }
+
+    @Test("low-memory settings (sliced threads, 1 B-frame, 1 reference) keep the exact schedule")
+    func lowMemoryKeepsTiming() throws {
+        let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3, 4], delays: [3, 6, 9, 3])
+        let run = try convertFixture(gif, options: MP4Options(lowMemory: true), encoderBudget: 1)
+        #expect(run.writer.tuning.lowMemory)
+        #expect(run.writer.tuning.params.contains("bframes=1"))
+        expectVideo(
+            run, colours: schedule([1, 2, 3, 4], resolvedDelays: [3, 6, 9, 3], tick: 3), fps: "100/3",
+            durationCentiseconds: 21)
+    }
 }
