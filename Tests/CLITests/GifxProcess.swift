@@ -23,6 +23,9 @@ struct GifxRun: Sendable {
     var stdout: Data
     var stderr: String
     var timedOut: Bool
+    /// The child's peak resident set size (wait4's ru_maxrss), so memory is measured per process,
+    /// not in this test process where other suites run in parallel.
+    var peakRSSBytes: Int = 0
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// stderr split into non-empty lines.
     var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
@@ -57,13 +60,14 @@ func runGifx(
     guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
 
     var status: Int32 = 0
+    var usage = rusage()
     var timedOut = false
     let deadline = Date().addingTimeInterval(timeout)
-    while waitpid(pid, &status, WNOHANG) == 0 {
+    while wait4(pid, &status, WNOHANG, &usage) == 0 {
         if Date() > deadline {
             timedOut = true
             kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
+            wait4(pid, &status, 0, &usage)
             break
         }
         usleep(1_000)
@@ -71,7 +75,8 @@ func runGifx(
     let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     return GifxRun(
         status: exitStatus, stdout: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(),
-        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", timedOut: timedOut)
+        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", timedOut: timedOut,
+        peakRSSBytes: usage.ru_maxrss * 1024)
 }
 
 /// A fresh empty folder under the temporary directory for one test's files.

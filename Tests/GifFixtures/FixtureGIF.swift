@@ -172,3 +172,21 @@ public struct FixtureGIF: Sendable {
 private final class ByteSink {
     var data = Data()
 }
+
+extension FixtureGIF {
+    /// A GIF whose one frame (GCE + image) is repeated `count` times, built by copying its bytes:
+    /// encoding a million frames one by one would take longer than the test.
+    public static func repeatingFrame(width: Int, height: Int, frame: FixtureFrame, count: Int) throws -> Data {
+        let single = try FixtureGIF(width: width, height: height, loopCounts: [], frames: [frame]).encode()
+        guard let start = single.firstRange(of: Data([0x21, 0xF9, 0x04]))?.lowerBound else {
+            throw FixtureError(description: "the frame has no Graphic Control Extension to start from")
+        }
+        let header = single[..<start]
+        let body = single[start..<(single.endIndex - 1)]  // up to the trailer
+        var data = Data(capacity: header.count + body.count * count + 1)
+        data.append(header)
+        for _ in 0..<count { data.append(body) }
+        data.append(0x3B)
+        return data
+    }
+}
