@@ -26,7 +26,7 @@ struct TimelineCommand: ParsableCommand {
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                 FileHandle.standardOutput.write(try encoder.encode(timeline) + Data("\n".utf8))
             } else {
-                FileHandle.standardOutput.write(Data(TimelineTable(timeline).text.utf8))
+                TimelineTable(timeline).write(to: FileHandle.standardOutput)
             }
             printWarnings(timeline.warnings, input: input, quiet: quiet || json)
         }
@@ -38,17 +38,22 @@ struct TimelineTable {
     let timeline: Timeline
     init(_ timeline: Timeline) { self.timeline = timeline }
 
-    var text: String {
-        var lines = [row("frame", "raw", "delay", "rule", "start", "rect", "disposal")]
+    /// Writes the table in 64 KiB pieces, so a GIF with a million frames never builds one huge string.
+    /// Warnings go to stderr only (printed by the command).
+    func write(to handle: FileHandle) {
+        var buffer = row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal") + "\n"
         for frame in timeline.frames {
             let r = frame.rect
-            lines.append(row(
+            buffer += row(
                 "\(frame.index)", frame.rawDelay.map(String.init) ?? "-", "\(frame.delay)", frame.rule.rawValue,
-                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue))
+                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue) + "\n"
+            if buffer.utf8.count >= 1 << 16 {
+                handle.write(Data(buffer.utf8))
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
-        lines.append(summary)
-        for warning in timeline.warnings { lines.append("warning: \(warning)") }
-        return lines.joined(separator: "\n") + "\n"
+        buffer += summary + "\n"
+        handle.write(Data(buffer.utf8))
     }
 
     /// `12 frames, 1.17 s, tick 1 cs (100 fps), loop forever (count 0), policy flanimated`.

@@ -158,7 +158,7 @@ import Testing
         #expect(lines.count == 9, "\(run.stdoutText)")
         guard lines.count == 9 else { return }
         let header = lines[0].split(separator: " ").map(String.init)
-        #expect(header == ["frame", "raw", "delay", "rule", "start", "rect", "disposal"])
+        #expect(header == ["frame", "raw", "delay", "rule", "start(s)", "rect", "disposal"])
         let rows = lines[1...7].map { $0.split(separator: " ").map(String.init) }
         #expect(rows.map { $0.first } == ["0", "1", "2", "3", "4", "5", "6"])
         #expect(rows.map { $0[1] } == ["0", "-", "7", "2", "65535", "5", "-"])
