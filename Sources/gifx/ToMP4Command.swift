@@ -99,6 +99,10 @@ struct ToMP4Command: ParsableCommand {
                 retire()
                 progress.finish()
                 try output.commit()
+            } catch let error as MP4Error where error.subjectPath == output.temporaryPath {
+                progress.finish()
+                output.discard()
+                throw error.naming(target)
             } catch {
                 progress.finish()
                 output.discard()

@@ -179,6 +179,9 @@ import Glibc
             let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
             #expect(status == 74, "\(command): \(stderr)")
             #expect(stderr.contains("File too large"), "\(command): \(stderr)")
+            // The message names the output the user asked for, not the hidden temporary file.
+            #expect(stderr.hasPrefix("gifx: \(out.path)/"), "\(command): \(stderr)")
+            #expect(!stderr.contains(".gifx-"), "\(command): \(stderr)")
             #expect(stderr.split(separator: "\n").count == 1, "\(command): \(stderr)")
             #expect(Self.contents(out).isEmpty, "\(command): \(Self.contents(out))")
         }

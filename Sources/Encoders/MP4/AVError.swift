@@ -27,6 +27,11 @@ public struct MP4Error: ToolError {
         self.exitCode = exitCode ?? Self.exitCode(for: code)
     }
 
+    /// The same failure named after `path`: users asked for the target, not the hidden temporary file.
+    public func naming(_ path: String) -> MP4Error {
+        MP4Error(operation, code: code, exitCode: exitCode, path: path)
+    }
+
     /// libav's message for an AVERROR code.
     static func text(for code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
