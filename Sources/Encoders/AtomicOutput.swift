@@ -66,10 +66,20 @@ public final class AtomicOutput {
     /// Flushes and renames the temporary file to the target (refusing to replace a file that
     /// appeared meanwhile unless `overwrite`).
     public func commit() throws {
+        flush()
+        try publish()
+    }
+
+    /// Puts the data on disk before any name points at it, so a crash never shows a truncated target.
+    func flush() {
         precondition(!finished, "output committed twice")
-        // Data on disk before the name points at it, so a crash never shows a truncated target.
         if fileDescriptor >= 0 { fsync(fileDescriptor) }
         closeDescriptor()
+    }
+
+    /// Gives the flushed temporary file its target name.
+    func publish() throws {
+        precondition(!finished, "output committed twice")
         if !overwrite {
             // link(2) fails if the target exists: never replace a file created while we were writing.
             if link(temporaryPath, targetPath) != 0 {
@@ -129,12 +139,17 @@ public final class OutputTransaction {
         return output
     }
 
-    /// Commits every output; if one fails, the ones already renamed are removed again.
+    /// Commits every output: all are flushed first, then renamed; if a rename fails, or SIGINT/SIGTERM
+    /// arrives meanwhile, the targets already renamed are removed again, so none appears alone.
     public func commit() throws {
+        for output in outputs { output.flush() }
         var committed: [AtomicOutput] = []
+        defer { for output in committed { TemporaryFiles.shared.unregister(output.targetPath) } }
         do {
             for output in outputs {
-                try output.commit()
+                try output.publish()
+                // From here until every output is renamed, a signal handler removes it with the rest.
+                TemporaryFiles.shared.register(output.targetPath)
                 committed.append(output)
             }
         } catch {
