@@ -84,6 +84,17 @@ import Timeline
         }
     }
 
+    @Test func aRowOfCellsBeyondOneGibibyteIsRefused() throws {
+        // 16384x16384 cells, 4 across a 65535 px sheet: one row would be 4 * 16384 * 16384 * 4 bytes = 4 GiB.
+        #expect(throws: SpriteLayoutError.self) {
+            try SpriteLayout(cellSize: CanvasSize(width: 16384, height: 16384), cellCount: 8, maxSize: 65535)
+        }
+        // One such cell per row is exactly 1 GiB: allowed.
+        let layout = try SpriteLayout(
+            cellSize: CanvasSize(width: 16384, height: 16384), cellCount: 2, maxSize: 65535, columns: 1)
+        #expect(layout.columns == 1)
+    }
+
     @Test func tooManyColumnsIsAUsageError() {
         #expect(throws: SpriteLayoutError.self) {
             try SpriteLayout(cellSize: CanvasSize(width: 20, height: 20), cellCount: 4, maxSize: 64, columns: 4)

@@ -96,7 +96,18 @@ public struct SpriteLayout: Hashable, Sendable {
             self.columns = maxColumns
             rowsPerPage = maxRows
         }
+        // The writer holds one row of slots in memory: bound it like a decoded canvas (1 GiB).
+        let rowWidth = self.columns * slotWidth + (self.columns - 1) * padding
+        let rowBytes = rowWidth * slotHeight * 4
+        if rowBytes > Self.maxRowBytes {
+            throw SpriteLayoutError(
+                "one row of \(self.columns) cells of \(slotWidth)x\(slotHeight) px would need \(rowBytes >> 20) MiB "
+                    + "(limit \(Self.maxRowBytes >> 20) MiB); lower --max-size or --columns, or shrink the frames")
+        }
     }
+
+    /// Most bytes one row of slots may take in memory (RGBA).
+    public static let maxRowBytes = 1 << 30
 
     /// The column count whose sheet is closest to square (ratio of long to short side), ties going to the
     /// smaller area, then to fewer rows.
