@@ -8,5 +8,7 @@ struct Gifx: ParsableCommand {
         commandName: "gifx",
         abstract: "GIF to MP4 and sprite sheets, with the exact timing of the reference iOS player.",
         version: "0.1.0",
-        subcommands: [TimelineCommand.self, FramesCommand.self, BatchCommand.self, ToSpriteCommand.self, ToMP4Command.self])
+        subcommands: [
+            ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
+        ])
 }
