@@ -71,8 +71,24 @@ final class Compositor {
         let destination = screen + (y * width + x0)
         let source = indices + (x0 - left)
         let lookup = self.lookup
+        let count = x1 - x0
+        // Largest index in the row (a vectorized max): when it is inside the palette no pixel can be out of
+        // range, so the row needs no per-pixel range test and, without a transparent index, no test at all.
+        var largest: UInt8 = 0
+        for k in 0..<count { largest = Swift.max(largest, source[k]) }
+        if Int(largest) < paletteCount {
+            if transparentIndex < 0 {
+                for k in 0..<count { destination[k] = lookup[Int(source[k])] }
+            } else {
+                for k in 0..<count {
+                    let pixel = lookup[Int(source[k])]
+                    if pixel != 0 { destination[k] = pixel }
+                }
+            }
+            return
+        }
         var outOfRange = false
-        for k in 0..<(x1 - x0) {
+        for k in 0..<count {
             let index = source[k]
             let pixel = lookup[Int(index)]
             if pixel != 0 {
