@@ -14,9 +14,9 @@ let package = Package(
     targets: [
         // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
-        .systemLibrary(
-            name: "CAV", pkgConfig: "libavformat libavcodec libavutil libswscale",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
+        // opened with dlopen on first use, so the commands that need no libav do not load it (loader.c).
+        .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16")]),
 

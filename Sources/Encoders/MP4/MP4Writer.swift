@@ -102,6 +102,7 @@ public final class MP4Writer {
     public func write<Source: CanvasSource>(
         to path: String, source: (Int) throws -> Source, progress: (Int) -> Void = { _ in }
     ) throws -> MP4Summary {
+        try Libav.require(GIFX_AV_ENCODER)
         setLibavLogLevel()
         let converter = try YUVConverter(canvas: canvasSize, output: outputSize, background: options.background)
         let muxer = try MP4Muxer(path: path)

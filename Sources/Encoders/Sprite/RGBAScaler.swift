@@ -26,6 +26,7 @@ public final class RGBAScaler {
     public init(from source: CanvasSize, to destination: CanvasSize) throws {
         self.source = source
         self.destination = destination
+        try Libav.require(GIFX_AV_SCALER)
         let shrinking = destination.width * destination.height < source.width * source.height
         let flags = (shrinking ? SWS_AREA : SWS_LANCZOS) | SWS_ACCURATE_RND | SWS_BITEXACT
         guard

@@ -8,6 +8,25 @@
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 #include <errno.h>
+#include <stddef.h>
+
+/* libav is opened with dlopen on first use (loader.c), not linked: `gifx timeline` and `to-sprite` never
+   pay for libavcodec's ~100 dependent libraries (about 25 MB of RSS and 30 ms of start-up per process).
+   loader.c defines every libav function gifx calls, under its own name, as a forwarder to the loaded
+   library; calling one before its group is loaded aborts with the function's name. */
+
+/* Which libraries to open: swscale alone (sprite scaling) or the whole encoder set. */
+typedef enum {
+    GIFX_AV_SCALER = 1,  /* libavutil, libswscale */
+    GIFX_AV_ENCODER = 2  /* libavutil, libswscale, libavcodec, libavformat */
+} gifx_av_group;
+
+/* Opens the libraries of `group` once (thread-safe; later calls return the first result).
+   Returns 0 on success, or -1 with a one-line reason (soname and dlerror text) in `error`. */
+int gifx_av_load(gifx_av_group group, char *error, size_t error_size);
+
+/* Whether `group` is loaded, without trying to load it. */
+int gifx_av_is_loaded(gifx_av_group group);
 
 /* Function-like macros Swift cannot import. */
 static inline int gifx_averror_eof(void) { return AVERROR_EOF; }

@@ -1,0 +1,64 @@
+import Foundation
+import GifFixtures
+import Testing
+
+/// libav is opened on first use (Sources/CAV/loader.c), so commands that encode no video start without
+/// libavcodec and its dependency tree. Checked on the running process: gifx is started reading a GIF
+/// from a pipe, its memory map is read while it waits, then the GIF is sent and the run must succeed.
+@Suite("libav is loaded only by the commands that need it")
+struct LibavLoadingTests {
+    /// The shared objects mapped by `pid`, once the dynamic loader is done (giflib is mapped).
+    private func mappedLibraries(of pid: Int32) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            // /proc files report size 0: read them to the end, not by their size.
+            let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/maps")
+            let maps = String(decoding: (try? handle?.readToEnd()) ?? Data(), as: UTF8.self)
+            try? handle?.close()
+            if maps.contains("libgif") { return maps }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Issue.record("gifx (pid \(pid)) never mapped giflib")
+        return ""
+    }
+
+    /// Starts `gifx arguments` with a pipe on stdin, returns its mapped libraries, then feeds `gif`.
+    private func librariesWhileWaiting(_ arguments: [String], feeding gif: Data) throws -> (maps: String, status: Int32) {
+        let process = Process()
+        process.executableURL = gifxExecutable()
+        process.arguments = arguments
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let maps = try mappedLibraries(of: process.processIdentifier)
+        try input.fileHandleForWriting.write(contentsOf: gif)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return (maps, process.terminationStatus)
+    }
+
+    private let gif = FixtureGIF.solidFrames(width: 8, height: 6, colorIndices: [1, 2], delays: [5, 10])
+
+    @Test("gifx timeline runs without mapping libavcodec, libavformat or libswscale")
+    func timelineNeedsNoLibav() throws {
+        let run = try librariesWhileWaiting(["timeline", "-", "--json"], feeding: try gif.encode())
+        #expect(run.status == 0)
+        #expect(run.maps.contains("libgif"))
+        for library in ["libavcodec", "libavformat", "libswscale", "libavutil"] {
+            #expect(!run.maps.contains(library), "\(library) is mapped at start-up")
+        }
+    }
+
+    @Test("gifx to-sprite (unscaled) runs without mapping libavcodec")
+    func spriteNeedsNoLibav() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("sheet.png").path
+        let run = try librariesWhileWaiting(["to-sprite", "-", "-o", output, "--quiet"], feeding: try gif.encode())
+        #expect(run.status == 0)
+        #expect(FileManager.default.fileExists(atPath: output))
+        #expect(!run.maps.contains("libavcodec"))
+    }
+}
