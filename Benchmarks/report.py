@@ -15,6 +15,26 @@ TITLES = {
     "batch": "Batch: `gifx batch to-mp4 --jobs 2` vs `xargs -P 2` over the ffmpeg CLI",
 }
 
+# Why some to-mp4 targets are out of reach: facts measured once (2026-11-23), not by every run.
+MP4_TARGETS_EXPLAINED = [
+    "Reading the to-mp4 targets (≤ 0.9× time, ≤ 0.5× RSS; measured separately on 2026-11-23):",
+    "",
+    "- Both tools run the same libx264 with the same options on the same frames (the x264 option strings in the "
+    "two files are identical on 480x270x200), and x264 does most of the work: `perf record` of `gifx to-mp4` on "
+    "480x270x200 puts 69 % of the CPU in libx264 (40 % in trellis quantisation), 12 % in giflib's LZW decoder, "
+    "the rest in compositing, swscale and muxing. 0.9× would need gifx to save a third of all the work outside "
+    "x264. More x264 threads do not help on 2 cores (ffmpeg `-threads` 4/6/8: within ±3 %).",
+    "- Peak RSS has a floor both tools share: libavcodec and its ~125 dependent libraries (~25 MB of mapped "
+    "pages once the encoder is opened) plus the runtime (`gifx --help`: 20 MB, `ffmpeg -version`: 48 MB), and "
+    "x264 at preset medium holds ~51 frames (rc-lookahead 40, 3 B-frames, 3 references, frame threads), about "
+    "40 MB at 480×270 in either tool. gifx bounds x264's buffers only where they dominate (an estimate above "
+    "56 MB: 1280×720 and 4K), so small GIFs get exactly the preset's settings.",
+    "- File sizes differ by the colour matrix, not the encoder: gifx converts with BT.709 (and tags it); the "
+    "ffmpeg CLI uses BT.601 untagged. With `out_color_matrix=bt709:out_range=tv` added, ffmpeg's 480x270x200 "
+    "file is 568,820 bytes against gifx's 568,841.",
+    "",
+]
+
 COMMANDS = """\
 | comparison | gifx | peer |
 |---|---|---|
@@ -234,6 +254,8 @@ def write(results, path):
         out += [f"## {TITLES.get(kind, kind)}", ""] + lines + [""]
         if kind == "decode":
             out += ["MP/s = canvas width × height × frames / median wall time.", ""]
+        if kind == "to-mp4":
+            out += MP4_TARGETS_EXPLAINED
         if kind == "batch":
             b = results["gifs"]["batch"]
             out += [f"{b['files']} small GIFs ({b['bytes'] / 1e6:.1f} MB in all; 5 ffmpeg-made bases of 96×96 to "
