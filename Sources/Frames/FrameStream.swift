@@ -138,12 +138,11 @@ final class CanvasRing: @unchecked Sendable {
     /// Waits for the next frame; `nil` when all were delivered; throws the producer's error for its frame.
     func takeNext() throws -> (index: Int, pixels: UnsafeMutableRawPointer)? {
         try locked {
-            while filled == 0 && !producerExited && consumed < frameCount { condition.wait() }
+            while filled == 0 && !producerExited && consumed < frameCount && !cancelled { condition.wait() }
+            // Closed: nothing more is delivered, not even a frame the producer published before it stopped.
+            if cancelled && consumed < frameCount { throw GifDecodeError(.io, at: nil, "frame stream closed") }
             if filled > 0, let slot = slots[consumed % capacity] { return (consumed, slot) }
             if let failure, failure.frame == consumed { throw failure.error }
-            if consumed < frameCount && cancelled {
-                throw GifDecodeError(.io, at: nil, "frame stream closed")
-            }
             return nil
         }
     }

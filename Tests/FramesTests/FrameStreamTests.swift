@@ -59,6 +59,9 @@ import Timeline
         let stream = try FrameStream(path: path, memoryBudget: 1)
         #expect(stream.capacity == 1)
         #expect(try stream.nextCanvas { $0.index } == 0)
+        // Give the producer time to publish frame 1 into the freed slot and block on frame 2: close must
+        // still stop delivery (it once handed out frame 1 when the producer won this race).
+        Thread.sleep(forTimeInterval: 0.05)
         stream.close()  // the producer is blocked on the full ring: must wake, stop and be joined
         #expect(throws: GifDecodeError.self) { try stream.nextCanvas { $0.index } }
         for _ in 0..<20 { _ = try FrameStream(path: path, memoryBudget: 1) }  // dropped at once: deinit joins
