@@ -61,4 +61,52 @@ struct LibavLoadingTests {
         #expect(FileManager.default.fileExists(atPath: output))
         #expect(!run.maps.contains("libavcodec"))
     }
+
+    /// Empty files named like the installed libav libraries, found first through LD_LIBRARY_PATH, make
+    /// dlopen fail the way a missing or broken installation does.
+    private func brokenLibavFolder() throws -> URL {
+        let folder = try temporaryFolder("broken-libav")
+        #if arch(arm64)
+        let system = "/usr/lib/aarch64-linux-gnu"
+        #else
+        let system = "/usr/lib/x86_64-linux-gnu"
+        #endif
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: system)) ?? []
+        for name in names where name.range(of: #"^lib(avutil|swscale|avcodec|avformat)\.so\.[0-9]+$"#, options: .regularExpression) != nil {
+            _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
+        }
+        return folder
+    }
+
+    @Test("Without loadable libav: to-mp4 and scaled to-sprite fail in one line (70), leave nothing; the rest works")
+    func unloadableLibavIsOneClearLine() throws {
+        let libraries = try brokenLibavFolder()
+        let folder = try temporaryFolder()
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: libraries)
+        }
+        try #require(
+            (try FileManager.default.contentsOfDirectory(atPath: libraries.path)).contains { $0.hasPrefix("libavutil.so.") },
+            "no libavutil.so.N in the multiarch library folder to shadow")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_LIBRARY_PATH"] = libraries.path
+        let input = try writeGIF(gif, to: folder)
+        let outputs = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+
+        for arguments in [["to-mp4", input, "-o", outputs.appendingPathComponent("a.mp4").path],
+                          ["to-sprite", input, "-o", outputs.appendingPathComponent("b.png").path, "--scale", "2"]] {
+            let run = try runGifx(arguments, environment: environment)
+            #expect(run.status == 70, "\(arguments[0]): \(run.stderr)")
+            #expect(run.stderrLines.count == 1)
+            #expect(run.stderr.contains("cannot load libavutil.so."))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outputs.path).isEmpty)
+        }
+        let timeline = try runGifx(["timeline", input, "--json"], environment: environment)
+        #expect(timeline.status == 0)
+        let sprite = try runGifx(
+            ["to-sprite", input, "-o", outputs.appendingPathComponent("c.png").path, "--quiet"], environment: environment)
+        #expect(sprite.status == 0, "\(sprite.stderr)")
+    }
 }
