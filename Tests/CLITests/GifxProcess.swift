@@ -94,12 +94,3 @@ func writeGIF(_ gif: FixtureGIF, to folder: URL, name: String = "in.gif") throws
     return url.path
 }
 
-/// The read-only test corpus beside the package (`../shared/corpus`), `nil` when absent.
-func corpusDirectory(_ sub: String, file: String = #filePath) -> URL? {
-    let url = URL(fileURLWithPath: file)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus/\(sub)")
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-        ? url : nil
-}

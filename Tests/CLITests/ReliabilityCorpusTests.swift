@@ -1,4 +1,5 @@
 import Foundation
+import GifFixtures
 import Testing
 
 /// The fuzzer-found corpus and pygif's error cases through every subcommand the binary has
@@ -7,24 +8,17 @@ import Testing
 @Suite struct ReliabilityCorpusTests {
     /// Every `.gif` under `directory`, sorted (a stable order makes the sample deterministic).
     static func gifs(in directory: URL) -> [String] {
-        let names = FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []
-        return names.filter { $0.hasSuffix(".gif") }.sorted().map { directory.appendingPathComponent($0).path }
+        corpusGIFs(in: directory).map { directory.appendingPathComponent($0).path }
     }
 
     /// pygif cases whose `.conf` has an empty `frames =` (the case expects a decode error).
     static func pygifErrorCases(in directory: URL) -> [String] {
         let confs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return confs.filter { $0.hasSuffix(".conf") }.sorted().compactMap { conf in
-            guard let text = try? String(contentsOf: directory.appendingPathComponent(conf), encoding: .utf8)
+            guard let test = try? PygifConf(directory: directory, name: String(conf.dropLast(".conf".count))),
+                test.expectsError
             else { return nil }
-            let fields = Dictionary(
-                text.split(separator: "\n").compactMap { line -> (String, String)? in
-                    let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard parts.count == 2 else { return nil }
-                    return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
-                }, uniquingKeysWith: { first, _ in first })
-            guard fields["frames"] == "", let input = fields["input"] else { return nil }
-            return directory.appendingPathComponent(input).path
+            return directory.appendingPathComponent(test.input).path
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GifFixtures
 import Testing
 
 /// Results of concurrent runs, collected under a lock.
@@ -55,8 +56,7 @@ func runGifxOnEach(
             print("skipped: ../shared/corpus/fuzz is absent")
             return
         }
-        let files = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".gif") }.sorted()
+        let files = corpusGIFs(in: directory)
         #expect(files.count > 250)
         let started = Date()
         let path = directory.path

@@ -1,49 +1,10 @@
 import Foundation
+import GifFixtures
 import Testing
 
-/// One pygif case as `gifx timeline` needs it: canvas, loop count and per-frame delays.
-struct PygifTimelineCase {
-    var name: String
-    var input: String
-    var width: Int, height: Int
-    /// `infinite`, or a number of loops; `0` when the file has no loop extension.
-    var loopCount: String
-    var forceAnimation: Bool
+extension PygifConf {
     /// Expected delay per displayed frame in cs; pygif writes no `delay` for 0 (e.g. animation-zero-delays).
-    var delays: [Int]
-
-    init(directory: URL, name: String) throws {
-        let text = try String(contentsOf: directory.appendingPathComponent("\(name).conf"), encoding: .utf8)
-        var sections: [String: [String: String]] = [:]
-        var current = ""
-        for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("[") { current = String(line.dropFirst().dropLast()); continue }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            sections[current, default: [:]][key] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        }
-        let config = sections["config"] ?? [:]
-        self.name = name
-        input = config["input"] ?? "\(name).gif"
-        width = Int(config["width"] ?? "") ?? -1
-        height = Int(config["height"] ?? "") ?? -1
-        loopCount = config["loop-count"] ?? "0"
-        forceAnimation = config["force-animation"] == "yes"
-        delays = (config["frames"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.map { Int(sections[$0]?["delay"] ?? "0") ?? -1 }
-    }
-
-    var expectsError: Bool { delays.isEmpty }
-
-    /// pygif's loop count as our raw `loop.count` (same mapping as the Frames conformance section):
-    /// `infinite` is 0 (or no extension for a forced animation: forever too under flanimated), `0` is none.
-    var acceptedLoopCounts: [Int?] {
-        if loopCount == "infinite" { return forceAnimation ? [0, nil] : [0] }
-        let value = Int(loopCount) ?? 0
-        return value == 0 ? [nil] : [value]
-    }
+    var delays: [Int] { frames.map { Int($0["delay"] ?? "0") ?? -1 } }
 }
 
 /// What `gifx timeline --json` gives for a pygif case whose expectation differs from our policy: the policy's
@@ -115,14 +76,13 @@ let pygifTimelineDeviations: [String: TimelineDeviation] = {
             print("skipped: ../shared/corpus/pygif is absent")
             return
         }
-        let names = try String(contentsOf: directory.appendingPathComponent("TESTS"), encoding: .utf8)
-            .split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        let names = try PygifConf.caseNames(in: directory)
         #expect(names.count > 80)
         #expect(Set(pygifTimelineDeviations.keys).isSubset(of: Set(names)))
         var matched = 0
         var deviating: Set<String> = []
         for name in names {
-            let test = try PygifTimelineCase(directory: directory, name: name)
+            let test = try PygifConf(directory: directory, name: name)
             let path = directory.appendingPathComponent(test.input).path
             let run = try runGifx(["timeline", path, "--json"], timeout: 10)
             #expect(!run.timedOut, "\(name)")
@@ -140,7 +100,7 @@ let pygifTimelineDeviations: [String: TimelineDeviation] = {
                 matchesPygif = run.status == 65
             } else if let json {
                 matchesPygif = json.canvas == [test.width, test.height]
-                    && test.acceptedLoopCounts.contains(json.loopCountIsNull ? nil : json.loopCount)
+                    && test.expectedLoopCounts.contains(json.loopCountIsNull ? nil : json.loopCount)
                     && json.delays == test.delays.map { Optional($0) }
             } else {
                 matchesPygif = false
@@ -160,7 +120,7 @@ let pygifTimelineDeviations: [String: TimelineDeviation] = {
             if !test.expectsError {
                 #expect(json.canvas == [test.width, test.height], "\(name)")
                 let count: Int? = json.loopCountIsNull ? nil : json.loopCount
-                #expect(test.acceptedLoopCounts.contains(count), "\(name): loop count \(String(describing: count))")
+                #expect(test.expectedLoopCounts.contains(count), "\(name): loop count \(String(describing: count))")
             }
         }
         #expect(deviating == Set(pygifTimelineDeviations.keys))

@@ -14,55 +14,16 @@ let pygifDeviations: [String: String] = [
     "max-codes": "LZW minimum code size 11: giflib 5.2.1 refuses code sizes over 8 (malformed, exit 65)",
 ]
 
-/// One pygif `.conf` file.
-struct PygifCase {
-    var name: String
-    var input: String
-    var width: Int, height: Int
-    var loopCount: String
-    var forceAnimation: Bool
-    /// Expected frames: pixel file (`.rgba` or `.png`).
-    var frames: [String]
-
-    init(directory: URL, name: String) throws {
-        let text = try String(contentsOf: directory.appendingPathComponent("\(name).conf"), encoding: .utf8)
-        var sections: [String: [String: String]] = [:]
-        var current = ""
-        for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("#") || line.isEmpty { continue }
-            if line.hasPrefix("[") { current = String(line.dropFirst().dropLast()); continue }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            sections[current, default: [:]][key] = value
-        }
-        let config = sections["config"] ?? [:]
-        self.name = name
-        input = config["input"] ?? "\(name).gif"
-        width = Int(config["width"] ?? "") ?? -1
-        height = Int(config["height"] ?? "") ?? -1
-        loopCount = config["loop-count"] ?? "0"
-        forceAnimation = config["force-animation"] == "yes"
-        frames = (config["frames"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-            .map { sections[$0]?["pixels"] ?? sections[$0]?["image"] ?? "" }
-    }
-
-    /// pygif's loop count as our raw values: "infinite" is a count of 0 (or, for a forced animation
-    /// without any loop extension, no extension: also forever under our default policy); "0" means none.
-    var expectedLoopCounts: [Int?] {
-        if loopCount == "infinite" { return forceAnimation ? [0, nil] : [0] }
-        let value = Int(loopCount) ?? 0
-        return value == 0 ? [nil] : [value]
-    }
+extension PygifConf {
+    /// Each expected frame's pixel file (`.rgba` or `.png`).
+    var pixelFiles: [String] { frames.map { $0["pixels"] ?? $0["image"] ?? "" } }
 }
 
 /// Runs one pygif case; returns `nil` when it passes, else why not. `note` says how a pass was judged
 /// when our policy differs in form (errors only in strict mode, merged images).
-func runPygifCase(_ test: PygifCase, directory: URL, note: inout String) -> String? {
+func runPygifCase(_ test: PygifConf, directory: URL, note: inout String) -> String? {
     let path = directory.appendingPathComponent(test.input).path
-    if test.frames.isEmpty {
+    if test.expectsError {
         // An error is expected: strict decoding must refuse; lenient decoding must refuse or warn.
         let strict = Result { try decodeAllCanvases(path, limits: DecodeLimits(strict: true)) }
         if case .success = strict { return "strict decoding succeeded where pygif expects an error" }
@@ -97,8 +58,8 @@ func runPygifCase(_ test: PygifCase, directory: URL, note: inout String) -> Stri
     if groupEnds.count < metadata.frames.count {
         note = "pygif merges \(metadata.frames.count) images into \(groupEnds.count) frame(s); compared after each group's last image"
     }
-    if groupEnds.count != test.frames.count { return "\(groupEnds.count) displayed frames, expected \(test.frames.count)" }
-    for (number, (end, file)) in zip(groupEnds, test.frames).enumerated() {
+    if groupEnds.count != test.pixelFiles.count { return "\(groupEnds.count) displayed frames, expected \(test.pixelFiles.count)" }
+    for (number, (end, file)) in zip(groupEnds, test.pixelFiles).enumerated() {
         let url = directory.appendingPathComponent(file)
         let expected: [UInt8]
         do {
@@ -117,14 +78,13 @@ func runPygifCase(_ test: PygifCase, directory: URL, note: inout String) -> Stri
             print("skipped: ../shared/corpus/pygif is absent")
             return
         }
-        let names = try String(contentsOf: directory.appendingPathComponent("TESTS"), encoding: .utf8)
-            .split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        let names = try PygifConf.caseNames(in: directory)
         #expect(names.count > 80)
         var passed = 0
         let printTable = ProcessInfo.processInfo.environment["GIFX_CONFORMANCE_TABLE"] != nil
         for name in names {
             var note = ""
-            let outcome = runPygifCase(try PygifCase(directory: directory, name: name), directory: directory, note: &note)
+            let outcome = runPygifCase(try PygifConf(directory: directory, name: name), directory: directory, note: &note)
             if printTable {
                 let reason = pygifDeviations[name].map { "deviation: \($0)" } ?? note
                 print("| \(name) | \(outcome == nil ? "pass" : "fail") | \(reason) |")

@@ -1,4 +1,5 @@
 import Foundation
+import GifFixtures
 import Frames
 import Testing
 
@@ -11,8 +12,7 @@ import Testing
             print("skipped: ../shared/corpus/fuzz is absent")
             return
         }
-        let files = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".gif") }.sorted()
+        let files = corpusGIFs(in: directory)
         #expect(files.count > 250)
         let limits = DecodeLimits(maxCanvasBytes: 64 << 20)
         var decoded = 0, refused = 0

@@ -16,16 +16,6 @@ func temporaryFile(_ data: Data, name: String = #function) throws -> String {
     return url.path
 }
 
-/// The read-only test corpus beside the package (`../shared/corpus`), `nil` when absent.
-func corpusDirectory(_ sub: String, file: String = #filePath) -> URL? {
-    let url = URL(fileURLWithPath: file)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus/\(sub)")
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-        ? url : nil
-}
-
 /// Decodes every canvas of the GIF at `path` synchronously (no producer thread).
 func decodeAllCanvases(_ path: String, limits: DecodeLimits = .default) throws -> (canvases: [[UInt8]], warnings: [String]) {
     let metadata = try readGifMetadata(path: path, limits: limits)
