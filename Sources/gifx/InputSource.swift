@@ -68,6 +68,12 @@ final class InputSource {
     }
 }
 
+/// `path` with its extension replaced by `newExtension` (appended when it has none): the default output names.
+func replacingExtension(of path: String, with newExtension: String) -> String {
+    let current = URL(fileURLWithPath: path).pathExtension
+    return current.isEmpty ? path + "." + newExtension : String(path.dropLast(current.count)) + newExtension
+}
+
 /// Refuses an output that is the input itself (same file, whatever the spelling): the input is never modified.
 func ensureOutput(_ output: String, isNot input: String) throws {
     var a = stat(), b = stat()

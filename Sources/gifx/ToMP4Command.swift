@@ -51,8 +51,7 @@ struct ToMP4Command: ParsableCommand {
     /// `-o`, or the input with `.mp4` in place of its extension.
     var outputPath: String {
         if let output { return output }
-        let url = URL(fileURLWithPath: input)
-        return url.pathExtension.isEmpty ? input + ".mp4" : String(input.dropLast(url.pathExtension.count)) + "mp4"
+        return replacingExtension(of: input, with: "mp4")
     }
 
     func run() throws {

@@ -46,16 +46,13 @@ struct ToSpriteCommand: ParsableCommand {
     /// `-o`, or the input with `.png` in place of `.gif`.
     var pngPath: String {
         if let output { return output }
-        let url = URL(fileURLWithPath: input)
-        return url.pathExtension.isEmpty ? input + ".png" : String(input.dropLast(url.pathExtension.count)) + "png"
+        return replacingExtension(of: input, with: "png")
     }
 
     /// `--json`, or the PNG's path with `.json`.
     var jsonPath: String {
         if let json { return json }
-        let png = pngPath
-        let url = URL(fileURLWithPath: png)
-        return url.pathExtension.isEmpty ? png + ".json" : String(png.dropLast(url.pathExtension.count)) + "json"
+        return replacingExtension(of: pngPath, with: "json")
     }
 
     func run() throws {
