@@ -24,7 +24,7 @@ enum MP4Oracle {
         process.arguments = arguments
         let folder = FileManager.default.temporaryDirectory
         let outURL = folder.appendingPathComponent("gifx-mp4-oracle-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: outURL) }
         let out = try FileHandle(forWritingTo: outURL)
         process.standardOutput = out
