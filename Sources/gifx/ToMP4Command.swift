@@ -17,15 +17,25 @@ struct ToMP4Command: ParsableCommand {
         abstract: "Convert a GIF to an MP4 with exact timing (constant frame rate at the GIF's tick).",
         discussion: """
             The video runs at 100/tick fps (tick: the GCD of all delays), each frame repeated for its delay, \
-            so the duration equals the GIF's, last delay included; --fps resamples without drift. \
+            so the duration equals the GIF's, last delay included; --fps N resamples without drift; \
+            --fps auto picks the lowest common video rate that shows every frame within 10 ms; --vfr writes \
+            one sample per GIF frame lasting its delay (exact, fewest frames); --max-fps caps the rate. \
             Transparency is composited over --background; odd sizes are padded to even with that colour. \
             The file is written beside the target under a temporary name and renamed when complete.
             """)
 
     @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4).") var output: String?
-    @Option(help: ArgumentHelp("Output frame rate, e.g. 30 or 30000/1001 (default: the GIF's tick rate).", valueName: "rate"))
-    var fps: FrameRate?
+    @Option(help: ArgumentHelp(
+        "Output frame rate: auto (the source video's rate, every frame within 10 ms), or e.g. 30 or 30000/1001 "
+            + "(default: the GIF's tick rate).", valueName: "rate"))
+    var fps: FrameRateChoice?
+    @Flag(help: "Variable frame rate: one video frame per GIF frame, each lasting exactly its delay.")
+    var vfr = false
+    @Option(help: ArgumentHelp(
+        "Cap the frame rate: above it, resample at the rate <= N with the smallest timing error (reports drops).",
+        valueName: "rate"))
+    var maxFps: FrameRate?
     @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).") var codec: VideoCodec = .h264
     @Option(help: "Constant rate factor, 0-51 (lower is better quality).") var crf: Double = 23
     @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
@@ -46,6 +56,21 @@ struct ToMP4Command: ParsableCommand {
         if !VideoCodec.presets.contains(preset) {
             throw ValidationError("--preset must be one of \(VideoCodec.presets.joined(separator: ", "))")
         }
+        if vfr && fps != nil { throw ValidationError("give either --vfr or --fps, not both") }
+        if vfr && maxFps != nil { throw ValidationError("--max-fps caps a constant rate; it does not apply to --vfr") }
+        if case .rate? = fps, maxFps != nil {
+            throw ValidationError("--max-fps caps the tick rate or --fps auto; with --fps N give a lower N instead")
+        }
+    }
+
+    /// The timing the options ask for.
+    var timing: OutputPlan.Request {
+        if vfr { return .vfr }
+        switch fps {
+        case nil: return .tick
+        case .auto?: return .auto
+        case .rate(let rate)?: return .rate(rate)
+        }
     }
 
     /// `-o`, or the input with `.mp4` in place of its extension.
@@ -65,7 +90,7 @@ struct ToMP4Command: ParsableCommand {
             let timeline = Timeline(metadata.timelineInput, policy: policy)
             let options = MP4Options(
                 codec: codec, crf: crf, preset: preset, background: background, loops: loops,
-                size: size.request, frameRate: fps?.rate, lowMemory: lowMemory.forced)
+                size: size.request, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
             let budget = common.memoryBudget?.bytes
             let cacheCapacity = CacheCapacity.capacity(
                 canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: budget)
@@ -107,16 +132,17 @@ struct ToMP4Command: ParsableCommand {
                 output.discard()
                 throw error
             }
-            printWarnings(warnings, input: input, quiet: common.quiet)
+            printWarnings(warnings + [writer.levelWarning].compactMap { $0 }, input: input, quiet: common.quiet)
             if common.stats {
+                let plan = writer.plan
                 printStats(ToMP4Stats(
                     frames: metadata.images.count, outputFrames: summary.outputFrames,
-                    fps: writer.frameRate.description, loops: loops,
+                    fps: plan.rate?.description ?? "vfr", loops: loops,
                     width: writer.outputSize.width, height: writer.outputSize.height,
-                    durationSeconds: Double(summary.outputFrames) * Double(writer.frameRate.den)
-                        / Double(writer.frameRate.num),
+                    durationSeconds: plan.duration.doubleValue * Double(loops) / 100,
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: peakCacheBytes,
-                    cacheCapacity: cacheCapacity, peakRSSBytes: peakResidentBytes(), encoder: writer.tuning))
+                    cacheCapacity: cacheCapacity, peakRSSBytes: peakResidentBytes(), encoder: writer.tuning,
+                    timing: ToMP4TimingStats(writer: writer)))
             }
         }
     }
@@ -136,6 +162,51 @@ private struct ToMP4Stats: Encodable {
     var cacheCapacity: Int
     var peakRSSBytes: Int
     var encoder: EncoderTuning
+    var timing: ToMP4TimingStats
+}
+
+/// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.
+private struct ToMP4TimingStats: Encodable {
+    /// `tick`, `fps`, `auto`, `vfr`, with `+max-fps` when the cap applied.
+    var mode: String
+    /// The constant rate, or `vfr`.
+    var rate: String
+    /// 100 / shortest delay for VFR; the rate for CFR.
+    var peakRate: String
+    var outputFramesPerPlay: Int
+    var worstStartErrorMs: Double
+    var gifFramesNeverShown: Int
+    /// The level libx264 wrote in the SPS (`null` for HEVC).
+    var h264Level: String?
+    var reason: String
+
+    init(writer: MP4Writer) {
+        let plan = writer.plan
+        mode = plan.mode
+        rate = plan.rate?.description ?? "vfr"
+        peakRate = plan.peakRate.description
+        outputFramesPerPlay = plan.outputFrames
+        worstStartErrorMs = Double(plan.worstStartErrorMicroseconds) / 1000
+        gifFramesNeverShown = plan.framesNeverShown
+        h264Level = (writer.signalledLevel ?? writer.requiredLevel)?.description
+        reason = plan.reason
+    }
+}
+
+/// `--fps`: `auto`, or a rate.
+enum FrameRateChoice: ExpressibleByArgument {
+    case auto
+    case rate(Rational)
+
+    init?(argument: String) {
+        if argument == "auto" {
+            self = .auto
+        } else if let rate = FrameRate(argument: argument) {
+            self = .rate(rate.rate)
+        } else {
+            return nil
+        }
+    }
 }
 
 /// `--fps`: a whole number, a decimal (`29.97`) or an exact fraction (`30000/1001`).

@@ -80,7 +80,7 @@ struct MP4FailureTests {
         let writer = try MP4Writer(timeline: timeline(width: 333, height: 187, frames: 3), options: MP4Options(loops: 2))
         #expect(writer.outputSize == CanvasSize(width: 334, height: 188))
         #expect(writer.frameRate == Rational(10))
-        #expect(writer.repeatCounts == [1, 1, 1])
+        #expect(writer.timeline.frames.indices.map { writer.plan.placement(of: $0, in: writer.timeline).samples } == [1, 1, 1])
         #expect(writer.totalOutputFrames == 6)
     }
 }

@@ -36,16 +36,28 @@ public struct MP4Options: Sendable, Hashable {
     public var loops: Int = 1
     /// Output size (aspect kept, rounded to even).
     public var size: SizeRequest = .original
-    /// Output frame rate; `nil` is the GIF's own tick rate (100/tick fps), which keeps every delay exact.
-    public var frameRate: Rational?
-    /// Force (true) or forbid (false) the encoder's low-memory settings; `nil` decides from the sizes.
+    /// How video frames are laid out in time (`OutputPlan`): the tick (default, every delay exact), a fixed
+    /// rate, `auto` (the source video's rate) or `vfr` (one sample per GIF frame).
+    public var timing: OutputPlan.Request = .tick
+    /// A cap on a constant rate (`--max-fps`): above it, the plan resamples at the best rate below.
+    public var maxFrameRate: Rational?
+    /// Force (true) or forbid (false) the encoder's low-memory settings; `nil` decides from the budget.
     public var lowMemory: Bool?
+
+    /// A fixed output rate (`--fps N`); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
+    public var frameRate: Rational? {
+        get { if case .rate(let rate) = timing { rate } else { nil } }
+        set { timing = newValue.map { .rate($0) } ?? .tick }
+    }
 
     public init(
         codec: VideoCodec = .h264, crf: Double = 23, preset: String = "medium", background: RGBColor = .white,
-        loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil, lowMemory: Bool? = nil
+        loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil, lowMemory: Bool? = nil,
+        timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil
     ) {
         self.codec = codec; self.crf = crf; self.preset = preset; self.background = background
-        self.loops = loops; self.size = size; self.frameRate = frameRate; self.lowMemory = lowMemory
+        self.loops = loops; self.size = size; self.lowMemory = lowMemory
+        self.timing = timing ?? frameRate.map { .rate($0) } ?? .tick
+        self.maxFrameRate = maxFrameRate
     }
 }

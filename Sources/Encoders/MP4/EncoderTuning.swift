@@ -19,12 +19,22 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     public var lookahead: Int?
     /// The `x264-params` / `x265-params` string passed, empty when none.
     public var params: String
+    /// Encoder buffers the preset's own settings would hold at this frame size (estimate, bytes).
+    public var estimatedBytes: Int
+    /// The encoder budget the choice was made against (bytes), `nil` when none was known.
+    public var budgetBytes: Int?
+    /// Why low-memory settings were (or were not) chosen, one line for `--stats`.
+    public var reason: String
 
-    /// Encoder memory gifx aims at when no `--memory-budget` is given.
-    public static let defaultEncoderBudget = 56 << 20
+    /// Share of the available memory the encoder may take when no `--memory-budget` is given: the rest is
+    /// left to gifx's frame cache and to whatever else runs (a batch runs several conversions at once).
+    public static let availableShare = 4
 
-    /// Picks the settings for `frameSize` output frames within `budget` bytes of encoder buffers
-    /// (default `defaultEncoderBudget`), or as `options.lowMemory` forces:
+    /// Picks the settings for `frameSize` output frames within `budget` bytes of encoder buffers, or as
+    /// `options.lowMemory` forces. The low-memory settings cost time (measured 1.3× on a 934×750 screen
+    /// recording) to save memory, so they engage only when a budget demands it: the `--memory-budget`
+    /// given, else a quarter of the memory actually `available` (cgroup limit or MemAvailable); with
+    /// neither known, never. The settings:
     /// - the preset's own settings when its ~51 frames fit (e.g. 480×270: ~28 MB);
     /// - else sliced threads (one frame in flight instead of one per frame thread), no threaded
     ///   lookahead, and `rc-lookahead` as long as the budget allows, 3...40 (1280×720: 10);
@@ -32,18 +42,39 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// Measured on 24 frames of 3840×2160 with the default settings, peak RSS went 616 MB (lookahead 4,
     /// 2 frame threads) → 546 MB (sliced) → 371 MB (1 B-frame, 1 reference, lookahead 1) for files within
     /// 3 % of each other; on 1280×720×250, lookahead 10 sliced: 134 MB against 267 MB and a smaller file.
-    public static func choose(options: MP4Options, frameSize: CanvasSize, budget: Int?, cores: Int) -> EncoderTuning {
+    public static func choose(
+        options: MP4Options, frameSize: CanvasSize, budget given: Int?, cores: Int,
+        available: AvailableMemory? = nil
+    ) -> EncoderTuning {
         let frameBytes = max(1, estimatedFrameBytes(frameSize))
-        let budget = budget ?? defaultEncoderBudget
-        let low = options.lowMemory ?? (frameBytes * presetFramesHeld > budget)
+        let estimated = frameBytes * presetFramesHeld
+        var budget = given
+        var reason: String
+        if let given {
+            reason = "--memory-budget \(mebibytes(given))"
+        } else {
+            let available = available ?? .current()
+            budget = available.bytes.map { $0 / availableShare }
+            reason = available.bytes.map { "1/\(availableShare) of \(mebibytes($0)) available (\(available.source))" }
+                ?? "no memory limit known"
+        }
+        let needed = budget.map { estimated > $0 } ?? false
+        let low = options.lowMemory ?? needed
+        switch (options.lowMemory, low) {
+        case (true?, _): reason = "low-memory forced on (--low-memory on)"
+        case (false?, _): reason = "low-memory forced off (--low-memory off)"
+        case (nil, true): reason = "encoder needs ~\(mebibytes(estimated)), over the budget: \(reason)"
+        case (nil, false): reason = "encoder needs ~\(mebibytes(estimated)), within the budget: \(reason)"
+        }
+        let effectiveBudget = budget ?? estimated
         var tuning = EncoderTuning(
             encoder: options.codec.encoderName, preset: options.preset, crf: options.crf, lowMemory: low,
-            threads: 0, lookahead: nil, params: "")
+            threads: 0, lookahead: nil, params: "", estimatedBytes: estimated, budgetBytes: budget, reason: reason)
         var params: [String] = []
         if options.codec == .hevc { params.append("log-level=error") }
         if low {
             let threads = max(1, cores)
-            let lookahead = budget / frameBytes - fixedFramesHeld
+            let lookahead = effectiveBudget / frameBytes - fixedFramesHeld
             tuning.threads = threads
             switch options.codec {
             case .h264:
@@ -64,6 +95,9 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         tuning.params = params.joined(separator: ":")
         return tuning
     }
+
+    /// `56 MiB`.
+    static func mebibytes(_ bytes: Int) -> String { "\(bytes >> 20) MiB" }
 
     /// Bytes libx264 holds per frame: about 3 per pixel of the 32-pixel-padded picture.
     static func estimatedFrameBytes(_ size: CanvasSize) -> Int {

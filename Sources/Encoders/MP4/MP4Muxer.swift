@@ -32,16 +32,19 @@ final class MP4Muxer {
     }
 
     /// Adds the video stream described by `encoder`'s opened context, with `codecTag` (e.g. `hvc1`) and
-    /// the constant frame rate announced in the container.
-    func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational) throws {
+    /// the constant frame rate announced in the container (`nil` for VFR: the `stts` carries each sample's
+    /// duration, in the encoder's time base, 1/100 s).
+    func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational?) throws {
         guard let context, let stream = avformat_new_stream(context, nil) else {
             throw MP4Error("out of memory (stream)")
         }
         try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
         if let codecTag { stream.pointee.codecpar.pointee.codec_tag = codecTag }
         stream.pointee.time_base = encoder.timeBase
-        stream.pointee.avg_frame_rate = frameRate
-        stream.pointee.r_frame_rate = frameRate
+        if let frameRate {
+            stream.pointee.avg_frame_rate = frameRate
+            stream.pointee.r_frame_rate = frameRate
+        }
         self.stream = stream
     }
 

@@ -16,9 +16,10 @@ public struct MP4Summary: Sendable, Hashable {
 
 /// `gifx to-mp4`'s engine: plans an MP4 from a GIF's `Timeline` and writes it from composited canvases.
 ///
-/// The video is true constant frame rate: at the GIF's tick rate (100/tick fps, time base tick/100 s) each
-/// canvas is sent `delay / tick` times with consecutive timestamps, so the duration equals the GIF's, last
-/// delay included; at another `frameRate` Timeline's drift-free `repeatCounts(at:)` decides. Every limit
+/// Where each canvas goes comes from the `OutputPlan`: by default true constant frame rate at the GIF's tick
+/// (100/tick fps, time base tick/100 s), each canvas sent `delay / tick` times with consecutive timestamps,
+/// so the duration equals the GIF's, last delay included; at another rate the plan's drift-free resample;
+/// with `--vfr` one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
 /// (frame size, rate) is checked in `init`, before anything is encoded or written.
 public final class MP4Writer {
     public let timeline: Timeline
@@ -26,25 +27,29 @@ public final class MP4Writer {
     public let canvasSize: CanvasSize
     /// The encoded frame size: the canvas padded to even, or the requested size rounded to even.
     public let outputSize: CanvasSize
-    /// Output frames per second (exact).
+    /// Output frames per second (exact): the constant rate, or for VFR the peak rate (100 / shortest delay),
+    /// which is what the encoder's level must allow.
     public let frameRate: Rational
-    /// For each GIF frame, how many output frames show it (one play).
-    public let repeatCounts: [Int]
+    /// Where every GIF frame goes in the video (computed per frame on demand, nothing stored per frame).
+    public let plan: OutputPlan
     /// The encoder settings (low-memory mode included).
     public let tuning: EncoderTuning
+    /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
+    public let requiredLevel: H264Level?
 
     /// Output frames for one play of the animation.
-    public var framesPerLoop: Int { repeatCounts.reduce(0, +) }
+    public var framesPerLoop: Int { plan.outputFrames }
     /// Output frames in the whole video.
     public var totalOutputFrames: Int { framesPerLoop * options.loops }
 
-    /// Plans the video. `encoderBudget` (bytes) bounds the encoder's own buffers (low-memory mode when the
-    /// preset's defaults would exceed it); `cores` sets how many threads low-memory mode keeps.
+    /// Plans the video. `encoderBudget` (bytes, `--memory-budget`) bounds the encoder's own buffers
+    /// (low-memory mode when the preset's defaults would exceed it); without it the budget comes from the
+    /// `available` memory (read from the system when `nil`); `cores` sets how many threads low-memory mode keeps.
     /// Throws `MP4Error` with exit 64 when the request is unusable (size, rate, loops) or 65 when the GIF
     /// itself is (no frames, canvas beyond the encoder's limits).
     public init(
         timeline: Timeline, options: MP4Options, encoderBudget: Int? = nil,
-        cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), available: AvailableMemory? = nil
     ) throws {
         self.timeline = timeline
         self.options = options
@@ -61,11 +66,13 @@ public final class MP4Writer {
                 "unknown preset \(options.preset) (one of \(VideoCodec.presets.joined(separator: ", ")))",
                 exitCode: ExitStatus.usage)
         }
-        let rate = options.frameRate ?? timeline.tickRate
-        guard rate.num > 0, rate.den > 0, rate.num <= Int(Int32.max), rate.den <= Int(Int32.max) else {
-            throw MP4Error("frame rate \(rate) is out of range", exitCode: ExitStatus.usage)
+        for rate in [options.frameRate, options.maxFrameRate].compactMap({ $0 }) {
+            guard rate.num > 0, rate.den > 0, rate.num <= Int(Int32.max), rate.den <= Int(Int32.max) else {
+                throw MP4Error("frame rate \(rate) is out of range", exitCode: ExitStatus.usage)
+            }
         }
-        frameRate = rate
+        plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: options.maxFrameRate)
+        frameRate = plan.rate ?? plan.peakRate
 
         let size: CanvasSize
         if options.size == .original {
@@ -86,14 +93,14 @@ public final class MP4Writer {
                 exitCode: options.size == .original ? ExitStatus.dataError : ExitStatus.usage)
         }
         outputSize = size
-        repeatCounts = options.frameRate == nil
-            ? timeline.frames.map { $0.delay / timeline.tick.centiseconds }
-            : timeline.repeatCounts(at: rate)
-        let (total, overflow) = repeatCounts.reduce(0, +).multipliedReportingOverflow(by: options.loops)
-        guard !overflow, total < Int(Int32.max) else {
+        let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)
+        let (units, unitsOverflow) = plan.unitsPerPlay.multipliedReportingOverflow(by: options.loops)
+        guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
             throw MP4Error("too many output frames", exitCode: ExitStatus.usage)
         }
-        tuning = EncoderTuning.choose(options: options, frameSize: size, budget: encoderBudget, cores: max(1, cores))
+        requiredLevel = options.codec == .h264 ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
+        tuning = EncoderTuning.choose(
+            options: options, frameSize: size, budget: encoderBudget, cores: max(1, cores), available: available)
     }
 
     /// Encodes the video into the file at `path` (created or truncated; the caller writes to a temporary
@@ -107,44 +114,62 @@ public final class MP4Writer {
         let converter = try YUVConverter(canvas: canvasSize, output: outputSize, background: options.background)
         let muxer = try MP4Muxer(path: path)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
+        let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
         let encoder = try VideoEncoder(
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
-            tuning: tuning, globalHeader: muxer.wantsGlobalHeader)
+            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader)
+        signalledLevel = encoder.signalledH264Level
         let tag: UInt32? = options.codec == .hevc ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
-        try muxer.addStream(from: encoder, codecTag: tag, frameRate: avRate)
+        try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
         try muxer.writeHeader()
 
-        let timeBase = encoder.timeBase
-        let repeatCounts = self.repeatCounts
-        var pts: Int64 = 0
+        var outputFrames = 0
         var canvases = 0
+        let frameCount = timeline.frames.count
         for loop in 0..<options.loops {
             var frames = try source(loop)
             var index = 0
+            let offset = loop * plan.unitsPerPlay
             while try frames.nextCanvas({ (canvas: Canvas) throws -> Void in
-                guard index < repeatCounts.count else { return }
-                let count = repeatCounts[index]
+                guard index < frameCount else { return }
+                let placement = plan.placement(of: index, in: timeline)
                 index += 1
-                guard count > 0 else { return }
+                guard placement.samples > 0 else { return }
                 try encoder.prepareFrameForWriting()
                 try converter.convert(canvas, into: encoder.frame)
-                for _ in 0..<count {
-                    try encoder.encode(pts: pts) { try muxer.write($0, timeBase: timeBase) }
-                    pts += 1
-                    progress(Int(pts))
+                for sample in 0..<placement.samples {
+                    let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
+                    try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach)) {
+                        try muxer.write($0, timeBase: timeBase)
+                    }
+                    outputFrames += 1
+                    progress(outputFrames)
                 }
             }) != nil {
                 canvases += 1
             }
-            guard index == repeatCounts.count else {
+            guard index == frameCount else {
                 throw MP4Error(
-                    "the frame source delivered \(index) of \(repeatCounts.count) frames", exitCode: ExitStatus.software)
+                    "the frame source delivered \(index) of \(frameCount) frames", exitCode: ExitStatus.software)
             }
         }
-        try encoder.encode(pts: nil) { try muxer.write($0, timeBase: timeBase) }
+        try encoder.encode(pts: nil, duration: 0) { try muxer.write($0, timeBase: timeBase) }
         try muxer.finish()
-        return MP4Summary(canvases: canvases, outputFrames: Int(pts))
+        return MP4Summary(canvases: canvases, outputFrames: outputFrames)
     }
+
+    /// The warning `to-mp4` prints (once, unless `--quiet`) when the stream's H.264 level is above 4.2, naming
+    /// the options that lower it; `nil` otherwise.
+    public var levelWarning: String? {
+        guard let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported else { return nil }
+        let fix = plan.kind == .vfr ? "--max-fps 60 (instead of --vfr)" : "--vfr or --max-fps 60"
+        return "H.264 level \(level) (\(outputSize.width)x\(outputSize.height) at \(frameRate) fps) is above "
+            + "4.2, which many players cannot decode; \(fix) lowers it"
+    }
+
+    /// The level in the SPS libx264 wrote (read back from the stream's parameter sets after `write` opened
+    /// the encoder); `nil` before that, or for HEVC.
+    public private(set) var signalledLevel: H264Level?
 
     /// libav and x264 print banners and statistics on stderr; gifx reports errors itself.
     /// `GIFX_AV_LOG=1` keeps libav's messages (warnings and errors) for debugging.

@@ -1,20 +1,29 @@
 import CAV
 import Frames
 
-/// One libavcodec video encoder (libx264 / libx265) opened for yuv420p at a constant frame rate, with the
-/// BT.709 limited-range tags on its stream. Owns its codec context, the frame it fills and a packet.
+/// One libavcodec video encoder (libx264 / libx265) opened for yuv420p, with the BT.709 limited-range tags on
+/// its stream. Owns its codec context, the frame it fills and a packet.
+///
+/// Timestamps: the encoder's time base is the plan's (1/fps for CFR, 1/100 s for VFR) and every frame carries
+/// its real pts. libavcodec's libx264 wrapper hands x264 `time_base` as `i_timebase` and `framerate` as
+/// `i_fps`, and x264 defaults to `b_vfr_input = 1`, so rate control spaces frames by their timestamps (the
+/// real cadence) while `i_fps` (the peak rate for VFR) decides the level and VBV. Packet durations are the
+/// sample's length, looked up by pts because x264 returns packets in decode order.
 final class VideoEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     /// The reusable input frame: the converter writes into it, `encode` sends it.
     let frame: UnsafeMutablePointer<AVFrame>
     private let packet: UnsafeMutablePointer<AVPacket>
-    /// `1 / fps`: one tick per output frame.
+    /// Seconds per pts unit: `1 / fps` for CFR, 1/100 for VFR.
     let timeBase: AVRational
+    /// Durations (in `timeBase`) of frames sent but not yet returned, by pts; only those not 1 unit long.
+    private var pendingDurations: [Int64: Int64] = [:]
 
-    /// Opens `codec` at `width`×`height`, `frameRate` fps (time base its inverse).
-    /// `globalHeader`: the container (MP4) wants SPS/PPS in extradata, not in the stream.
+    /// Opens `codec` at `width`×`height`, announcing `frameRate` fps (the peak rate for VFR) with timestamps
+    /// in `timeBase`. `globalHeader`: the container (MP4) wants SPS/PPS in extradata, not in the stream.
     init(
-        codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, tuning: EncoderTuning, globalHeader: Bool
+        codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, timeBase: AVRational,
+        tuning: EncoderTuning, globalHeader: Bool
     ) throws {
         guard let encoder = avcodec_find_encoder_by_name(codec.encoderName) else {
             throw MP4Error("this libavcodec has no \(codec.encoderName) encoder", exitCode: ExitStatus.software)
@@ -29,7 +38,7 @@ final class VideoEncoder {
         self.context = context
         self.frame = frame
         self.packet = packet
-        timeBase = AVRational(num: frameRate.den, den: frameRate.num)
+        self.timeBase = timeBase
 
         let c = context
         c.pointee.width = Int32(width)
@@ -78,11 +87,13 @@ final class VideoEncoder {
         try check(av_frame_make_writable(frame), "making the frame writable")
     }
 
-    /// Sends `frame` with presentation time `pts` (in `timeBase` ticks), or flushes when `pts` is nil,
-    /// and hands every packet the encoder returns to `deliver` (each lasts exactly one tick).
-    func encode(pts: Int64?, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+    /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units), or flushes
+    /// when `pts` is nil, and hands every packet the encoder returns to `deliver` with its own duration.
+    func encode(pts: Int64?, duration: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
         if let pts {
             frame.pointee.pts = pts
+            frame.pointee.pkt_duration = duration
+            if duration != 1 { pendingDurations[pts] = duration }
             try check(avcodec_send_frame(context, frame), "encoding frame \(pts)")
         } else {
             try check(avcodec_send_frame(context, nil), "flushing the encoder")
@@ -91,9 +102,25 @@ final class VideoEncoder {
             let status = avcodec_receive_packet(context, packet)
             if status == gifx_averror_eagain() || status == gifx_averror_eof() { return }
             try check(status, "encoding")
-            packet.pointee.duration = 1
+            packet.pointee.duration = pendingDurations.removeValue(forKey: packet.pointee.pts) ?? 1
             defer { av_packet_unref(packet) }
             try deliver(packet)
         }
+    }
+
+    /// The level_idc of the SPS libx264 put in extradata (Annex B: `00 00 01 67 profile flags level`), as an
+    /// `H264Level`; `nil` for HEVC or when there is no SPS.
+    var signalledH264Level: H264Level? {
+        guard let data = context.pointee.extradata, context.pointee.codec_id == AV_CODEC_ID_H264 else { return nil }
+        let size = Int(context.pointee.extradata_size)
+        var i = 0
+        while i + 6 < size {
+            if data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1 && data[i + 3] & 0x1F == 7 {
+                let constraintSet3 = data[i + 5] & 0x10 != 0
+                return H264Level(levelIDC: Int(data[i + 6]), constraintSet3: constraintSet3)
+            }
+            i += 1
+        }
+        return nil
     }
 }
