@@ -153,7 +153,9 @@ public final class MP4Writer {
                     "the frame source delivered \(index) of \(frameCount) frames", exitCode: ExitStatus.software)
             }
         }
-        try encoder.encode(pts: nil, duration: 0) { try muxer.write($0, timeBase: timeBase) }
+        try encoder.finish {
+            try muxer.write($0, timeBase: timeBase)
+        }
         try muxer.finish()
         return MP4Summary(canvases: canvases, outputFrames: outputFrames)
     }

@@ -30,7 +30,9 @@ final class VideoEncoder {
         }
         var context = avcodec_alloc_context3(encoder)
         var frame = av_frame_alloc()
-        guard let context, let frame, let packet = av_packet_alloc() else {
+        var packet = av_packet_alloc()
+        guard let context, let frame, let packet else {
+            av_packet_free(&packet)
             av_frame_free(&frame)
             avcodec_free_context(&context)
             throw MP4Error("out of memory (encoder)")
@@ -87,17 +89,30 @@ final class VideoEncoder {
         try check(av_frame_make_writable(frame), "making the frame writable")
     }
 
-    /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units), or flushes
-    /// when `pts` is nil, and hands every packet the encoder returns to `deliver` with its own duration.
-    func encode(pts: Int64?, duration: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
-        if let pts {
-            frame.pointee.pts = pts
-            frame.pointee.pkt_duration = duration
-            if duration != 1 { pendingDurations[pts] = duration }
-            try check(avcodec_send_frame(context, frame), "encoding frame \(pts)")
-        } else {
-            try check(avcodec_send_frame(context, nil), "flushing the encoder")
-        }
+    /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units) and hands
+    /// every packet the encoder returns to `deliver` with its own duration.
+    func encode(pts: Int64, duration: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        frame.pointee.pts = pts
+        frame.pointee.pkt_duration = duration
+        if duration != 1 { pendingDurations[pts] = duration }
+        try check(avcodec_send_frame(context, frame), "encoding frame \(pts)")
+        try drain(deliver)
+    }
+
+    /// Flushes the encoder and delivers the last packets.
+    ///
+    /// Each packet's duration is its sample's own (looked up by pts), so the muxer's presentation end
+    /// (max pts + duration: the edit list, what players show) is the GIF's duration exactly. The `stts`
+    /// holds decode-time deltas: with B-frames x264's decode times are earlier frames' presentation times,
+    /// so for VFR the `stts` entries are those frames' delays and the media (`mdhd`) duration can differ
+    /// from the presentation by the reorder delay; players follow the edit list and `ctts`.
+    func finish(deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        try check(avcodec_send_frame(context, nil), "flushing the encoder")
+        try drain(deliver)
+    }
+
+    /// Receives every packet ready and delivers it.
+    private func drain(_ deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
         while true {
             let status = avcodec_receive_packet(context, packet)
             if status == gifx_averror_eagain() || status == gifx_averror_eof() { return }
