@@ -15,16 +15,26 @@ struct TimelineCommand: ParsableCommand {
     var policy: TimelinePolicy = .flanimated
     @Flag(help: "Fail on damaged data instead of keeping what decodes.") var strict = false
     @Flag(help: "No warnings on stderr.") var quiet = false
+    @Option(help: ArgumentHelp(
+        "Also print to-mp4's output plan for a mode: auto, vfr, tick or a rate (30, 30000/1001); with --json "
+            + "as an added plan object.", valueName: "mode"))
+    var fps: PlanModeArgument?
 
     func run() throws {
         try reportingErrors(input: input) {
             let source = try InputSource(input)
             let metadata = try readGifMetadata(path: source.path, limits: DecodeLimits(strict: strict))
             let timeline = Timeline(metadata.timelineInput, policy: policy)
+            let plan = fps.map { OutputPlan(timeline: timeline, request: $0.request) }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                FileHandle.standardOutput.write(try encoder.encode(timeline) + Data("\n".utf8))
+                let document: any Encodable = plan.map {
+                    TimelineWithPlan(timeline: timeline, plan: PlanJSON(plan: $0, timeline: timeline))
+                } ?? timeline
+                FileHandle.standardOutput.write(try encoder.encode(document) + Data("\n".utf8))
+            } else if let plan {
+                PlanTable(plan: plan, timeline: timeline).write(to: FileHandle.standardOutput)
             } else {
                 TimelineTable(timeline).write(to: FileHandle.standardOutput)
             }

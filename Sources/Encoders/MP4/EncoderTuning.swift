@@ -96,8 +96,8 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         return tuning
     }
 
-    /// `56 MiB`.
-    static func mebibytes(_ bytes: Int) -> String { "\(bytes >> 20) MiB" }
+    /// `56 MiB`, or `100 KiB` below 1 MiB.
+    static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
 
     /// Bytes libx264 holds per frame: about 3 per pixel of the 32-pixel-padded picture.
     static func estimatedFrameBytes(_ size: CanvasSize) -> Int {

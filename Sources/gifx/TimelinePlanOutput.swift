@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Timeline
+
+/// `timeline --fps`: `auto`, `vfr`, or a rate (`30`, `30000/1001`).
+enum PlanModeArgument: ExpressibleByArgument {
+    case request(OutputPlan.Request)
+
+    init?(argument: String) {
+        switch argument {
+        case "vfr": self = .request(.vfr)
+        case "tick": self = .request(.tick)
+        default:
+            guard let choice = FrameRateChoice(argument: argument) else { return nil }
+            switch choice {
+            case .auto: self = .request(.auto)
+            case .rate(let rate): self = .request(.rate(rate))
+            }
+        }
+    }
+
+    var request: OutputPlan.Request {
+        switch self { case .request(let request): request }
+    }
+}
+
+/// The `plan` object `timeline --json --fps …` adds beside the `gifx.timeline/1` fields (README: "The
+/// output plan"). Per-frame entries are computed while encoding, from the timeline, none kept.
+struct PlanJSON: Encodable {
+    let plan: OutputPlan
+    let timeline: Timeline
+
+    private enum Keys: String, CodingKey {
+        case mode, kind, rate, timeBase, outputFrames, duration, worstStartErrorMicroseconds, framesNeverShown
+        case peakRate, reason, frames
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(plan.mode, forKey: .mode)
+        try c.encode(plan.kind, forKey: .kind)
+        try c.encode(plan.rate, forKey: .rate)
+        try c.encode(plan.timeBase, forKey: .timeBase)
+        try c.encode(plan.outputFrames, forKey: .outputFrames)
+        try c.encode(plan.duration, forKey: .duration)
+        try c.encode(plan.worstStartErrorMicroseconds, forKey: .worstStartErrorMicroseconds)
+        try c.encode(plan.framesNeverShown, forKey: .framesNeverShown)
+        try c.encode(plan.peakRate, forKey: .peakRate)
+        try c.encode(plan.reason, forKey: .reason)
+        var frames = c.nestedUnkeyedContainer(forKey: .frames)
+        for index in timeline.frames.indices {
+            try frames.encode(PlanFrameJSON(plan: plan, timeline: timeline, index: index))
+        }
+    }
+}
+
+/// One GIF frame in the plan: where it lands in the video and how far off its schedule.
+private struct PlanFrameJSON: Encodable {
+    let plan: OutputPlan
+    let timeline: Timeline
+    let index: Int
+
+    private enum Keys: String, CodingKey { case index, start, outputStart, samples, errorMicroseconds }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        let placement = plan.placement(of: index, in: timeline)
+        try c.encode(index, forKey: .index)
+        try c.encode(timeline.frames[index].start, forKey: .start)
+        try c.encode(plan.outputStart(of: index, in: timeline), forKey: .outputStart)
+        try c.encode(placement.samples, forKey: .samples)
+        try c.encode(plan.startError(of: index, in: timeline).map(microseconds), forKey: .errorMicroseconds)
+    }
+}
+
+/// The `gifx.timeline/1` document with the `plan` object added (same keys, same encoder, sorted).
+struct TimelineWithPlan: Encodable {
+    let timeline: Timeline
+    let plan: PlanJSON
+
+    private enum Keys: String, CodingKey { case plan }
+
+    func encode(to encoder: any Encoder) throws {
+        try timeline.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(plan, forKey: .plan)
+    }
+}
+
+/// A cs rational in whole microseconds, rounded to nearest (half away from zero).
+private func microseconds(_ centiseconds: Rational) -> Int {
+    let scaled = 10_000 * centiseconds.num
+    let half = centiseconds.den / 2
+    return scaled >= 0 ? (scaled + half) / centiseconds.den : -((-scaled + half) / centiseconds.den)
+}
+
+/// The human-readable plan: one row per GIF frame (start, output start, error, samples), then the plan line.
+struct PlanTable {
+    let plan: OutputPlan
+    let timeline: Timeline
+
+    /// Writes in 64 KiB pieces, like `TimelineTable`.
+    func write(to handle: FileHandle) {
+        var buffer = row("frame", "start(s)", "out(s)", "error(ms)", "samples") + "\n"
+        for index in timeline.frames.indices {
+            let start = timeline.frames[index].start
+            let out = plan.outputStart(of: index, in: timeline)
+            let error = plan.startError(of: index, in: timeline)
+            buffer += row(
+                "\(index)", String(format: "%.3f", Double(start) / 100),
+                out.map { String(format: "%.4f", $0.doubleValue / 100) } ?? "never",
+                error.map { String(format: "%+.2f", $0.doubleValue * 10) } ?? "-",
+                "\(plan.placement(of: index, in: timeline).samples)") + "\n"
+            if buffer.utf8.count >= 1 << 16 {
+                handle.write(Data(buffer.utf8))
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        buffer += summary + "\n"
+        handle.write(Data(buffer.utf8))
+    }
+
+    /// `plan auto: 30 fps, 30 output frames, worst start error 6.667 ms, 0 GIF frames never shown (…)`.
+    var summary: String {
+        let rate = plan.rate.map { "\($0) fps" } ?? "vfr (peak \(plan.peakRate) fps, time base 1/100 s)"
+        let worst = String(format: "%.3f", Double(plan.worstStartErrorMicroseconds) / 1000)
+        return "plan \(plan.mode): \(rate), \(plan.outputFrames) output frames, worst start error \(worst) ms, "
+            + "\(plan.framesNeverShown) GIF frames never shown (\(plan.reason))"
+    }
+
+    private func row(_ cells: String...) -> String {
+        let widths = [7, 10, 10, 11, 8]
+        return zip(cells, widths).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
+            .joined().trimmingCharacters(in: .whitespaces)
+    }
+}
