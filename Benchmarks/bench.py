@@ -26,6 +26,7 @@ import machine  # noqa: E402
 import make_gifs  # noqa: E402
 import report  # noqa: E402
 import runner  # noqa: E402
+import timing_bench  # noqa: E402
 from gifx_probe import DECODE_ONLY_FLAGS, GifxProbe  # noqa: E402
 
 RAISED_POLICY_DIR = os.path.join(HERE, "imagemagick-raised")
@@ -46,7 +47,8 @@ def parse_args():
                    help="after this many minutes, remaining cases get one repetition only")
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
-    p.add_argument("--kinds", default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode,batch,micro"))
+    p.add_argument("--kinds",
+                   default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode,batch,micro,timing"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
@@ -375,8 +377,14 @@ def main():
             "source": spec.source, "why": spec.why, "info": info,
         }
 
-    cases, skipped, micro = [], [], None
+    cases, skipped, micro, timing = [], [], None, None
     for kind in [k for k in args.kinds.split(",") if k]:
+        if kind == "timing":
+            if probe.has("to-mp4"):
+                timing = timing_bench.run(probe.path, args.root, only, args.reps, args.timeout, log)
+            else:
+                skipped.append({"kind": kind, "reason": "gifx has no to-mp4"})
+            continue
         reason = None if kind == "micro" else gifx_skip_reason(kind, probe)
         if reason:
             skipped.append({"kind": kind, "reason": reason})
@@ -415,6 +423,7 @@ def main():
         "settings": {"reps": args.reps, "reps_4k": args.reps_4k, "timeout_s": args.timeout,
                      "budget_min": args.budget_min},
         "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
+        "timing": timing,
         "gif_build_s": round(gifs_built_s, 1),
         "note": os.environ.get("BENCH_NOTE", ""),
         "total_s": round(time.time() - started, 1),

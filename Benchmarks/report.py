@@ -1,5 +1,7 @@
 """Renders docs/benchmarks.md from the results of one run (see bench.py)."""
 
+import timing_bench
+
 # Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
 TARGETS = {
     "to-mp4": (0.9, 0.5),
@@ -270,6 +272,7 @@ def write(results, path):
         if notes:
             out += notes + [""]
     out += _micro(results.get("micro"))
+    out += timing_bench.report(results.get("timing"))
     out += ["## Timing fidelity of the MP4s", "",
             "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "
             "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "
