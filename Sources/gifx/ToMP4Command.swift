@@ -132,7 +132,9 @@ struct ToMP4Command: ParsableCommand {
                 output.discard()
                 throw error
             }
-            printWarnings(warnings + [writer.levelWarning].compactMap { $0 }, input: input, quiet: common.quiet)
+            printWarnings(
+                warnings + [writer.droppedFramesWarning, writer.levelWarning].compactMap { $0 }, input: input,
+                quiet: common.quiet)
             if common.stats {
                 let plan = writer.plan
                 printStats(ToMP4Stats(

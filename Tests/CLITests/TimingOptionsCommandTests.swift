@@ -50,6 +50,15 @@ private let thirty = FixtureGIF.solidFrames(
         #expect((encoder["reason"] as? String)?.contains("within the budget") == true)
         #expect(encoder["lowMemory"] as? Bool == false)
         #expect(abs((stats["durationSeconds"] as? Double ?? 0) - 0.4) < 1e-9)
+        // Dropped frames are never silent: one warning line, only when some are dropped.
+        if neverShown > 0 {
+            #expect(run.stderrLines == [
+                "gifx: \(input): warning: at 20 fps 4 of 12 GIF frames are never shown; worst start error of the "
+                    + "others 20.0 ms",
+            ])
+        } else {
+            #expect(run.stderr.isEmpty, "\(run.stderr)")
+        }
     }
 
     @Test("--memory-budget below the encoder's need switches low-memory on and says why")

@@ -169,6 +169,15 @@ public final class MP4Writer {
             + "4.2, which many players cannot decode; \(fix) lowers it"
     }
 
+    /// The warning `to-mp4` prints (unless `--quiet`) when the rate leaves GIF frames out (`--max-fps`, or
+    /// `--fps N` below the GIF's pace): how many and the worst start error, never silently.
+    public var droppedFramesWarning: String? {
+        guard plan.framesNeverShown > 0, let rate = plan.rate else { return nil }
+        let worst = String(format: "%.1f", Double(plan.worstStartErrorMicroseconds) / 1000)
+        return "at \(rate) fps \(plan.framesNeverShown) of \(timeline.frames.count) GIF frames are never shown; "
+            + "worst start error of the others \(worst) ms"
+    }
+
     /// The level in the SPS libx264 wrote (read back from the stream's parameter sets after `write` opened
     /// the encoder); `nil` before that, or for HEVC.
     public private(set) var signalledLevel: H264Level?
