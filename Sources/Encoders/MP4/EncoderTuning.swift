@@ -64,6 +64,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         case (true?, _): reason = "low-memory forced on (--low-memory on)"
         case (false?, _): reason = "low-memory forced off (--low-memory off)"
         case (nil, true): reason = "encoder needs ~\(mebibytes(estimated)), over the budget: \(reason)"
+        case (nil, false) where budget == nil: reason = "encoder needs ~\(mebibytes(estimated)); \(reason)"
         case (nil, false): reason = "encoder needs ~\(mebibytes(estimated)), within the budget: \(reason)"
         }
         let effectiveBudget = budget ?? estimated

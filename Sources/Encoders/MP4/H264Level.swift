@@ -65,8 +65,11 @@ public struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertible
     ]
 
     /// The lowest level whose frame size (in 16×16 macroblocks, and each side at most √(8·MaxFS)) and
-    /// macroblock rate (`MBs × fps`, exact) allow `width`×`height` at `fps`, as libx264 picks it (it checks
-    /// the same limits in x264_validate_levels; bit rate is unbounded under CRF without VBV). Beyond 6.2: 6.2.
+    /// macroblock rate (`MBs × fps`, x264's integer arithmetic) allow `width`×`height` at `fps`: how libx264
+    /// picks it (x264_validate_levels; bit rate is unbounded under CRF without VBV). x264 also checks the
+    /// decoded picture buffer, which only matters with many references at small sizes (not at the presets'
+    /// defaults), so the level actually written is read back from the SPS (`MP4Writer.signalledLevel`).
+    /// Beyond 6.2: 6.2.
     public static func required(width: Int, height: Int, fps: Rational) -> H264Level {
         let mbWidth = (width + 15) / 16, mbHeight = (height + 15) / 16
         let frameMBs = mbWidth * mbHeight
