@@ -117,6 +117,33 @@ struct MP4ModeTests {
         #expect(run.stream.durationCentiseconds == 20)
     }
 
+    @Test("--vfr: libx264 got the 1/100 s time base and VFR input (SPS VUI: tick 1/200 s, not fixed rate)")
+    func vfrTimestampsReachX264() throws {
+        let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3], delays: [3, 4, 150])
+        let run = try convertFixture(gif, options: MP4Options(timing: .vfr))
+        // x264 writes num_units_in_tick = i_timebase_num, time_scale = 2 × i_timebase_den and
+        // fixed_frame_rate_flag = !b_vfr_input (encoder/set.c); ffmpeg's trace_headers prints them.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: MP4Oracle.ffmpeg!)
+        process.arguments = ["-v", "trace", "-nostdin", "-i", run.path, "-c", "copy", "-bsf:v", "trace_headers",
+                             "-f", "null", "-"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        func field(_ name: String) -> Int? {
+            let line = text.split(separator: "\n").first { $0.contains(" \(name) ") }
+            return line.flatMap { Int($0.split(separator: "=").last!.trimmingCharacters(in: .whitespaces)) }
+        }
+        #expect(field("num_units_in_tick") == 1)
+        #expect(field("time_scale") == 200)
+        #expect(field("fixed_frame_rate_flag") == 0)
+        // Level from the peak rate 100/3 fps at one macroblock: level 1.
+        #expect(field("level_idc") == 10)
+    }
+
     @Test("--fps auto on 3/3/4 and on ffmpeg's rounded 3/4/3: 30 fps, each GIF frame once, within 10 ms")
     func autoThirty() throws {
         for pattern in [[3, 3, 4], [3, 4, 3]] {
