@@ -9,7 +9,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
@@ -25,7 +24,7 @@ let package = Package(
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "Frames",
-            dependencies: ["CGif", "Timeline", .product(name: "DequeModule", package: "swift-collections")]),
+            dependencies: ["CGif", "Timeline"]),
         // MP4 (libav) and sprite sheet (libpng + JSON) writers.
         .target(name: "Encoders", dependencies: ["CAV", "CPng", "Frames", "Timeline"]),
         .executableTarget(
