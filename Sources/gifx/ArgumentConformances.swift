@@ -1,0 +1,11 @@
+import ArgumentParser
+import Encoders
+import Timeline
+
+/// Library value types parsed straight from the command line.
+extension TimelinePolicy: ExpressibleByArgument {}
+
+extension RGBColor: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+    public var defaultValueDescription: String { description }
+}
