@@ -81,69 +81,40 @@ struct ToMP4Command: ParsableCommand {
 
     func run() throws {
         let started = Date()
-        TemporaryFiles.shared.installSignalHandlers()
+        installCleanupSignalHandlers()
         try reportingErrors(input: input) {
             let target = outputPath
             try ensureOutput(target, isNot: input)
             let source = try InputSource(input)
-            let metadata = try readGifMetadata(path: source.path, limits: common.limits)
-            let timeline = Timeline(metadata.timelineInput, policy: policy)
             let options = MP4Options(
                 codec: codec, crf: crf, preset: preset, background: background, loops: loops,
                 size: size.request, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
-            let budget = common.memoryBudget?.bytes
-            let cacheCapacity = CacheCapacity.capacity(
-                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: budget)
-            let writer = try MP4Writer(timeline: timeline, options: options, encoderBudget: budget)
-            let output = try AtomicOutput(targetPath: target, overwrite: common.overwrite)
-
-            let progress = ProgressBar(total: writer.totalOutputFrames, label: "to-mp4", quiet: common.quiet)
-            var peakCacheBytes = 0
-            var warnings = metadata.warnings
-            var current: FrameStream?
-            func retire() {
-                guard let stream = current else { return }
-                peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
-                for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }
-                stream.close()
-                current = nil
-            }
-            let summary: MP4Summary
+            let conversion = Conversion(
+                inputPath: source.path, policy: policy, limits: common.limits,
+                memoryBudget: common.memoryBudget?.bytes, overwrite: common.overwrite)
+            let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
+            let report: ConversionReport
             do {
-                summary = try writer.write(
-                    to: output.temporaryPath,
-                    source: { _ in
-                        retire()
-                        let stream = try FrameStream(
-                            path: source.path, metadata: metadata, limits: common.limits, memoryBudget: budget)
-                        current = stream
-                        return stream
-                    },
-                    progress: { progress.update($0) })
-                retire()
+                report = try conversion.run([.video(target: target, options: options)], progress: progress.update)
                 progress.finish()
-                try output.commit()
-            } catch let error as MP4Error where error.subjectPath == output.temporaryPath {
-                progress.finish()
-                output.discard()
-                throw error.naming(target)
             } catch {
                 progress.finish()
-                output.discard()
                 throw error
             }
+            guard case .video(let video) = report.outputs[0] else { return }
+            let writer = video.writer
             printWarnings(
-                warnings + [writer.droppedFramesWarning, writer.levelWarning].compactMap { $0 }, input: input,
+                report.warnings + [writer.droppedFramesWarning, writer.levelWarning].compactMap { $0 }, input: input,
                 quiet: common.quiet)
             if common.stats {
                 let plan = writer.plan
                 printStats(ToMP4Stats(
-                    frames: metadata.images.count, outputFrames: summary.outputFrames,
+                    frames: report.frames, outputFrames: video.summary.outputFrames,
                     fps: plan.rate?.description ?? "vfr", loops: loops,
                     width: writer.outputSize.width, height: writer.outputSize.height,
                     durationSeconds: plan.duration.doubleValue * Double(loops) / 100,
-                    wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: peakCacheBytes,
-                    cacheCapacity: cacheCapacity, peakRSSBytes: peakResidentBytes(), encoder: writer.tuning,
+                    wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
+                    cacheCapacity: report.cacheCapacity, peakRSSBytes: peakResidentBytes(), encoder: writer.tuning,
                     timing: ToMP4TimingStats(writer: writer)))
             }
         }

@@ -57,7 +57,7 @@ struct ToSpriteCommand: ParsableCommand {
 
     func run() throws {
         let started = Date()
-        TemporaryFiles.shared.installSignalHandlers()
+        installCleanupSignalHandlers()
         try reportingErrors(input: input) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             try ensureOutput(pngPath, isNot: input)
@@ -91,19 +91,6 @@ struct ToSpriteCommand: ParsableCommand {
             }
         }
     }
-}
-
-/// A progress bar created on the first report, when the total (frames, read from the GIF) is known.
-private final class LazyProgressBar {
-    private let label: String
-    private let quiet: Bool
-    private var bar: ProgressBar?
-    init(label: String, quiet: Bool) { self.label = label; self.quiet = quiet }
-    func update(_ done: Int, _ total: Int) {
-        if bar == nil { bar = ProgressBar(total: total, label: label, quiet: quiet) }
-        bar?.update(done)
-    }
-    func finish() { bar?.finish() }
 }
 
 /// A usage problem found while running (not by the parser): one line, exit 64.

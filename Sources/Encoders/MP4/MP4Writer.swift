@@ -103,12 +103,28 @@ public final class MP4Writer {
             options: options, frameSize: size, budget: encoderBudget, cores: max(1, cores), available: available)
     }
 
-    /// Encodes the video into the file at `path` (created or truncated; the caller writes to a temporary
-    /// file and renames it). `source(loop)` returns a fresh canvas source for each play, `progress` is told
-    /// the number of output frames done. On error the file is left incomplete for the caller to discard.
+    /// Encodes the video into the file at `path` from one fresh canvas source per play (`source(loop)`);
+    /// a convenience over `begin(path:)` for callers that own their sources (tests). `gifx` goes through
+    /// `Conversion`, which pushes canvases into a `VideoSink` instead. On error the file is left incomplete
+    /// for the caller to discard.
     public func write<Source: CanvasSource>(
         to path: String, source: (Int) throws -> Source, progress: (Int) -> Void = { _ in }
     ) throws -> MP4Summary {
+        let session = try begin(path: path)
+        for loop in 0..<options.loops {
+            var frames = try source(loop)
+            while try frames.nextCanvas({ (canvas: Canvas) throws -> Void in
+                try session.add(canvas)
+                progress(session.outputFrames)
+            }) != nil {}
+            try session.endLoop()
+        }
+        return try session.finish()
+    }
+
+    /// Opens the encoder and the muxer on `path` (created or truncated; the caller writes to a temporary
+    /// file and renames it) and writes the header: the canvases are then pushed with `MP4Session.add`.
+    public func begin(path: String) throws -> MP4Session {
         try Libav.require(GIFX_AV_ENCODER)
         setLibavLogLevel()
         let converter = try YUVConverter(canvas: canvasSize, output: outputSize, background: options.background)
@@ -122,42 +138,8 @@ public final class MP4Writer {
         let tag: UInt32? = options.codec == .hevc ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
         try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
         try muxer.writeHeader()
-
-        var outputFrames = 0
-        var canvases = 0
-        let frameCount = timeline.frames.count
-        for loop in 0..<options.loops {
-            var frames = try source(loop)
-            var index = 0
-            let offset = loop * plan.unitsPerPlay
-            while try frames.nextCanvas({ (canvas: Canvas) throws -> Void in
-                guard index < frameCount else { return }
-                let placement = plan.placement(of: index, in: timeline)
-                index += 1
-                guard placement.samples > 0 else { return }
-                try encoder.prepareFrameForWriting()
-                try converter.convert(canvas, into: encoder.frame)
-                for sample in 0..<placement.samples {
-                    let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
-                    try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach)) {
-                        try muxer.write($0, timeBase: timeBase)
-                    }
-                    outputFrames += 1
-                    progress(outputFrames)
-                }
-            }) != nil {
-                canvases += 1
-            }
-            guard index == frameCount else {
-                throw MP4Error(
-                    "the frame source delivered \(index) of \(frameCount) frames", exitCode: ExitStatus.software)
-            }
-        }
-        try encoder.finish {
-            try muxer.write($0, timeBase: timeBase)
-        }
-        try muxer.finish()
-        return MP4Summary(canvases: canvases, outputFrames: outputFrames)
+        return MP4Session(
+            plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase)
     }
 
     /// The warning `to-mp4` prints (once, unless `--quiet`) when the stream's H.264 level is above 4.2, naming
@@ -187,5 +169,73 @@ public final class MP4Writer {
     private func setLibavLogLevel() {
         let verbose = getenv("GIFX_AV_LOG").map { String(cString: $0) == "1" } ?? false
         av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
+    }
+}
+
+/// One MP4 being written: canvases in frame order, one play after another (`endLoop` between plays), then
+/// `finish`. Each canvas is converted once and sent as the samples its `OutputPlan` placement says, at the
+/// plan's timestamps (offset by whole plays).
+public final class MP4Session {
+    private let plan: OutputPlan
+    private let timeline: Timeline
+    private let converter: YUVConverter
+    private let encoder: VideoEncoder
+    private let muxer: MP4Muxer
+    private let timeBase: AVRational
+    private var index = 0
+    private var loop = 0
+    /// Canvases received (GIF frames × plays so far).
+    public private(set) var canvases = 0
+    /// Video frames encoded so far.
+    public private(set) var outputFrames = 0
+
+    init(
+        plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: MP4Muxer,
+        timeBase: AVRational
+    ) {
+        self.plan = plan
+        self.timeline = timeline
+        self.converter = converter
+        self.encoder = encoder
+        self.muxer = muxer
+        self.timeBase = timeBase
+    }
+
+    /// Encodes the next canvas of the current play (ignored past the play's last frame).
+    public func add(_ canvas: Canvas) throws {
+        canvases += 1
+        guard index < timeline.frames.count else { return }
+        let placement = plan.placement(of: index, in: timeline)
+        index += 1
+        guard placement.samples > 0 else { return }
+        try encoder.prepareFrameForWriting()
+        try converter.convert(canvas, into: encoder.frame)
+        let offset = loop * plan.unitsPerPlay
+        let timeBase = self.timeBase
+        for sample in 0..<placement.samples {
+            let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
+            try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach)) {
+                try muxer.write($0, timeBase: timeBase)
+            }
+            outputFrames += 1
+        }
+    }
+
+    /// Ends one play: every GIF frame must have arrived.
+    public func endLoop() throws {
+        guard index == timeline.frames.count else {
+            throw MP4Error(
+                "the frame source delivered \(index) of \(timeline.frames.count) frames", exitCode: ExitStatus.software)
+        }
+        index = 0
+        loop += 1
+    }
+
+    /// Drains the encoder and writes the trailer.
+    public func finish() throws -> MP4Summary {
+        let timeBase = self.timeBase
+        try encoder.finish { try muxer.write($0, timeBase: timeBase) }
+        try muxer.finish()
+        return MP4Summary(canvases: canvases, outputFrames: outputFrames)
     }
 }

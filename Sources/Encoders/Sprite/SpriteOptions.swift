@@ -1,0 +1,50 @@
+import Frames
+import Timeline
+
+/// What `gifx to-sprite` was asked for.
+public struct SpriteOptions: Sendable {
+    /// The sheet's PNG; with several pages, `NAME-0.png`, `NAME-1.png`, … beside it instead.
+    public var pngPath: String
+    public var jsonPath: String
+    public var format: SpriteJSONFormat = .yy
+    public var columns: Int?
+    public var maxSize = 4096
+    public var size: SizeRequest = .original
+    public var padding = 0
+    public var extrude = 0
+    public var dedupe = false
+    public var policy: TimelinePolicy = .flanimated
+    public var overwrite = false
+    public var limits: DecodeLimits = .default
+    public var memoryBudget: Int?
+    /// Base of frame names in the hash formats (default: the PNG's file name without extension).
+    public var name: String?
+    public var png: PNGSettings = .fast
+
+    public init(pngPath: String, jsonPath: String) {
+        self.pngPath = pngPath; self.jsonPath = jsonPath
+    }
+}
+
+/// What was written, for the summary line and `--stats`.
+public struct SpriteResult: Sendable {
+    public var pagePaths: [String]
+    public var jsonPath: String
+    public var pageSizes: [CanvasSize]
+    public var frames: Int
+    public var cells: Int
+    /// Frames that reuse an earlier cell (0 without `--dedupe`).
+    public var cellsSaved: Int
+    public var cellSize: CanvasSize
+    public var columns: Int
+    /// Whether the pages were written as indexed-colour PNGs (the GIF's palettes hold ≤ 255 colours).
+    public var indexed: Bool
+    public var peakCacheBytes: Int
+    public var rowBufferBytes: Int
+    /// Decoder and schedule warnings (damaged data kept, and the like).
+    public var warnings: [String]
+}
+
+/// Progress callback: frames handled so far and the total (twice the frame count with `--dedupe`,
+/// which reads the GIF twice).
+public typealias SpriteProgress = (_ done: Int, _ total: Int) -> Void

@@ -1,0 +1,35 @@
+import Dispatch
+import Encoders
+import Foundation
+import Frames
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let installedHandlers = Mutex<[any DispatchSourceSignal]>([])
+
+/// Installs, once, the SIGINT/SIGTERM handlers that remove every temporary output in flight
+/// (`TemporaryFiles`) and exit 130 / 143, and ignores SIGXFSZ. Called at start-up of the commands that
+/// write files; the library itself never installs signal handlers.
+func installCleanupSignalHandlers() {
+    installedHandlers.withLock { installed in
+        guard installed.isEmpty else { return }
+        // A file-size limit (`ulimit -f`) would kill the process with SIGXFSZ mid-write, leaving the
+        // temporary file behind; ignored, the write fails with EFBIG and the run ends with 74 and cleanup.
+        signal(SIGXFSZ, SIG_IGN)
+        for (signalNumber, status) in [(SIGINT, ExitStatus.interrupted), (SIGTERM, ExitStatus.terminated)] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                TemporaryFiles.shared.removeAll()
+                let name = signalNumber == SIGINT ? "interrupted" : "terminated"
+                FileHandle.standardError.write(Data("gifx: \(name); removed partial output\n".utf8))
+                _exit(status)
+            }
+            source.resume()
+            installed.append(source)
+        }
+    }
+}
