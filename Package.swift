@@ -19,18 +19,20 @@ let package = Package(
         // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16")]),
 
+        // POSIX file idioms written once: EINTR retry, write-all, hidden temporary, durable rename.
+        .target(name: "POSIXFiles"),
         // Pure schedule: no C, no I/O.
         .target(name: "Timeline"),
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "Frames",
-            dependencies: ["CGif", "Timeline"]),
+            dependencies: ["CGif", "POSIXFiles", "Timeline"]),
         // MP4 (libav) and sprite sheet (libpng + JSON) writers.
-        .target(name: "Encoders", dependencies: ["CAV", "CPng", "Frames", "Timeline"]),
+        .target(name: "Encoders", dependencies: ["CAV", "CPng", "Frames", "POSIXFiles", "Timeline"]),
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "Frames", "Timeline", "Encoders", "CPng",
+                "Frames", "Timeline", "Encoders", "POSIXFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

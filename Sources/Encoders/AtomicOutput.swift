@@ -1,20 +1,37 @@
 import Foundation
 import Frames
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Why an output could not be written.
+/// `description` names no command-line flag: the CLI adds the remedy `kind` calls for.
 public struct OutputError: ToolError {
+    /// What kind of refusal, for the caller to suggest a remedy.
+    public enum Kind: Sendable {
+        /// The target exists and replacing it was not allowed.
+        case exists
+        /// More files would be open at once than the descriptor limit allows.
+        case tooManyOpenFiles
+        case other
+    }
+
     public let path: String
     public let reason: String
     public let exitCode: Int32
+    public let kind: Kind
     public var description: String { reason }
     public var subjectPath: String? { path }
 
-    public init(path: String, reason: String, exitCode: Int32) {
-        self.path = path; self.reason = reason; self.exitCode = exitCode
+    public init(path: String, reason: String, exitCode: Int32, kind: Kind = .other) {
+        self.path = path; self.reason = reason; self.exitCode = exitCode; self.kind = kind
+    }
+
+    /// The target exists and may not be replaced (73).
+    public static func exists(_ path: String) -> OutputError {
+        OutputError(path: path, reason: "already exists", exitCode: ExitStatus.cannotCreate, kind: .exists)
     }
 
     /// Maps an errno from writing to the right exit code: a full disk or size limit is an I/O error (74).
@@ -41,25 +58,16 @@ public final class AtomicOutput {
         self.targetPath = targetPath
         self.overwrite = overwrite
         if !overwrite && FileManager.default.fileExists(atPath: targetPath) {
-            throw OutputError(
-                path: targetPath, reason: "already exists (use --overwrite to replace it)",
-                exitCode: ExitStatus.cannotCreate)
+            throw OutputError.exists(targetPath)
         }
-        let url = URL(fileURLWithPath: targetPath)
-        let folder = url.deletingLastPathComponent().path
-        var template = Array("\(folder)/.\(url.lastPathComponent).gifx-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            let code = errno
+        switch POSIXFiles.makeHiddenTemporary(beside: targetPath) {
+        case .success(let file):
+            fileDescriptor = file.fd
+            temporaryPath = file.path
+        case .failure(let error):
             throw OutputError(
-                path: targetPath, reason: "cannot create output: \(String(cString: strerror(code)))",
-                exitCode: ExitStatus.cannotCreate)
+                path: targetPath, reason: "cannot create output: \(error.text)", exitCode: ExitStatus.cannotCreate)
         }
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
-        self.fileDescriptor = fd
-        self.temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         TemporaryFiles.shared.register(temporaryPath)
     }
 
@@ -73,7 +81,7 @@ public final class AtomicOutput {
     /// Puts the data on disk before any name points at it, so a crash never shows a truncated target.
     func flush() {
         precondition(!finished, "output committed twice")
-        if fileDescriptor >= 0 { fsync(fileDescriptor) }
+        if fileDescriptor >= 0 { POSIXFiles.sync(fileDescriptor) }
         closeDescriptor()
     }
 
@@ -85,12 +93,10 @@ public final class AtomicOutput {
             if link(temporaryPath, targetPath) != 0 {
                 let code = errno
                 discard()
+                if code == EEXIST { throw OutputError.exists(targetPath) }
                 throw OutputError(
-                    path: targetPath,
-                    reason: code == EEXIST
-                        ? "already exists (use --overwrite to replace it)"
-                        : "cannot create output: \(String(cString: strerror(code)))",
-                    exitCode: code == EEXIST || code == EACCES || code == EROFS ? ExitStatus.cannotCreate : ExitStatus.ioError)
+                    path: targetPath, reason: "cannot create output: \(String(cString: strerror(code)))",
+                    exitCode: code == EACCES || code == EROFS ? ExitStatus.cannotCreate : ExitStatus.ioError)
             }
             unlink(temporaryPath)
         } else if rename(temporaryPath, targetPath) != 0 {

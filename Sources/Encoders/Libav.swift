@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Frames
 
 /// libav is opened on first use rather than linked, so `timeline` and unscaled `to-sprite` never load

@@ -1,4 +1,4 @@
-import CGif
+internal import CGif
 
 /// A GIF colour table copied out of giflib: `count` RGB triples.
 public struct ColorTable: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import POSIXFiles
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -72,10 +74,9 @@ final class FileByteSource {
         bufferStart += bufferLength
         bufferLength = 0; cursor = 0
         while true {
-            let n = read(fd, buffer, Self.bufferSize)
+            let n = POSIXFiles.retryingOnInterrupt { read(fd, buffer, Self.bufferSize) }
             if n > 0 { bufferLength = n; return true }
             if n == 0 { reachedEnd = true; return false }
-            if errno == EINTR { continue }
             readErrno = errno
             return false
         }

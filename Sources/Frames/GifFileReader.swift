@@ -1,4 +1,4 @@
-import CGif
+internal import CGif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

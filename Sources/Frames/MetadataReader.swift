@@ -1,4 +1,4 @@
-import CGif
+internal import CGif
 import Timeline
 
 /// Reads a GIF's structure (canvas, loop count, per-image descriptors and GCEs) without decompressing any

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Encoders
 import Frames
 
 /// One line on stderr, prefixed with the tool name: what scripts grep for.
@@ -13,13 +14,27 @@ func reportingErrors(input: String, _ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as any ToolError {
-        printError(displayName(error.subjectPath ?? input), error.description)
+        printError(displayName(error.subjectPath ?? input), commandLineWording(error))
         throw ExitCode(error.exitCode)
     } catch let error as ExitCode {
         throw error
     } catch {
         printError(displayName(input), "internal error: \(error)")
         throw ExitCode(ExitStatus.software)
+    }
+}
+
+/// The library's message with the remedy in this command line's terms: the library names no flag.
+func commandLineWording(_ error: any ToolError) -> String {
+    switch error {
+    case let error as OutputError where error.kind == .exists:
+        return "\(error.description) (use --overwrite to replace it)"
+    case let error as OutputError where error.kind == .tooManyOpenFiles:
+        return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
+    case let error as MP4Error where error.resizingHelps:
+        return "\(error.description); use --scale, --width or --height"
+    default:
+        return error.description
     }
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CPng
+import Encoders
 import Foundation
 import Frames
 
@@ -41,7 +41,7 @@ struct FramesCommand: ParsableCommand {
             let stream = try FrameStream(path: input, metadata: metadata, limits: limits)
             var written = 0
             while try stream.nextCanvas({ (canvas: Canvas) -> Void in
-                if let out { try writePNG(canvas, to: "\(out)/frame-\(String(format: "%04d", canvas.index)).png") }
+                if let out { try writeCanvasPNG(canvas, to: "\(out)/frame-\(String(format: "%04d", canvas.index)).png") }
             }) != nil {
                 written += 1
             }
@@ -61,40 +61,9 @@ struct FramesCommand: ParsableCommand {
                     megapixels / max(seconds, 1e-9), metadataSeconds, stream.capacity, stream.peakCacheBytes))
             }
         } catch let error as any ToolError {
-            let subject = (error as? GifDecodeError).map { _ in input } ?? out ?? input
+            let subject = (error as? GifDecodeError).map { _ in input } ?? error.subjectPath ?? out ?? input
             FileHandle.standardError.write(Data("gifx: \(subject): \(error.description)\n".utf8))
             throw ExitCode(error.exitCode)
         }
     }
-}
-
-/// Why a PNG could not be written.
-private struct PNGWriteError: ToolError {
-    let path: String
-    let reason: String
-    let exitCode: Int32
-    var description: String { "\(path): \(reason)" }
-}
-
-/// Streams one canvas into a PNG with the CPng row writer.
-private func writePNG(_ canvas: Canvas, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-        throw PNGWriteError(path: path, reason: String(cString: strerror(errno)), exitCode: ExitStatus.cannotCreate)
-    }
-    defer { close(fd) }
-    guard let writer = gifx_png_writer_create(fd, UInt32(canvas.width), UInt32(canvas.height), 3) else {
-        throw PNGWriteError(path: path, reason: "out of memory", exitCode: ExitStatus.software)
-    }
-    defer { gifx_png_writer_destroy(writer) }
-    func check(_ status: Int32) throws {
-        guard status != 0 else { return }
-        let reason = status == -2
-            ? String(cString: strerror(gifx_png_writer_errno(writer))) : String(cString: gifx_png_writer_error(writer))
-        throw PNGWriteError(path: path, reason: reason, exitCode: status == -2 ? ExitStatus.ioError : ExitStatus.software)
-    }
-    try check(gifx_png_writer_begin(writer))
-    let rows = canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)
-    try check(gifx_png_writer_write_rows(writer, rows, UInt32(canvas.height), canvas.width * 4))
-    try check(gifx_png_writer_finish(writer))
 }

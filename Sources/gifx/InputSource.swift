@@ -1,6 +1,7 @@
 import Encoders
 import Foundation
 import Frames
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -34,37 +35,31 @@ final class InputSource {
     }
 
     private static func spoolStandardInput() throws -> String {
-        var template = Array("\(NSTemporaryDirectory())/gifx-stdin-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw GifDecodeError(.io, at: nil, "cannot spool standard input: \(String(cString: strerror(errno)))")
+        let file: (fd: Int32, path: String)
+        switch POSIXFiles.makeUniqueFile(template: "\(NSTemporaryDirectory())/gifx-stdin-XXXXXX") {
+        case .success(let made): file = made
+        case .failure(let error): throw GifDecodeError(.io, at: nil, "cannot spool standard input: \(error.text)")
         }
-        defer { close(fd) }
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        TemporaryFiles.shared.register(path)
+        defer { close(file.fd) }
+        TemporaryFiles.shared.register(file.path)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            let count = POSIXFiles.retryingOnInterrupt {
+                buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            }
             if count == 0 { break }
             if count < 0 {
-                if errno == EINTR { continue }
                 let code = errno
-                unlink(path)
+                unlink(file.path)
                 throw GifDecodeError(.io, at: nil, "reading standard input: \(String(cString: strerror(code)))")
             }
-            var offset = 0
-            while offset < count {
-                let written = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, count - offset) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    let code = errno
-                    unlink(path)
-                    throw GifDecodeError(.io, at: nil, "spooling standard input: \(String(cString: strerror(code)))")
-                }
-                offset += written
+            let code = buffer.withUnsafeBytes { POSIXFiles.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            if code != 0 {
+                unlink(file.path)
+                throw GifDecodeError(.io, at: nil, "spooling standard input: \(String(cString: strerror(code)))")
             }
         }
-        return path
+        return file.path
     }
 }
 

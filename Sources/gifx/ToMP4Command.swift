@@ -51,10 +51,8 @@ struct ToMP4Command: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
-        if loops < 1 || loops > 10_000 { throw ValidationError("--loops must be 1...10000") }
-        if !(crf >= 0 && crf <= 51) { throw ValidationError("--crf must be 0...51") }
-        if !VideoCodec.presets.contains(preset) {
-            throw ValidationError("--preset must be one of \(VideoCodec.presets.joined(separator: ", "))")
+        if let problem = MP4Options(crf: crf, preset: preset, loops: loops).problem {
+            throw ValidationError("--\(problem.description)")
         }
         if vfr && fps != nil { throw ValidationError("give either --vfr or --fps, not both") }
         if vfr && maxFps != nil { throw ValidationError("--max-fps caps a constant rate; it does not apply to --vfr") }

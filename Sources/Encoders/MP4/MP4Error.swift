@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Frames
 
 #if canImport(Glibc)
@@ -15,21 +15,26 @@ public struct MP4Error: ToolError {
     public let code: Int32
     public let exitCode: Int32
     public let subjectPath: String?
+    /// Set when the canvas itself is beyond the encoder's limits: encoding a resized video would work.
+    public let resizingHelps: Bool
 
     public var description: String {
         code == 0 ? operation : "\(operation): \(Self.text(for: code))"
     }
 
-    init(_ operation: String, code: Int32 = 0, exitCode: Int32? = nil, path: String? = nil) {
+    init(
+        _ operation: String, code: Int32 = 0, exitCode: Int32? = nil, path: String? = nil, resizingHelps: Bool = false
+    ) {
         self.operation = operation
         self.code = code
         self.subjectPath = path
+        self.resizingHelps = resizingHelps
         self.exitCode = exitCode ?? Self.exitCode(for: code)
     }
 
     /// The same failure named after `path`: users asked for the target, not the hidden temporary file.
     public func naming(_ path: String) -> MP4Error {
-        MP4Error(operation, code: code, exitCode: exitCode, path: path)
+        MP4Error(operation, code: code, exitCode: exitCode, path: path, resizingHelps: resizingHelps)
     }
 
     /// libav's message for an AVERROR code.

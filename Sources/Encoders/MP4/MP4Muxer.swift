@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Frames
 
 /// An MP4 file written by libavformat with one video stream and `+faststart` (the index moved to the front

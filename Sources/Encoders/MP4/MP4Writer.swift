@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Frames
 import Timeline
 
@@ -57,15 +57,7 @@ public final class MP4Writer {
         guard !timeline.frames.isEmpty else {
             throw MP4Error("the GIF has no frames to encode", exitCode: ExitStatus.dataError)
         }
-        guard options.loops >= 1 else { throw MP4Error("--loops must be at least 1", exitCode: ExitStatus.usage) }
-        guard options.crf >= 0 && options.crf <= 51 else {
-            throw MP4Error("--crf must be between 0 and 51", exitCode: ExitStatus.usage)
-        }
-        guard VideoCodec.presets.contains(options.preset) else {
-            throw MP4Error(
-                "unknown preset \(options.preset) (one of \(VideoCodec.presets.joined(separator: ", ")))",
-                exitCode: ExitStatus.usage)
-        }
+        if let problem = options.problem { throw MP4Error(problem.description, exitCode: ExitStatus.usage) }
         for rate in [options.frameRate, options.maxFrameRate].compactMap({ $0 }) {
             guard rate.num > 0, rate.den > 0, rate.num <= Int(Int32.max), rate.den <= Int(Int32.max) else {
                 throw MP4Error("frame rate \(rate) is out of range", exitCode: ExitStatus.usage)
@@ -84,13 +76,13 @@ public final class MP4Writer {
         let codec = options.codec
         if max(size.width, size.height) > codec.maximumSide || min(size.width, size.height) < codec.minimumSide {
             let what = options.size == .original ? "the canvas" : "the requested size"
-            let hint = options.size == .original ? "; use --scale, --width or --height" : ""
             let bound = min(size.width, size.height) < codec.minimumSide
                 ? "is below \(codec.encoderName)'s minimum of \(codec.minimumSide)x\(codec.minimumSide)"
                 : "exceeds \(codec.encoderName)'s limit of \(codec.maximumSide) pixels a side"
             throw MP4Error(
-                "\(what) (\(size.width)x\(size.height) as encoded) \(bound)\(hint)",
-                exitCode: options.size == .original ? ExitStatus.dataError : ExitStatus.usage)
+                "\(what) (\(size.width)x\(size.height) as encoded) \(bound)",
+                exitCode: options.size == .original ? ExitStatus.dataError : ExitStatus.usage,
+                resizingHelps: options.size == .original)
         }
         outputSize = size
         let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)

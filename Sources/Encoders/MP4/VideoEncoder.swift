@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Frames
 
 /// One libavcodec video encoder (libx264 / libx265) opened for yuv420p, with the BT.709 limited-range tags on

@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Frames
 import Timeline
 

@@ -1,5 +1,6 @@
 import Foundation
 import Frames
+import POSIXFiles
 import Timeline
 
 #if canImport(Glibc)
@@ -59,9 +60,7 @@ public final class SpriteSheetSink: ConversionSink {
             cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
             maxSize: options.maxSize, columns: options.columns)
         if !context.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
-            throw OutputError(
-                path: options.jsonPath, reason: "already exists (use --overwrite to replace it)",
-                exitCode: ExitStatus.cannotCreate)
+            throw OutputError.exists(options.jsonPath)
         }
         if options.dedupe { deduper = FrameDeduper() }
     }
@@ -207,9 +206,8 @@ private func ensureOpenFiles(_ outputs: Int, for path: String) throws {
     }
     throw OutputError(
         path: path,
-        reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max)); raise `ulimit -n`, "
-            + "or use --scale/--max-size for fewer pages",
-        exitCode: ExitStatus.cannotCreate)
+        reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max))",
+        exitCode: ExitStatus.cannotCreate, kind: .tooManyOpenFiles)
 }
 
 private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
@@ -219,15 +217,6 @@ private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
 }
 
 func writeAll(_ data: Data, to output: AtomicOutput) throws {
-    try data.withUnsafeBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(output.fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw OutputError.writing(output.targetPath, errno: errno)
-            }
-            offset += n
-        }
-    }
+    let code = data.withUnsafeBytes { POSIXFiles.writeAll(output.fileDescriptor, $0) }
+    if code != 0 { throw OutputError.writing(output.targetPath, errno: code) }
 }

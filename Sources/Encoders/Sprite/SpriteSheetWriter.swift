@@ -1,4 +1,4 @@
-import CPng
+internal import CPng
 import Foundation
 import Frames
 

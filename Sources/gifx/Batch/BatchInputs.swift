@@ -1,4 +1,5 @@
 import Foundation
+import Frames
 
 #if canImport(Glibc)
 import Glibc
@@ -71,7 +72,7 @@ enum BatchInputs {
             found.append(BatchInput(
                 path: folder, relativePath: relative.isEmpty ? baseName(folder) : relative,
                 problem: "cannot read folder: \(String(cString: strerror(code == 0 ? EACCES : code)))",
-                exitCode: 66))
+                exitCode: ExitStatus.noInput))
             return
         }
         for name in names where !name.hasPrefix(".") {

@@ -1,4 +1,6 @@
 import Foundation
+import Frames
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +49,7 @@ final class BatchReport {
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw BatchSetupError(
-                subject: path, message: "cannot open report: \(String(cString: strerror(errno)))", exitCode: 73)
+                subject: path, message: "cannot open report: \(String(cString: strerror(errno)))", exitCode: ExitStatus.cannotCreate)
         }
         self.path = path
     }
@@ -57,14 +59,7 @@ final class BatchReport {
     /// Appends one line; a failure to write the report is reported once on stderr but does not stop the batch.
     func append(_ line: BatchReportLine) -> Bool {
         let data = line.json
-        let written = data.withUnsafeBytes { bytes -> Int in
-            while true {
-                let n = write(fd, bytes.baseAddress, bytes.count)
-                if n < 0 && errno == EINTR { continue }
-                return n
-            }
-        }
-        return written == data.count
+        return data.withUnsafeBytes { POSIXFiles.writeAll(fd, $0) } == 0
     }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Frames
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -145,7 +147,7 @@ final class BatchRunner {
             unlink(job.stderrPath)
             if job.temporaryOutput == nil { unlink(job.stdoutPath) }
         }
-        if code != 0, let signal = signals.stoppingSignal, code == 128 + signal || code == 130 || code == 143 {
+        if code != 0, let signal = signals.stoppingSignal, code == 128 + signal || code == ExitStatus.interrupted || code == ExitStatus.terminated {
             // Stopped by the signal we forwarded: not a failure of this input; a rerun redoes it.
             if let temporary = job.temporaryOutput { unlink(temporary) }
             return
@@ -159,7 +161,7 @@ final class BatchRunner {
                     unlink(temporary)
                     record(BatchReportLine(
                         input: job.input.path, outputs: [], status: .failed,
-                        error: "\(target): cannot create output: \(reason)", exitCode: 73, wallSeconds: wall))
+                        error: "\(target): cannot create output: \(reason)", exitCode: ExitStatus.cannotCreate, wallSeconds: wall))
                     return
                 }
             }
@@ -217,24 +219,13 @@ final class BatchRunner {
     /// A hidden, empty file beside `target` (same folder, so the final rename is atomic), with the
     /// permissions a new file would get.
     private static func makeTemporary(beside target: String) -> String? {
-        let url = URL(fileURLWithPath: target)
-        var template = Array("\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).gifx-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return nil }
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
-        close(fd)
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard case .success(let file) = POSIXFiles.makeHiddenTemporary(beside: target) else { return nil }
+        close(file.fd)
+        return file.path
     }
 
     /// Flushes the finished temporary file and renames it over the target.
     private static func commit(_ temporary: String, to target: String) -> Bool {
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-        }
-        return rename(temporary, target) == 0
+        POSIXFiles.durableRename(temporary, to: target) == 0
     }
 }

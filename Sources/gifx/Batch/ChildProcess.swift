@@ -1,4 +1,5 @@
 import Foundation
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -80,8 +81,7 @@ enum ChildProcess {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while data.count < limit {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = POSIXFiles.retryingOnInterrupt { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
             guard count > 0 else { break }
             data.append(contentsOf: buffer[0..<count])
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -57,10 +58,7 @@ final class SignalForwarder: Sendable {
     func waitForChild() -> (pid: pid_t, status: Int32)? {
         while true {
             var info = siginfo_t()
-            if waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
+            if POSIXFiles.retryingOnInterrupt({ waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) }) != 0 { return nil }
             let reaped: (pid_t, Int32)? = state.withLock { state in
                 var status: Int32 = 0
                 let pid = waitpid(-1, &status, WNOHANG)
