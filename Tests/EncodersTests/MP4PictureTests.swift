@@ -89,7 +89,7 @@ struct MP4PictureTests {
     @Test(
         "--codec hevc is HEVC tagged hvc1, with the same timing and tags",
         .enabled(
-            if: gifx_av_load(GIFX_AV_ENCODER, nil, 0) == 0 && avcodec_find_encoder_by_name("libx265") != nil,
+            if: gifx_av_load(GIFX_AV_ENCODER, nil, 0) == 0 && gifx_avcodec_find_encoder_by_name("libx265") != nil,
             "this libavcodec has no libx265"))
     func hevc() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 3], delays: [4, 8])

@@ -9,11 +9,13 @@
 #include <libswscale/swscale.h>
 #include <errno.h>
 #include <stddef.h>
+#include "gifx_av_functions.h"
 
 /* libav is opened with dlopen on first use (loader.c), not linked: `gifx timeline` and `to-sprite` never
    pay for libavcodec's ~100 dependent libraries (about 25 MB of RSS and 30 ms of start-up per process).
-   loader.c defines every libav function gifx calls, under its own name, as a forwarder to the loaded
-   library; calling one before its group is loaded aborts with the function's name. */
+   loader.c defines, for every libav function gifx calls (gifx_av_functions.h), a forwarder to the loaded
+   library named gifx_<function>; Swift calls only those. Calling one before its group is loaded aborts
+   with the function's name. */
 
 /* Which libraries to open: swscale alone (sprite scaling) or the whole encoder set. */
 typedef enum {
@@ -27,6 +29,13 @@ int gifx_av_load(gifx_av_group group, char *error, size_t error_size);
 
 /* Whether `group` is loaded, without trying to load it. */
 int gifx_av_is_loaded(gifx_av_group group);
+
+/* The forwarders: gifx_av_frame_alloc, gifx_sws_scale, gifx_avcodec_open2, ... */
+#define GIFX_DECLARE_FORWARDER(lib, ret, name, params, args) ret gifx_##name params;
+#define GIFX_DECLARE_VOID_FORWARDER(lib, name, params, args) void gifx_##name params;
+GIFX_AV_FUNCTIONS(GIFX_DECLARE_FORWARDER, GIFX_DECLARE_VOID_FORWARDER)
+#undef GIFX_DECLARE_FORWARDER
+#undef GIFX_DECLARE_VOID_FORWARDER
 
 /* Function-like macros Swift cannot import. */
 static inline int gifx_averror_eof(void) { return AVERROR_EOF; }
@@ -45,13 +54,13 @@ static inline int gifx_sws_scale_packed_slice(struct SwsContext *context, const 
                                               int sliceY, int sliceHeight, AVFrame *dst) {
     const uint8_t *const planes[4] = { source, NULL, NULL, NULL };
     const int strides[4] = { sourceStride, 0, 0, 0 };
-    return sws_scale(context, planes, strides, sliceY, sliceHeight, dst->data, dst->linesize);
+    return gifx_sws_scale(context, planes, strides, sliceY, sliceHeight, dst->data, dst->linesize);
 }
 
 /* RGB→YUV with the BT.709 matrix: full-range RGB in, limited ("MPEG") range YUV out. */
 static inline int gifx_sws_use_bt709(struct SwsContext *context) {
-    const int *coefficients = sws_getCoefficients(SWS_CS_ITU709);
-    return sws_setColorspaceDetails(context, coefficients, 1, coefficients, 0, 0, 1 << 16, 1 << 16);
+    const int *coefficients = gifx_sws_getCoefficients(SWS_CS_ITU709);
+    return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, 0, 0, 1 << 16, 1 << 16);
 }
 
 #endif

@@ -41,7 +41,7 @@ public struct MP4Error: ToolError {
     static func text(for code: Int32) -> String {
         guard Libav.isLoaded else { return "libav error \(code)" }
         var buffer = [CChar](repeating: 0, count: 256)
-        if av_strerror(code, &buffer, buffer.count) < 0 { return "libav error \(code)" }
+        if gifx_av_strerror(code, &buffer, buffer.count) < 0 { return "libav error \(code)" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

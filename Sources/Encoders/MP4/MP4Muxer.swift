@@ -13,15 +13,15 @@ final class MP4Muxer {
     init(path: String) throws {
         self.path = path
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "setting up the MP4 muxer", path: path)
+        try check(gifx_avformat_alloc_output_context2(&context, nil, "mp4", path), "setting up the MP4 muxer", path: path)
         guard let context else { throw MP4Error("setting up the MP4 muxer", path: path) }
         self.context = context
     }
 
     deinit {
         if let context {
-            if fileOpen { avio_closep(&context.pointee.pb) }
-            avformat_free_context(context)
+            if fileOpen { gifx_avio_closep(&context.pointee.pb) }
+            gifx_avformat_free_context(context)
         }
     }
 
@@ -35,10 +35,10 @@ final class MP4Muxer {
     /// the constant frame rate announced in the container (`nil` for VFR: the `stts` carries each sample's
     /// duration, in the encoder's time base, 1/100 s).
     func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational?) throws {
-        guard let context, let stream = avformat_new_stream(context, nil) else {
+        guard let context, let stream = gifx_avformat_new_stream(context, nil) else {
             throw MP4Error("out of memory (stream)")
         }
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
+        try check(gifx_avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
         if let codecTag { stream.pointee.codecpar.pointee.codec_tag = codecTag }
         stream.pointee.time_base = encoder.timeBase
         if let frameRate {
@@ -51,27 +51,27 @@ final class MP4Muxer {
     /// Opens the file and writes the header (the muxer may change the stream's time base here).
     func writeHeader() throws {
         guard let context else { return }
-        try check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: path)
+        try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: path)
         fileOpen = true
         var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        av_dict_set(&options, "movflags", "+faststart", 0)
-        try check(avformat_write_header(context, &options), "writing the MP4 header", path: path)
+        defer { gifx_av_dict_free(&options) }
+        gifx_av_dict_set(&options, "movflags", "+faststart", 0)
+        try check(gifx_avformat_write_header(context, &options), "writing the MP4 header", path: path)
     }
 
     /// Writes one encoded packet whose times are in `timeBase`.
     func write(_ packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational) throws {
         guard let context, let stream else { return }
-        av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
+        gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
-        try check(av_write_frame(context, packet), "writing to the output", path: path)
+        try check(gifx_av_write_frame(context, packet), "writing to the output", path: path)
     }
 
     /// Writes the index (moved to the front: faststart), flushes and closes the file.
     func finish() throws {
         guard let context else { return }
-        try check(av_write_trailer(context), "finishing the MP4", path: path)
+        try check(gifx_av_write_trailer(context), "finishing the MP4", path: path)
         fileOpen = false
-        try check(avio_closep(&context.pointee.pb), "closing the output", path: path)
+        try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: path)
     }
 }

@@ -160,7 +160,7 @@ public final class MP4Writer {
     /// `GIFX_AV_LOG=1` keeps libav's messages (warnings and errors) for debugging.
     private func setLibavLogLevel() {
         let verbose = getenv("GIFX_AV_LOG").map { String(cString: $0) == "1" } ?? false
-        av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
+        gifx_av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
     }
 }
 

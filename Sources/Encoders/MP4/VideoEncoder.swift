@@ -25,16 +25,16 @@ final class VideoEncoder {
         codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, timeBase: AVRational,
         tuning: EncoderTuning, globalHeader: Bool
     ) throws {
-        guard let encoder = avcodec_find_encoder_by_name(codec.encoderName) else {
+        guard let encoder = gifx_avcodec_find_encoder_by_name(codec.encoderName) else {
             throw MP4Error("this libavcodec has no \(codec.encoderName) encoder", exitCode: ExitStatus.software)
         }
-        var context = avcodec_alloc_context3(encoder)
-        var frame = av_frame_alloc()
-        var packet = av_packet_alloc()
+        var context = gifx_avcodec_alloc_context3(encoder)
+        var frame = gifx_av_frame_alloc()
+        var packet = gifx_av_packet_alloc()
         guard let context, let frame, let packet else {
-            av_packet_free(&packet)
-            av_frame_free(&frame)
-            avcodec_free_context(&context)
+            gifx_av_packet_free(&packet)
+            gifx_av_frame_free(&frame)
+            gifx_avcodec_free_context(&context)
             throw MP4Error("out of memory (encoder)")
         }
         self.context = context
@@ -57,13 +57,13 @@ final class VideoEncoder {
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
 
         let privateOptions = c.pointee.priv_data
-        try check(av_opt_set(privateOptions, "preset", tuning.preset, 0), "setting preset \(tuning.preset)")
-        try check(av_opt_set_double(privateOptions, "crf", tuning.crf, 0), "setting crf \(tuning.crf)")
+        try check(gifx_av_opt_set(privateOptions, "preset", tuning.preset, 0), "setting preset \(tuning.preset)")
+        try check(gifx_av_opt_set_double(privateOptions, "crf", tuning.crf, 0), "setting crf \(tuning.crf)")
         if !tuning.params.isEmpty {
             let key = codec == .h264 ? "x264-params" : "x265-params"
-            try check(av_opt_set(privateOptions, key, tuning.params, 0), "setting \(key) \(tuning.params)")
+            try check(gifx_av_opt_set(privateOptions, key, tuning.params, 0), "setting \(key) \(tuning.params)")
         }
-        try check(avcodec_open2(c, encoder, nil), "opening the \(codec.encoderName) encoder at \(width)x\(height)")
+        try check(gifx_avcodec_open2(c, encoder, nil), "opening the \(codec.encoderName) encoder at \(width)x\(height)")
 
         frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         frame.pointee.width = Int32(width)
@@ -72,21 +72,21 @@ final class VideoEncoder {
         frame.pointee.color_trc = AVCOL_TRC_BT709
         frame.pointee.colorspace = AVCOL_SPC_BT709
         frame.pointee.color_range = AVCOL_RANGE_MPEG
-        try check(av_frame_get_buffer(frame, 0), "allocating a \(width)x\(height) frame")
+        try check(gifx_av_frame_get_buffer(frame, 0), "allocating a \(width)x\(height) frame")
     }
 
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
+        gifx_av_packet_free(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
+        gifx_av_frame_free(&frame)
         var context: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&context)
+        gifx_avcodec_free_context(&context)
     }
 
     /// Makes `frame`'s buffers safe to overwrite (the encoder may still hold a reference to the last one).
     func prepareFrameForWriting() throws {
-        try check(av_frame_make_writable(frame), "making the frame writable")
+        try check(gifx_av_frame_make_writable(frame), "making the frame writable")
     }
 
     /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units) and hands
@@ -95,7 +95,7 @@ final class VideoEncoder {
         frame.pointee.pts = pts
         frame.pointee.pkt_duration = duration
         if duration != 1 { pendingDurations[pts] = duration }
-        try check(avcodec_send_frame(context, frame), "encoding frame \(pts)")
+        try check(gifx_avcodec_send_frame(context, frame), "encoding frame \(pts)")
         try drain(deliver)
     }
 
@@ -107,18 +107,18 @@ final class VideoEncoder {
     /// so for VFR the `stts` entries are those frames' delays and the media (`mdhd`) duration can differ
     /// from the presentation by the reorder delay; players follow the edit list and `ctts`.
     func finish(deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
-        try check(avcodec_send_frame(context, nil), "flushing the encoder")
+        try check(gifx_avcodec_send_frame(context, nil), "flushing the encoder")
         try drain(deliver)
     }
 
     /// Receives every packet ready and delivers it.
     private func drain(_ deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
         while true {
-            let status = avcodec_receive_packet(context, packet)
+            let status = gifx_avcodec_receive_packet(context, packet)
             if status == gifx_averror_eagain() || status == gifx_averror_eof() { return }
             try check(status, "encoding")
             packet.pointee.duration = pendingDurations.removeValue(forKey: packet.pointee.pts) ?? 1
-            defer { av_packet_unref(packet) }
+            defer { gifx_av_packet_unref(packet) }
             try deliver(packet)
         }
     }

@@ -40,7 +40,7 @@ final class YUVConverter {
         } else {
             flags = SWS_LANCZOS
         }
-        guard let context = sws_getContext(
+        guard let context = gifx_sws_getContext(
             Int32(sourceWidth), Int32(sourceHeight), AV_PIX_FMT_RGBA, Int32(outputWidth), Int32(outputHeight),
             AV_PIX_FMT_YUV420P, flags, nil, nil, nil)
         else {
@@ -54,7 +54,7 @@ final class YUVConverter {
     }
 
     deinit {
-        sws_freeContext(context)
+        gifx_sws_freeContext(context)
         slice.deallocate()
     }
 

@@ -30,7 +30,7 @@ public final class RGBAScaler {
         let shrinking = destination.width * destination.height < source.width * source.height
         let flags = (shrinking ? SWS_AREA : SWS_LANCZOS) | SWS_ACCURATE_RND | SWS_BITEXACT
         guard
-            let context = sws_getContext(
+            let context = gifx_sws_getContext(
                 Int32(source.width), Int32(source.height), AV_PIX_FMT_GRAY8,
                 Int32(destination.width), Int32(destination.height), AV_PIX_FMT_GRAY8,
                 flags, nil, nil, nil)
@@ -44,7 +44,7 @@ public final class RGBAScaler {
     }
 
     deinit {
-        sws_freeContext(context)
+        gifx_sws_freeContext(context)
         sourcePlanes.deallocate()
         destinationPlanes.deallocate()
     }
@@ -69,7 +69,7 @@ public final class RGBAScaler {
         for plane in 0..<4 {
             var sourcePointers: [UnsafePointer<UInt8>?] = [UnsafePointer(sourcePlanes + plane * sourceCount), nil, nil, nil]
             var destinationPointers: [UnsafeMutablePointer<UInt8>?] = [destinationPlanes + plane * destinationCount, nil, nil, nil]
-            _ = sws_scale(
+            _ = gifx_sws_scale(
                 context, &sourcePointers, &sourceStride, 0, Int32(source.height), &destinationPointers,
                 &destinationStride)
         }

@@ -1,0 +1,59 @@
+#ifndef GIFX_AV_FUNCTIONS_H
+#define GIFX_AV_FUNCTIONS_H
+/* Every libav function gifx calls: X(library, return type, name, parameters, arguments). Each is called
+   through a forwarder named gifx_<name> (CAV.h declares them, loader.c defines them); loader.c asserts
+   that every forwarder's type is the libav prototype's, so the compiler checks each line against libav. */
+#define GIFX_AV_FUNCTIONS(X, XV)                                                                              \
+    XV(LIB_AVUTIL, av_dict_free, (AVDictionary **m), (m))                                                     \
+    X(LIB_AVUTIL, int, av_dict_set, (AVDictionary **pm, const char *key, const char *value, int flags),        \
+      (pm, key, value, flags))                                                                                \
+    X(LIB_AVUTIL, AVFrame *, av_frame_alloc, (void), ())                                                      \
+    XV(LIB_AVUTIL, av_frame_free, (AVFrame **frame), (frame))                                                 \
+    X(LIB_AVUTIL, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align))                      \
+    X(LIB_AVUTIL, int, av_frame_make_writable, (AVFrame *frame), (frame))                                     \
+    XV(LIB_AVUTIL, av_log_set_level, (int level), (level))                                                    \
+    X(LIB_AVUTIL, int, av_opt_set, (void *obj, const char *name, const char *val, int search_flags),          \
+      (obj, name, val, search_flags))                                                                         \
+    X(LIB_AVUTIL, int, av_opt_set_double, (void *obj, const char *name, double val, int search_flags),        \
+      (obj, name, val, search_flags))                                                                         \
+    X(LIB_AVUTIL, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size)) \
+    XV(LIB_SWSCALE, sws_freeContext, (struct SwsContext *swsContext), (swsContext))                           \
+    X(LIB_SWSCALE, const int *, sws_getCoefficients, (int colorspace), (colorspace))                          \
+    X(LIB_SWSCALE, struct SwsContext *, sws_getContext,                                                       \
+      (int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH, enum AVPixelFormat dstFormat,    \
+       int flags, SwsFilter *srcFilter, SwsFilter *dstFilter, const double *param),                           \
+      (srcW, srcH, srcFormat, dstW, dstH, dstFormat, flags, srcFilter, dstFilter, param))                    \
+    X(LIB_SWSCALE, int, sws_scale,                                                                            \
+      (struct SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[], int srcSliceY,           \
+       int srcSliceH, uint8_t *const dst[], const int dstStride[]),                                           \
+      (c, srcSlice, srcStride, srcSliceY, srcSliceH, dst, dstStride))                                         \
+    X(LIB_SWSCALE, int, sws_setColorspaceDetails,                                                             \
+      (struct SwsContext *c, const int inv_table[4], int srcRange, const int table[4], int dstRange,          \
+       int brightness, int contrast, int saturation),                                                         \
+      (c, inv_table, srcRange, table, dstRange, brightness, contrast, saturation))                            \
+    X(LIB_AVCODEC, AVPacket *, av_packet_alloc, (void), ())                                                   \
+    XV(LIB_AVCODEC, av_packet_free, (AVPacket **pkt), (pkt))                                                  \
+    XV(LIB_AVCODEC, av_packet_rescale_ts, (AVPacket *pkt, AVRational tb_src, AVRational tb_dst),              \
+       (pkt, tb_src, tb_dst))                                                                                 \
+    XV(LIB_AVCODEC, av_packet_unref, (AVPacket *pkt), (pkt))                                                  \
+    X(LIB_AVCODEC, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))                 \
+    X(LIB_AVCODEC, const AVCodec *, avcodec_find_encoder_by_name, (const char *name), (name))                 \
+    XV(LIB_AVCODEC, avcodec_free_context, (AVCodecContext **avctx), (avctx))                                  \
+    X(LIB_AVCODEC, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options), \
+      (avctx, codec, options))                                                                                \
+    X(LIB_AVCODEC, int, avcodec_parameters_from_context, (AVCodecParameters *par, const AVCodecContext *codec), \
+      (par, codec))                                                                                           \
+    X(LIB_AVCODEC, int, avcodec_receive_packet, (AVCodecContext *avctx, AVPacket *avpkt), (avctx, avpkt))     \
+    X(LIB_AVCODEC, int, avcodec_send_frame, (AVCodecContext *avctx, const AVFrame *frame), (avctx, frame))    \
+    X(LIB_AVFORMAT, int, av_write_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))                       \
+    X(LIB_AVFORMAT, int, av_write_trailer, (AVFormatContext *s), (s))                                         \
+    X(LIB_AVFORMAT, int, avformat_alloc_output_context2,                                                      \
+      (AVFormatContext **ctx, const AVOutputFormat *oformat, const char *format_name, const char *filename),  \
+      (ctx, oformat, format_name, filename))                                                                  \
+    XV(LIB_AVFORMAT, avformat_free_context, (AVFormatContext *s), (s))                                        \
+    X(LIB_AVFORMAT, AVStream *, avformat_new_stream, (AVFormatContext *s, const AVCodec *c), (s, c))          \
+    X(LIB_AVFORMAT, int, avformat_write_header, (AVFormatContext *s, AVDictionary **options), (s, options))   \
+    X(LIB_AVFORMAT, int, avio_closep, (AVIOContext **s), (s))                                                 \
+    X(LIB_AVFORMAT, int, avio_open, (AVIOContext **s, const char *url, int flags), (s, url, flags))
+
+#endif
