@@ -20,23 +20,23 @@ public struct OutputError: ToolError {
 
     public let path: String
     public let reason: String
-    public let exitCode: Int32
+    public let failureClass: FailureClass
     public let kind: Kind
     public var description: String { reason }
     public var subjectPath: String? { path }
 
-    public init(path: String, reason: String, exitCode: Int32, kind: Kind = .other) {
-        self.path = path; self.reason = reason; self.exitCode = exitCode; self.kind = kind
+    public init(path: String, reason: String, failure: FailureClass, kind: Kind = .other) {
+        self.path = path; self.reason = reason; self.failureClass = failure; self.kind = kind
     }
 
     /// The target exists and may not be replaced (73).
     public static func exists(_ path: String) -> OutputError {
-        OutputError(path: path, reason: "already exists", exitCode: ExitStatus.cannotCreate, kind: .exists)
+        OutputError(path: path, reason: "already exists", failure: .cannotCreateOutput, kind: .exists)
     }
 
     /// Maps an errno from writing to the right exit code: a full disk or size limit is an I/O error (74).
     public static func writing(_ path: String, errno code: Int32) -> OutputError {
-        OutputError(path: path, reason: "write failed: \(String(cString: strerror(code)))", exitCode: ExitStatus.ioError)
+        OutputError(path: path, reason: "write failed: \(String(cString: strerror(code)))", failure: .io)
     }
 }
 
@@ -66,7 +66,7 @@ public final class AtomicOutput {
             temporaryPath = file.path
         case .failure(let error):
             throw OutputError(
-                path: targetPath, reason: "cannot create output: \(error.text)", exitCode: ExitStatus.cannotCreate)
+                path: targetPath, reason: "cannot create output: \(error.text)", failure: .cannotCreateOutput)
         }
         TemporaryFiles.shared.register(temporaryPath)
     }
@@ -96,7 +96,7 @@ public final class AtomicOutput {
                 if code == EEXIST { throw OutputError.exists(targetPath) }
                 throw OutputError(
                     path: targetPath, reason: "cannot create output: \(String(cString: strerror(code)))",
-                    exitCode: code == EACCES || code == EROFS ? ExitStatus.cannotCreate : ExitStatus.ioError)
+                    failure: code == EACCES || code == EROFS ? .cannotCreateOutput : .io)
             }
             unlink(temporaryPath)
         } else if rename(temporaryPath, targetPath) != 0 {
@@ -104,7 +104,7 @@ public final class AtomicOutput {
             discard()
             throw OutputError(
                 path: targetPath, reason: "cannot replace output: \(String(cString: strerror(code)))",
-                exitCode: ExitStatus.cannotCreate)
+                failure: .cannotCreateOutput)
         }
         finished = true
         TemporaryFiles.shared.unregister(temporaryPath)

@@ -23,5 +23,5 @@ enum Libav {
 /// The libav shared libraries could not be opened: an installation problem, reported as internal (70).
 public struct LibavUnavailable: ToolError {
     public let description: String
-    public var exitCode: Int32 { ExitStatus.software }
+    public var failureClass: FailureClass { .internalError }
 }

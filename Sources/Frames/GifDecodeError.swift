@@ -25,11 +25,11 @@ public struct GifDecodeError: ToolError, Equatable, Sendable {
         self.kind = kind; self.byteOffset = byteOffset; self.reason = reason
     }
 
-    public var exitCode: Int32 {
+    public var failureClass: FailureClass {
         switch kind {
-        case .cannotOpen: return ExitStatus.noInput
-        case .malformed, .truncated, .tooLarge: return ExitStatus.dataError
-        case .io: return ExitStatus.ioError
+        case .cannotOpen: return .cannotOpenInput
+        case .malformed, .truncated, .tooLarge: return .malformedData
+        case .io: return .io
         }
     }
 

@@ -74,6 +74,6 @@ func ensureOutput(_ output: String, isNot input: String) throws {
     var a = stat(), b = stat()
     guard input != "-", stat(input, &a) == 0, stat(output, &b) == 0 else { return }
     if a.st_dev == b.st_dev && a.st_ino == b.st_ino {
-        throw OutputError(path: output, reason: "is the input file; choose another output", exitCode: ExitStatus.usage)
+        throw OutputError(path: output, reason: "is the input file; choose another output", failure: .usage)
     }
 }

@@ -99,7 +99,7 @@ private struct ValidationErrorLine: ToolError {
     let message: String
     init(path: String, _ message: String) { self.path = path; self.message = message }
     var description: String { message }
-    var exitCode: Int32 { ExitStatus.usage }
+    var failureClass: FailureClass { .usage }
     var subjectPath: String? { path }
 }
 

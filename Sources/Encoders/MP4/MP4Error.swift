@@ -13,7 +13,7 @@ public struct MP4Error: ToolError {
     public let operation: String
     /// libav's error code (a negative AVERROR), or 0 when the failure has no code.
     public let code: Int32
-    public let exitCode: Int32
+    public let failureClass: FailureClass
     public let subjectPath: String?
     /// Set when the canvas itself is beyond the encoder's limits: encoding a resized video would work.
     public let resizingHelps: Bool
@@ -23,18 +23,18 @@ public struct MP4Error: ToolError {
     }
 
     init(
-        _ operation: String, code: Int32 = 0, exitCode: Int32? = nil, path: String? = nil, resizingHelps: Bool = false
+        _ operation: String, code: Int32 = 0, failure: FailureClass? = nil, path: String? = nil, resizingHelps: Bool = false
     ) {
         self.operation = operation
         self.code = code
         self.subjectPath = path
         self.resizingHelps = resizingHelps
-        self.exitCode = exitCode ?? Self.exitCode(for: code)
+        self.failureClass = failure ?? Self.failureClass(for: code)
     }
 
     /// The same failure named after `path`: users asked for the target, not the hidden temporary file.
     public func naming(_ path: String) -> MP4Error {
-        MP4Error(operation, code: code, exitCode: exitCode, path: path, resizingHelps: resizingHelps)
+        MP4Error(operation, code: code, failure: failureClass, path: path, resizingHelps: resizingHelps)
     }
 
     /// libav's message for an AVERROR code.
@@ -46,14 +46,14 @@ public struct MP4Error: ToolError {
     }
 
     /// Disk full, I/O errors and quota are the environment's fault (74); permissions 73; the rest is ours (70).
-    static func exitCode(for code: Int32) -> Int32 {
+    static func failureClass(for code: Int32) -> FailureClass {
         for errnoCode in [ENOSPC, EIO, EDQUOT, EFBIG, EPIPE] where code == gifx_averror(errnoCode) {
-            return ExitStatus.ioError
+            return .io
         }
         for errnoCode in [EACCES, EROFS, ENOENT, EPERM] where code == gifx_averror(errnoCode) {
-            return ExitStatus.cannotCreate
+            return .cannotCreateOutput
         }
-        return ExitStatus.software
+        return .internalError
     }
 }
 

@@ -55,12 +55,12 @@ public final class MP4Writer {
         self.options = options
         canvasSize = timeline.canvas
         guard !timeline.frames.isEmpty else {
-            throw MP4Error("the GIF has no frames to encode", exitCode: ExitStatus.dataError)
+            throw MP4Error("the GIF has no frames to encode", failure: .malformedData)
         }
-        if let problem = options.problem { throw MP4Error(problem.description, exitCode: ExitStatus.usage) }
+        if let problem = options.problem { throw MP4Error(problem.description, failure: .usage) }
         for rate in [options.frameRate, options.maxFrameRate].compactMap({ $0 }) {
             guard rate.num > 0, rate.den > 0, rate.num <= Int(Int32.max), rate.den <= Int(Int32.max) else {
-                throw MP4Error("frame rate \(rate) is out of range", exitCode: ExitStatus.usage)
+                throw MP4Error("frame rate \(rate) is out of range", failure: .usage)
             }
         }
         plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: options.maxFrameRate)
@@ -81,14 +81,14 @@ public final class MP4Writer {
                 : "exceeds \(codec.encoderName)'s limit of \(codec.maximumSide) pixels a side"
             throw MP4Error(
                 "\(what) (\(size.width)x\(size.height) as encoded) \(bound)",
-                exitCode: options.size == .original ? ExitStatus.dataError : ExitStatus.usage,
+                failure: options.size == .original ? .malformedData : .usage,
                 resizingHelps: options.size == .original)
         }
         outputSize = size
         let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)
         let (units, unitsOverflow) = plan.unitsPerPlay.multipliedReportingOverflow(by: options.loops)
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
-            throw MP4Error("too many output frames", exitCode: ExitStatus.usage)
+            throw MP4Error("too many output frames", failure: .usage)
         }
         requiredLevel = options.codec == .h264 ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         tuning = EncoderTuning.choose(
@@ -217,7 +217,7 @@ public final class MP4Session {
     public func endLoop() throws {
         guard index == timeline.frames.count else {
             throw MP4Error(
-                "the frame source delivered \(index) of \(timeline.frames.count) frames", exitCode: ExitStatus.software)
+                "the frame source delivered \(index) of \(timeline.frames.count) frames", failure: .internalError)
         }
         index = 0
         loop += 1

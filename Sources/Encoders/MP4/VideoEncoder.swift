@@ -26,7 +26,7 @@ final class VideoEncoder {
         tuning: EncoderTuning, globalHeader: Bool
     ) throws {
         guard let encoder = gifx_avcodec_find_encoder_by_name(codec.encoderName) else {
-            throw MP4Error("this libavcodec has no \(codec.encoderName) encoder", exitCode: ExitStatus.software)
+            throw MP4Error("this libavcodec has no \(codec.encoderName) encoder", failure: .internalError)
         }
         var context = gifx_avcodec_alloc_context3(encoder)
         var frame = gifx_av_frame_alloc()

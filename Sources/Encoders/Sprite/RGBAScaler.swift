@@ -5,7 +5,7 @@ import Timeline
 /// Why a scaler could not be set up.
 public struct ScalerError: ToolError {
     public let description: String
-    public var exitCode: Int32 { ExitStatus.software }
+    public var failureClass: FailureClass { .internalError }
 }
 
 /// Resizes straight-alpha RGBA canvases with libswscale: the area filter when shrinking (each output pixel

@@ -5,7 +5,7 @@ import Timeline
 /// fine, the remedy is an option (`--max-size`, `--scale`/`--width`/`--height`, `--columns`, `--padding`).
 public struct SpriteLayoutError: ToolError {
     public let description: String
-    public var exitCode: Int32 { ExitStatus.usage }
+    public var failureClass: FailureClass { .usage }
     public init(_ description: String) { self.description = description }
 }
 

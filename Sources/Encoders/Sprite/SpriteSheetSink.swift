@@ -207,7 +207,7 @@ private func ensureOpenFiles(_ outputs: Int, for path: String) throws {
     throw OutputError(
         path: path,
         reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max))",
-        exitCode: ExitStatus.cannotCreate, kind: .tooManyOpenFiles)
+        failure: .cannotCreateOutput, kind: .tooManyOpenFiles)
 }
 
 private func requireAllFrames(_ delivered: Int, of expected: Int) throws {

@@ -147,7 +147,7 @@ public final class SpriteSheetWriter {
         guard let writer = gifx_png_writer_create(
             descriptors[page.index], UInt32(page.width), UInt32(page.height), settings.level)
         else {
-            throw OutputError(path: paths[page.index], reason: "out of memory", exitCode: ExitStatus.software)
+            throw OutputError(path: paths[page.index], reason: "out of memory", failure: .internalError)
         }
         png = writer
         try check(gifx_png_writer_set_filters(writer, settings.filters, settings.strategy), page: page.index)
@@ -190,7 +190,7 @@ public final class SpriteSheetWriter {
         if status == -2 { throw OutputError.writing(paths[page], errno: gifx_png_writer_errno(png)) }
         throw OutputError(
             path: paths[page], reason: "PNG encoder: \(String(cString: gifx_png_writer_error(png)))",
-            exitCode: ExitStatus.software)
+            failure: .internalError)
     }
 
     // MARK: extrusion

@@ -10,18 +10,18 @@ import Glibc
 public func writeCanvasPNG(_ canvas: Canvas, to path: String) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
-        throw OutputError(path: path, reason: String(cString: strerror(errno)), exitCode: ExitStatus.cannotCreate)
+        throw OutputError(path: path, reason: String(cString: strerror(errno)), failure: .cannotCreateOutput)
     }
     defer { close(fd) }
     guard let writer = gifx_png_writer_create(fd, UInt32(canvas.width), UInt32(canvas.height), 3) else {
-        throw OutputError(path: path, reason: "out of memory", exitCode: ExitStatus.software)
+        throw OutputError(path: path, reason: "out of memory", failure: .internalError)
     }
     defer { gifx_png_writer_destroy(writer) }
     func check(_ status: Int32) throws {
         guard status != 0 else { return }
         if status == -2 { throw OutputError.writing(path, errno: gifx_png_writer_errno(writer)) }
         throw OutputError(
-            path: path, reason: String(cString: gifx_png_writer_error(writer)), exitCode: ExitStatus.software)
+            path: path, reason: String(cString: gifx_png_writer_error(writer)), failure: .internalError)
     }
     try check(gifx_png_writer_begin(writer))
     let rows = canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)

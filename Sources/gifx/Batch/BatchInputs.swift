@@ -51,7 +51,7 @@ enum BatchInputs {
         guard stat(path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
             return [BatchInput(path: path, relativePath: baseName(path), problem: "cannot open: \(reason)",
-                               exitCode: errno == ENOENT || errno == EACCES ? 66 : 74)]
+                               exitCode: errno == ENOENT || errno == EACCES ? ExitStatus.noInput : ExitStatus.ioError)]
         }
         if info.st_mode & S_IFMT == S_IFDIR {
             var found: [BatchInput] = []
@@ -118,7 +118,7 @@ enum BatchInputs {
             let key = outputKey(inputs[i])
             if let owner = owners[key] {
                 inputs[i].problem = "output \(key) is also the output of \(owner); rename one of them"
-                inputs[i].exitCode = 73
+                inputs[i].exitCode = ExitStatus.cannotCreate
             } else {
                 owners[key] = inputs[i].path
             }
