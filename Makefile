@@ -21,6 +21,9 @@ deps:
 			|| { echo "make deps: could not install $$missing" >&2; exit 1; }; \
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "make deps: swift is not on PATH (https://swift.org/install)" >&2; exit 1; }
+	@# Pillow: the second, independent PNG decoder of the sprite tests (skipped, and reported so, without it).
+	@python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q Pillow >/dev/null 2>&1 \
+		|| echo "make deps: could not install Pillow (python3 -m pip install Pillow); its sprite test will be skipped" >&2
 
 build: deps
 	$(SWIFT) build --product gifx

@@ -47,8 +47,8 @@ def parse_args():
                    help="after this many minutes, remaining cases get one repetition only")
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
-    p.add_argument("--kinds",
-                   default=os.environ.get("BENCH_KINDS", "timeline,to-mp4,to-sprite,decode,batch,micro,timing"))
+    p.add_argument("--kinds", default=os.environ.get(
+        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
@@ -111,8 +111,33 @@ def clean_dir(path):
     os.makedirs(path)
 
 
-def output_bytes(directory):
-    return sum(os.path.getsize(p) for p in glob.glob(os.path.join(directory, "*")) if os.path.isfile(p))
+def output_bytes(directory, pattern="*"):
+    return sum(os.path.getsize(p) for p in glob.glob(os.path.join(directory, pattern)) if os.path.isfile(p))
+
+
+def png_area(directory):
+    """Total pixels of the PNGs in `directory` (width x height from each IHDR)."""
+    total = 0
+    for path in glob.glob(os.path.join(directory, "*.png")):
+        with open(path, "rb") as f:
+            head = f.read(24)
+        total += int.from_bytes(head[16:20], "big") * int.from_bytes(head[20:24], "big")
+    return total
+
+
+def optipng_of(directory, work, timeout, log):
+    """`optipng -o2` on copies of the PNGs gifx wrote: (bytes after, seconds), or None without optipng."""
+    if not shutil.which("optipng"):
+        return None
+    clean_dir(work)
+    for path in glob.glob(os.path.join(directory, "*.png")):
+        shutil.copy(path, work)
+    files = sorted(glob.glob(os.path.join(work, "*.png")))
+    result = runner.run(["optipng", "-quiet", "-o2", *files], timeout)
+    if result.status != "ok":
+        log(f"  optipng failed: {result.stderr_tail[:200]}")
+        return None
+    return output_bytes(work, "*.png"), result.wall_s
 
 
 def run_case(kind, gif_name, tools, outdir, timeout, log, reps_cap=None):
@@ -134,17 +159,28 @@ def run_case(kind, gif_name, tools, outdir, timeout, log, reps_cap=None):
             tool.command = cmd
             result = runner.run(cmd, timeout, env=tool.env)
             result.output_bytes = output_bytes(tool_out)
+            result.sheet_bytes = output_bytes(tool_out, "*.png")
             tool.runs.append(result)
             log(f"  {kind:9} {gif_name:22} {tool.label:28} rep {rep + 1}: {result.status:7} "
                 f"{result.wall_s:8.2f} s {result.peak_rss_kib / 1024:8.1f} MiB"
                 + (f"  [{result.stderr_tail[:120]}]" if result.status != "ok" else ""))
     summaries = [t.summary() for t in tools]
+    extra = {}
     for tool, s in zip(tools, summaries):
         ok = [r for r in tool.runs if r.status == "ok"]
         if ok:
             s["output_mb"] = round(ok[-1].output_bytes / 1e6, 2)
+            if kind == "to-sprite":
+                s["sheet_bytes"] = ok[-1].sheet_bytes
+                if tool.role == "gifx":
+                    # Issue 16: gifx's own sheet against optipng -o2 of it (the last run's output is still there).
+                    opt = optipng_of(os.path.join(outdir, tool.role), os.path.join(outdir, "optipng"), timeout, log)
+                    if opt:
+                        extra["optipng_bytes"], extra["optipng_s"] = opt[0], round(opt[1], 3)
+                        log(f"  {kind:9} {gif_name:22} optipng -o2 of gifx's sheet: {opt[0]} B "
+                            f"(gifx {ok[-1].sheet_bytes} B) in {opt[1]:.2f} s")
     shutil.rmtree(outdir, ignore_errors=True)
-    return {"kind": kind, "gif": gif_name, "tools": summaries}
+    return {"kind": kind, "gif": gif_name, "tools": summaries, **extra}
 
 
 def sprite_layout_from_gifx(out_dir):
@@ -239,11 +275,33 @@ def build_tools(kind, name, path, info, probe, args, layout_box):
     raise ValueError(kind)
 
 
+def run_sprite_pack(name, meta, probe, args, log):
+    """Issue 16: sheet area and bytes of `--trim --pack maxrects` against the default grid (same run)."""
+    out = os.path.join(args.root, "out", "sprite-pack", name)
+    row = {"kind": "sprite-pack", "gif": name, "tools": []}
+    for label, extra in (("grid", []), ("trim+maxrects", ["--trim", "--pack", "maxrects", "--format", "texturepacker"])):
+        clean_dir(out)
+        cmd = [probe.path, "to-sprite", meta["path"], "-o", os.path.join(out, "Y.png"), "--overwrite", "--quiet", *extra]
+        result = runner.run(cmd, args.timeout)
+        entry = {"label": label, "command": cmd, "status": result.status, "seconds": round(result.wall_s, 3),
+                 "peak_rss_mib": round(result.peak_rss_kib / 1024, 1)}
+        if result.status == "ok":
+            entry["area_px"] = png_area(out)
+            entry["sheet_bytes"] = output_bytes(out, "*.png")
+        else:
+            entry["failure"] = result.stderr_tail
+        row["tools"].append(entry)
+        log(f"  sprite-pack {name:22} {label:14} {result.status} area {entry.get('area_px')} px, "
+            f"{entry.get('sheet_bytes')} B, {result.wall_s:.2f} s")
+    shutil.rmtree(out, ignore_errors=True)
+    return row
+
+
 def gifx_skip_reason(kind, probe):
     if not probe.available:
         return "gifx binary not found"
     sub = {"timeline": "timeline", "to-mp4": "to-mp4", "to-sprite": "to-sprite", "decode": "frames",
-           "batch": "batch"}[kind]
+           "batch": "batch", "sprite-pack": "to-sprite"}[kind]
     if not probe.has(sub):
         return f"gifx has no `{sub}` subcommand yet"
     if kind == "decode" and not probe.decode_only_flag():
@@ -394,6 +452,10 @@ def main():
             continue
         if kind == "micro":
             micro = run_micro(args, log)
+            continue
+        if kind == "sprite-pack":
+            if not reason:
+                cases += [run_sprite_pack(name, meta, probe, args, log) for name, meta in gif_meta.items()]
             continue
         for name, meta in gif_meta.items():
             layout_box = {}

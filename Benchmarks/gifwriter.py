@@ -61,3 +61,43 @@ def write_solid_gif(path, width, height, colours, delays, loop_count=0):
     out += b"\x3B"
     with open(path, "wb") as f:
         f.write(out)
+
+
+def _lzw_literal(indices):
+    """Uncompressed LZW (8-bit codes, clear every 100 literals) of palette indices < 128."""
+    codes = bytearray([_CLEAR])
+    for i, index in enumerate(indices):
+        if i and i % _LITERALS_PER_CLEAR == 0:
+            codes.append(_CLEAR)
+        codes.append(index)
+    codes.append(_END)
+    out = bytearray([_MIN_CODE_SIZE])
+    for start in range(0, len(codes), 255):
+        chunk = codes[start:start + 255]
+        out.append(len(chunk))
+        out += chunk
+    out.append(0)
+    return bytes(out)
+
+
+def write_indexed_gif(path, width, height, palette, frames, loop_count=0):
+    """A 128-entry global palette (`palette`: up to 128 RGB tuples) and `frames`, each a dict with
+    left, top, width, height, indices (row-major, < 128), delay (cs), disposal, transparent (index or None)."""
+    table = bytearray()
+    for r, g, b in palette:
+        table += bytes((r, g, b))
+    table += bytes(3 * ((1 << _MIN_CODE_SIZE) - len(palette)))
+    out = bytearray(b"GIF89a")
+    out += struct.pack("<HHBBB", width, height, 0x80 | 0x70 | (_MIN_CODE_SIZE - 1), 0, 0)
+    out += table
+    if loop_count is not None:
+        out += b"\x21\xFF\x0BNETSCAPE2.0\x03\x01" + struct.pack("<H", loop_count) + b"\x00"
+    for f in frames:
+        flags = (f["disposal"] << 2) | (1 if f["transparent"] is not None else 0)
+        out += b"\x21\xF9\x04" + bytes([flags]) + struct.pack("<H", f["delay"]) \
+            + bytes([f["transparent"] or 0]) + b"\x00"
+        out += b"\x2C" + struct.pack("<HHHHB", f["left"], f["top"], f["width"], f["height"], 0)
+        out += _lzw_literal(f["indices"])
+    out += b"\x3B"
+    with open(path, "wb") as fh:
+        fh.write(out)

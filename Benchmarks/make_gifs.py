@@ -42,6 +42,8 @@ BENCH_GIFS = [
     BenchGif("333x187x100", "mandelbrot", 333, 187, 100, why="odd size: padding/scaling"),
     BenchGif("vardelay-480x270x150", "testsrc2", 480, 270, 150, delay_cycle=(0, 1, 2, 3, 7),
              why="delays 0/1/2/3/7 cs: 100 fps CFR"),
+    BenchGif("sprite-256x192x96", "sprite", 256, 192, 96,
+             why="a 40x48 character walking on a transparent canvas: --trim --pack maxrects"),
 ]
 
 
@@ -106,12 +108,53 @@ def _ffmpeg_gif(spec: BenchGif, out):
     subprocess.run(cmd, check=True)
 
 
+def _sprite_gif(spec: BenchGif, out):
+    """A small character (40x48, 12 colours, legs and arms swinging over an 8-frame cycle) walking on a
+    transparent canvas: each frame is the character's own rect, disposed to background, like the sprite
+    GIFs of games and stickers."""
+    palette = [(0, 0, 0)] + [(40 + 17 * i, 200 - 13 * i, 90 + 11 * i) for i in range(12)]
+    cw, ch = 40, 48
+    frames = []
+    for k in range(spec.frames):
+        phase = k % 8
+        swing = (phase if phase < 4 else 8 - phase) - 2          # -2..2
+        indices = bytearray(cw * ch)
+        def put(x, y, c):
+            if 0 <= x < cw and 0 <= y < ch:
+                indices[y * cw + x] = c
+        for y in range(4, 16):                                     # head: a disc
+            for x in range(12, 28):
+                if (x - 20) ** 2 + (y - 10) ** 2 <= 36:
+                    put(x, y, 1 + (x + y) % 3)
+        for y in range(16, 32):                                    # body
+            for x in range(13, 27):
+                put(x, y, 4 + (y // 4) % 3)
+        for y in range(32, 48):                                    # legs, swinging
+            off = swing * (y - 32) // 8
+            for x in range(14, 19):
+                put(x + off, y, 7 + (k // 8) % 2)
+            for x in range(21, 26):
+                put(x - off, y, 9)
+        for y in range(17, 30):                                    # arms
+            off = -swing * (y - 17) // 6
+            put(10 + off, y, 10); put(11 + off, y, 10)
+            put(28 - off, y, 11); put(29 - off, y, 12)
+        left = (k * 5) % (spec.width - cw)
+        top = 40 + int(30 * abs(((k * 3) % 40) - 20) / 20)
+        frames.append({"left": left, "top": min(top, spec.height - ch), "width": cw, "height": ch,
+                       "indices": bytes(indices), "delay": 6, "disposal": 2, "transparent": 0})
+    gifwriter.write_indexed_gif(out, spec.width, spec.height, palette, frames)
+
+
 def build_bench_gif(spec: BenchGif, directory):
     path = os.path.join(directory, spec.name + ".gif")
     if os.path.exists(path):
         return path, False
     tmp = path + ".tmp"
-    _ffmpeg_gif(spec, tmp)
+    if spec.source == "sprite":
+        _sprite_gif(spec, tmp)
+    else:
+        _ffmpeg_gif(spec, tmp)
     if spec.delay_cycle:
         cycle = spec.delay_cycle
         gifblocks.patch_delays(tmp, tmp, lambda i: cycle[i % len(cycle)])

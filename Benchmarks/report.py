@@ -13,6 +13,7 @@ TITLES = {
     "timeline": "Timeline metadata: `gifx timeline --json` vs `ffprobe -show_frames`",
     "to-mp4": "MP4: `gifx to-mp4` vs the ffmpeg CLI (libx264, crf 23, preset medium on both)",
     "to-sprite": "Sprite sheet: `gifx to-sprite` vs ImageMagick `montage -coalesce`",
+    "sprite-pack": "Sprite packing: `to-sprite --trim --pack maxrects` vs the grid",
     "decode": "Decode + composite throughput vs `ffmpeg -f null`",
     "batch": "Batch: `gifx batch to-mp4 --jobs 2` vs `xargs -P 2` over the ffmpeg CLI",
 }
@@ -183,6 +184,43 @@ def _micro(micro):
     return lines + [""]
 
 
+def _sprite_sizes(cases):
+    """Issue 16: sheet bytes (PNG pages only) against montage's and against optipng -o2 of gifx's own."""
+    lines = ["Sheet size (all PNG pages; the JSON not counted). Targets: gifx ≤ 1.0× montage, "
+             "≤ 1.15× `optipng -o2` of gifx's own output.", "",
+             "| GIF | gifx sheet B | montage sheet B | gifx/montage | optipng -o2 of gifx B (s) | gifx/optipng | target |",
+             "|---|---|---|---|---|---|---|"]
+    for case in cases:
+        gifx = next((t for t in case["tools"] if t["role"] == "gifx" and t.get("sheet_bytes")), None)
+        peer = next((t for t in case["tools"] if t["role"] != "gifx" and t.get("sheet_bytes")), None)
+        g = gifx["sheet_bytes"] if gifx else None
+        p = peer["sheet_bytes"] if peer else None
+        o = case.get("optipng_bytes")
+        r1 = g / p if g and p else None
+        r2 = g / o if g and o else None
+        met = r1 is not None and r2 is not None and r1 <= 1.0 and r2 <= 1.15
+        opt_s = f" ({case.get('optipng_s')} s)" if o else ""
+        lines.append(f"| {case['gif']} | {g or '–'} | {p or '–'} | {f'{r1:.2f}×' if r1 else '–'} | "
+                     f"{o or '–'}{opt_s} | {f'{r2:.2f}×' if r2 else '–'} | "
+                     f"{'met' if met else 'not met' if r1 and r2 else '–'} |")
+    return lines + [""]
+
+
+def _sprite_pack(cases):
+    """Issue 16: `--trim --pack maxrects` against the grid, area and bytes (target area ≤ 0.5×)."""
+    lines = ["| GIF | grid area px | grid B | trim+maxrects area px | trim+maxrects B | area ratio | bytes ratio | "
+             "trim+maxrects s |", "|---|---|---|---|---|---|---|---|"]
+    for case in cases:
+        t = {x["label"]: x for x in case["tools"]}
+        g, m = t.get("grid", {}), t.get("trim+maxrects", {})
+        ga, ma, gb, mb = g.get("area_px"), m.get("area_px"), g.get("sheet_bytes"), m.get("sheet_bytes")
+        lines.append(f"| {case['gif']} | {ga or '–'} | {gb or '–'} | {ma or '–'} | {mb or '–'} | "
+                     f"{f'{ma / ga:.3f}×' if ga and ma else '–'} | {f'{mb / gb:.3f}×' if gb and mb else '–'} | "
+                     f"{m.get('seconds', '–')} |")
+    return lines + ["", "Target (issue 16): on the sprite-like GIF (a small character on a transparent canvas), "
+                    "area ratio ≤ 0.5×.", ""]
+
+
 def write(results, path):
     m = results["machine"]
     out = [
@@ -198,7 +236,7 @@ def write(results, path):
         "Run it with `make bench` (release build, then `bash Benchmarks/run.sh`), or "
         "`GIFX=path/to/gifx bash Benchmarks/run.sh`. Knobs (environment): `BENCH_REPS` (3), `BENCH_REPS_4K` (2), "
         "`BENCH_REPS_BATCH` (1), `BENCH_TIMEOUT` (300 s per run), `BENCH_ONLY` (GIF names), "
-        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,decode,batch,micro). Subcommands gifx lacks are skipped; "
+        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro). Subcommands gifx lacks are skipped; "
         "the peers are still measured. Not part of `make test` or CI.",
         "",
         "## Machine",
@@ -258,8 +296,13 @@ def write(results, path):
             kinds.append(case["kind"])
     for kind in kinds:
         cases = [c for c in results["cases"] if c["kind"] == kind]
+        if kind == "sprite-pack":
+            out += [f"## {TITLES.get(kind, kind)}", ""] + _sprite_pack(cases)
+            continue
         lines, notes = _case_table(kind, cases, results["gifs"])
         out += [f"## {TITLES.get(kind, kind)}", ""] + lines + [""]
+        if kind == "to-sprite":
+            out += _sprite_sizes(cases)
         if kind == "decode":
             out += ["MP/s = canvas width × height × frames / median wall time.", ""]
         if kind == "to-mp4":

@@ -12,9 +12,12 @@ struct gifx_png_writer {
     uint32_t width, height;
     int io_errno;
     char error[256];
-    int palette_count; /* 0: RGBA */
+    int palette_count; /* 0: RGBA or RGB */
     png_color palette[256];
     png_byte alpha[256];
+    int rgb;           /* 1: 8-bit RGB rows (3 bytes a pixel) */
+    int has_key;       /* RGB only: one colour written as tRNS (transparent) */
+    png_color_16 key;
 };
 
 static void on_error(png_structp png, png_const_charp message) {
@@ -54,6 +57,8 @@ gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height,
     png_set_write_fn(w->png, w, on_write, on_flush);
     if (setjmp(png_jmpbuf(w->png))) return w; /* error text kept; begin reports it */
     png_set_compression_level(w->png, compression_level);
+    /* 1 MiB IDAT chunks instead of 8 KiB: 12 bytes of chunk framing per MiB rather than per 8 KiB. */
+    png_set_compression_buffer_size(w->png, 1 << 20);
     return w;
 }
 
@@ -79,12 +84,27 @@ int gifx_png_writer_set_palette(gifx_png_writer *w, const uint8_t *rgba, int cou
     return 0;
 }
 
+int gifx_png_writer_set_rgb(gifx_png_writer *w, int has_key, uint8_t red, uint8_t green, uint8_t blue) {
+    w->rgb = 1;
+    w->palette_count = 0;
+    w->has_key = has_key != 0;
+    memset(&w->key, 0, sizeof w->key);
+    w->key.red = red;
+    w->key.green = green;
+    w->key.blue = blue;
+    return 0;
+}
+
 int gifx_png_writer_begin(gifx_png_writer *w) {
     if (w->error[0]) return status(w);
     if (setjmp(png_jmpbuf(w->png))) return status(w);
     int indexed = w->palette_count > 0;
-    png_set_IHDR(w->png, w->info, w->width, w->height, 8, indexed ? PNG_COLOR_TYPE_PALETTE : PNG_COLOR_TYPE_RGBA,
+    int type = indexed ? PNG_COLOR_TYPE_PALETTE : (w->rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA);
+    /* A small palette packs 2, 4 or 8 pixels a byte (rows still arrive one index byte a pixel). */
+    int depth = !indexed ? 8 : w->palette_count <= 2 ? 1 : w->palette_count <= 4 ? 2 : w->palette_count <= 16 ? 4 : 8;
+    png_set_IHDR(w->png, w->info, w->width, w->height, depth, type,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (w->rgb && w->has_key) png_set_tRNS(w->png, w->info, NULL, 0, &w->key);
     if (indexed) {
         png_set_PLTE(w->png, w->info, w->palette, w->palette_count);
         int transparent = 0; /* tRNS up to the last entry that is not opaque */
@@ -92,6 +112,7 @@ int gifx_png_writer_begin(gifx_png_writer *w) {
         if (transparent > 0) png_set_tRNS(w->png, w->info, w->alpha, transparent, NULL);
     }
     png_write_info(w->png, w->info);
+    if (depth < 8) png_set_packing(w->png);
     return 0;
 }
 

@@ -5,6 +5,8 @@ import Frames
 import Timeline
 
 extension SpriteJSONFormat: ExpressibleByArgument {}
+extension SpritePacking: ExpressibleByArgument {}
+extension PNGLevel: ExpressibleByArgument {}
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
 /// a row of cells at a time and committed together.
@@ -16,14 +18,28 @@ struct ToSpriteCommand: ParsableCommand {
             The grid is the most square sheet that fits --max-size per side; when the frames do not fit one \
             sheet, pages OUT-0.png, OUT-1.png, ... are written and the JSON says which page each frame is on. \
             A frame that alone exceeds --max-size is a usage error (exit 64), reported before anything is written.
-            --dedupe reads the GIF twice (a hashing pass, then the sheet).
+            The PNG is indexed (palette + tRNS) when the sheet holds at most 256 distinct RGBA values, RGB when \
+            every frame pixel is opaque, RGBA otherwise. --dedupe, --trim and --pack maxrects read the GIF twice \
+            (a pre-pass, then the sheet); so does a GIF whose palettes cannot settle the colour type.
             """)
 
     @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png).") var output: String?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
-    @Option(help: "JSON format: yy (contentsRect, seconds), texturepacker (JSON hash) or aseprite (ms).")
+    @Option(
+        help: ArgumentHelp(
+            "Description format: yy, texturepacker, texturepacker-array, phaser, aseprite or godot.",
+            discussion: "yy: gifx.sprite/1 (contentsRect, seconds). texturepacker: JSON hash (PixiJS), one file "
+                + "per page linked by related_multi_packs. texturepacker-array: the same with a frames list. "
+                + "phaser: multiatlas textures[]. aseprite: json-hash with frameTags (one page). godot: a "
+                + "SpriteFrames .tres. Durations: per-frame `duration` in ms (godot: relative to speed)."))
     var format: SpriteJSONFormat = .yy
+    @Flag(help: "Crop each frame to its non-transparent bounds (offset and source size go in the description).")
+    var trim = false
+    @Option(help: "Packing: grid (equal cells, the default; the only one for yy) or maxrects.")
+    var pack: SpritePacking = .grid
+    @Flag(help: "Power-of-two page sizes.") var pot = false
+    @Option(help: "PNG compression: fast, default or max.") var pngLevel: PNGLevel = .default
     @Option(help: "Cells per row (default: the most square sheet).") var columns: Int?
     @Option(help: "Largest sheet side in pixels; more frames go on further pages.") var maxSize = 4096
     @OptionGroup var size: SizeOptions
@@ -41,6 +57,12 @@ struct ToSpriteCommand: ParsableCommand {
         if maxSize < 1 || maxSize > 65535 { throw ValidationError("--max-size must be 1...65535") }
         if padding < 0 || padding > 4096 { throw ValidationError("--padding must be 0...4096") }
         if extrude < 0 || extrude > 4096 { throw ValidationError("--extrude must be 0...4096") }
+        if format == .yy && (trim || pack == .maxrects) {
+            throw ValidationError("--format yy needs equal cells: use --pack grid without --trim, or another --format")
+        }
+        if columns != nil && (trim || pack == .maxrects) {
+            throw ValidationError("--columns applies to the untrimmed grid only")
+        }
     }
 
     /// `-o`, or the input with `.png` in place of `.gif`.
@@ -49,10 +71,10 @@ struct ToSpriteCommand: ParsableCommand {
         return replacingExtension(of: input, with: "png")
     }
 
-    /// `--json`, or the PNG's path with `.json`.
+    /// `--json`, or the PNG's path with `.json` (`.tres` for godot).
     var jsonPath: String {
         if let json { return json }
-        return replacingExtension(of: pngPath, with: "json")
+        return replacingExtension(of: pngPath, with: format == .godot ? "tres" : "json")
     }
 
     func run() throws {
@@ -71,6 +93,10 @@ struct ToSpriteCommand: ParsableCommand {
             options.padding = padding
             options.extrude = extrude
             options.dedupe = dedupe
+            options.trim = trim
+            options.packing = pack
+            options.powerOfTwo = pot
+            options.pngLevel = pngLevel
             options.policy = policy
             options.overwrite = common.overwrite
             options.limits = common.limits
@@ -113,8 +139,10 @@ private struct SpriteStats: Encodable {
     var pageSizes: [String]
     var cellSize: String
     var columns: Int
-    /// Indexed-colour PNG pages (the GIF's palettes hold at most 255 colours) rather than RGBA.
+    /// Indexed-colour PNG pages rather than RGB/RGBA.
     var indexed: Bool
+    /// The PNG colour type: indexed, rgb or rgba.
+    var pixelFormat: String
     var wallSeconds: Double
     var peakCacheBytes: Int
     var rowBufferBytes: Int
@@ -129,6 +157,7 @@ private struct SpriteStats: Encodable {
         cellSize = "\(result.cellSize.width)x\(result.cellSize.height)"
         columns = result.columns
         indexed = result.indexed
+        pixelFormat = result.pixelFormat
         wallSeconds = (seconds * 1000).rounded() / 1000
         peakCacheBytes = result.peakCacheBytes
         rowBufferBytes = result.rowBufferBytes

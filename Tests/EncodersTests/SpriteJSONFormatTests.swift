@@ -67,14 +67,24 @@ import Testing
         #expect(try wh(meta["size"]) == [10, 6])
     }
 
-    @Test func pagedHashFormatsNameEveryImage() throws {
-        // maxSize 5: one 5x3 cell per page.
-        let json = try sheet(.texturepacker, maxSize: 5)
-        let frames = try hashFrames(json)
-        #expect(frames.map { $0.1["page"] as? Int } == [0, 1, 2])
-        let meta = try #require(json["meta"] as? [String: Any])
-        #expect(meta["image"] as? String == "Y-0.png")
-        let pages = try #require(meta["pages"] as? [[String: Any]])
-        #expect(pages.map { $0["image"] as? String } == ["Y-0.png", "Y-1.png", "Y-2.png"])
+    @Test func pagedTexturePackerIsAMultipackOfOneDocumentPerPage() throws {
+        // maxSize 5: one 5x3 cell per page; Y.json is page 0 and names the others in related_multi_packs.
+        let folder = try spriteFolder("multipack")
+        let gif = FixtureGIF.solidFrames(width: 5, height: 3, colorIndices: [1, 2, 3], delays: [4, 8, 12], loopCounts: [2])
+        let (result, json) = try runSprite(gif, in: folder) { $0.format = .texturepacker; $0.maxSize = 5 }
+        #expect(result.documentPaths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["Y.json", "Y-1.json", "Y-2.json"])
+        for (k, path) in result.documentPaths.enumerated() {
+            let doc = k == 0 ? json : try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            let frames = try hashFrames(doc)
+            #expect(frames.map(\.0) == ["Y 000\(k)"])
+            #expect(frames.allSatisfy { $0.1["page"] == nil })
+            let meta = try #require(doc["meta"] as? [String: Any])
+            #expect(meta["image"] as? String == "Y-\(k).png")
+            #expect(meta["pages"] == nil)
+            let others = ["Y.json", "Y-1.json", "Y-2.json"].enumerated().filter { $0.offset != k }.map(\.element)
+            #expect(meta["related_multi_packs"] as? [String] == others)
+            #expect((doc["animations"] as? [String: [String]])?["Y"] == ["Y 000\(k)"])
+        }
     }
 }

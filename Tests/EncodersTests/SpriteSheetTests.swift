@@ -239,8 +239,9 @@ import Timeline
         #expect(try colourType(result.pagePaths[0]) == 3)
     }
 
-    @Test func moreThan255PaletteColoursGiveAnRGBASheetWithTheSamePixels() throws {
-        // Two frames with 256-colour local palettes that share no colour: 512 colours in all.
+    @Test func paletteColoursBeyond255ButFewOnTheSheetStillGiveAnIndexedSheet() throws {
+        // Two frames with 256-colour local palettes that share no colour: 512 colours listed, but the
+        // sheet shows 5 (the pre-pass counts them): indexed, with the same pixels.
         let folder = try spriteFolder()
         let paletteA = (0..<256).map { RGB(UInt8($0), 0, 1) }
         let paletteB = (0..<256).map { RGB(UInt8($0), 1, 0) }
@@ -249,8 +250,8 @@ import Timeline
             FixtureFrame(width: 4, height: 1, indices: [9, 9, 9, 7], localPalette: paletteB, delay: 5, transparentIndex: 9),
         ])
         let (result, json) = try runSprite(gif, in: folder)
-        #expect(!result.indexed)
-        #expect(try colourType(result.pagePaths[0]) == 6)
+        #expect(result.indexed)
+        #expect(try colourType(result.pagePaths[0]) == 3)
         let sheet = try Sheet(result.pagePaths[0])
         let rects = try checkContentsRects(json)
         let first: [UInt8] = [0, 0, 1, 255, 100, 0, 1, 255, 200, 0, 1, 255, 255, 0, 1, 255]

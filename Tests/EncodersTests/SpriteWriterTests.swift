@@ -15,7 +15,7 @@ import Timeline
         let layout = try SpriteLayout(cellSize: CanvasSize(width: 2, height: 1), cellCount: 2)
         let fd = open(folder.appendingPathComponent("s.png").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         defer { close(fd) }
-        let writer = SpriteSheetWriter(layout: layout, fileDescriptors: [fd], paths: ["s.png"], palette: palette)
+        let writer = SpriteSheetWriter(layout: layout, fileDescriptors: [fd], paths: ["s.png"], format: .indexed(palette))
         // Red and transparent are in the palette; (1, 2, 3) is not.
         let good: [UInt8] = [255, 0, 0, 255, 0, 0, 0, 0]
         let bad: [UInt8] = [255, 0, 0, 255, 1, 2, 3, 255]

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <png.h>
 
-/* A streaming RGBA PNG writer. libpng reports errors by longjmp, which Swift cannot
+/* A streaming PNG writer (RGBA, RGB or indexed). libpng reports errors by longjmp, which Swift cannot
  * catch: every call here sets its own setjmp and returns a status instead.
  * Status: 0 ok, -1 libpng error (text in gifx_png_error), -2 I/O error (errno saved). */
 typedef struct gifx_png_writer gifx_png_writer;
@@ -17,11 +17,15 @@ gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height,
  * 2 huffman only, 3 RLE). Sprite sheets use them to trade a little size for a lot of speed. */
 int gifx_png_writer_set_filters(gifx_png_writer *writer, int filters, int zlib_strategy);
 /* Optional, between create and begin: makes the image 8-bit indexed with `count` (1...256) palette
- * entries given as RGBA quadruplets (alpha goes into tRNS); rows are then one index byte per pixel. */
+ * entries given as RGBA quadruplets (alpha goes into tRNS); rows are then one index byte per pixel, which
+ * libpng packs to 1, 2 or 4 bits when the palette has at most 2, 4 or 16 entries. */
 int gifx_png_writer_set_palette(gifx_png_writer *writer, const uint8_t *rgba, int count);
+/* Optional, between create and begin: makes the image 8-bit RGB (rows of width*3 bytes); with has_key,
+ * the colour (red, green, blue) is written as tRNS, so decoders read it as transparent. */
+int gifx_png_writer_set_rgb(gifx_png_writer *writer, int has_key, uint8_t red, uint8_t green, uint8_t blue);
 /* Writes the header. */
 int gifx_png_writer_begin(gifx_png_writer *writer);
-/* Writes `count` rows of width*4 bytes (width bytes when indexed), `stride` bytes apart. */
+/* Writes `count` rows of width*4 bytes (width*3 for RGB, width when indexed), `stride` bytes apart. */
 int gifx_png_writer_write_rows(gifx_png_writer *writer, const uint8_t *rows, uint32_t count, size_t stride);
 /* Writes the end of the image and flushes. */
 int gifx_png_writer_finish(gifx_png_writer *writer);

@@ -62,8 +62,8 @@ public struct CanvasDigest: Hashable, Sendable {
 /// PNG header needs before the first pixel row is written.
 public struct FrameDeduper: Sendable {
     private var cellOfDigest: [CanvasDigest: Int] = [:]
-    /// Cell index of each frame so far.
-    public private(set) var cellOfFrame: [Int] = []
+    /// Cell index of each frame so far (4 bytes a frame: a 5-million-frame GIF's aliases take 20 MB).
+    public private(set) var cellOfFrame: [UInt32] = []
     /// Frame that fills each cell (the first frame showing that canvas).
     public private(set) var sourceFrameOfCell: [Int] = []
 
@@ -74,13 +74,13 @@ public struct FrameDeduper: Sendable {
     public mutating func add(_ digest: CanvasDigest) -> Int {
         let frame = cellOfFrame.count
         if let cell = cellOfDigest[digest] {
-            cellOfFrame.append(cell)
+            cellOfFrame.append(UInt32(cell))
             return cell
         }
         let cell = sourceFrameOfCell.count
         cellOfDigest[digest] = cell
         sourceFrameOfCell.append(frame)
-        cellOfFrame.append(cell)
+        cellOfFrame.append(UInt32(cell))
         return cell
     }
 

@@ -5,35 +5,79 @@ import Frames
 import Glibc
 #endif
 
-/// An indexed-colour sheet (PNG colour type 3) when every canvas pixel comes from at most 255 colours.
+/// An indexed-colour sheet (PNG colour type 3): at most 256 RGBA entries, alpha in tRNS.
 ///
-/// A composited GIF canvas only ever holds colours of the GIF's palettes (opaque) or transparent
-/// (0,0,0,0) (Compositor). So when the distinct colours of the global and local palettes number at most
-/// 255, the sheet can be written with one byte per pixel: a quarter of the bytes to deflate (the encode is
-/// bound by zlib), and files ImageMagick-sized instead of 3× larger. Entry 0 is transparent, so a zeroed
-/// row buffer is transparent in both formats. A pixel outside the palette (which the compositor cannot
-/// produce) is reported by `map`, and the encoder starts over in RGBA rather than write a wrong colour.
+/// Entries come either from the pre-pass's `ColourCensus` (the pixels actually on the sheet), or, when no
+/// pre-pass runs, from the GIF's palettes: a composited canvas only ever holds colours of the GIF's
+/// palettes (opaque) or transparent (0,0,0,0) (Compositor), so when the distinct colours of the global and
+/// local palettes number at most 255 the sheet fits. Entry 0 is transparent whenever the sheet has any
+/// transparent pixel, so a zeroed buffer is transparent in both formats. A pixel outside the palette is
+/// reported by `map`, and the encoder starts over in RGBA rather than write a wrong colour.
 public final class SheetPalette {
     /// RGBA entries as the canvas holds them in memory (`UInt32` loads, R in the low byte on little endian).
     public let entries: [UInt32]
-    /// RGB (low 24 bits of a canvas pixel) → entry; only palette colours' slots are ever written, so the
-    /// 16 MiB table costs a page per colour of resident memory.
-    private let table: UnsafeMutablePointer<UInt8>
+    /// Open-addressing table RGBA → entry (1024 slots, so at most a quarter full).
+    private let keys: UnsafeMutablePointer<UInt32>
+    private let values: UnsafeMutablePointer<Int16>
+    private static let slots = 1024
 
-    private init?(colors: [UInt32]) {
-        guard colors.count <= 255, let raw = calloc(1 << 24, 1) else { return nil }
-        table = raw.assumingMemoryBound(to: UInt8.self)
-        entries = [0] + colors
-        for (index, color) in colors.enumerated() { table[Int(color & 0xFF_FFFF)] = UInt8(index + 1) }
+    /// A palette of exactly `entries` (1...256, distinct; alpha-0 entries must be 0).
+    public init(entries: [UInt32]) {
+        precondition(!entries.isEmpty && entries.count <= 256)
+        self.entries = entries
+        keys = .allocate(capacity: Self.slots)
+        keys.initialize(repeating: 0, count: Self.slots)
+        values = .allocate(capacity: Self.slots)
+        values.initialize(repeating: -1, count: Self.slots)
+        for (index, colour) in entries.enumerated() {
+            var slot = Self.slot(colour)
+            while values[slot] >= 0 { slot = (slot + 1) & (Self.slots - 1) }
+            keys[slot] = colour
+            values[slot] = Int16(index)
+        }
     }
 
-    deinit { free(table) }
+    /// The palette for the census's colours plus transparent when the sheet has gaps (transparent first),
+    /// or `nil` when that makes more than 256.
+    public convenience init?(census: ColourCensus, needsTransparent: Bool) {
+        guard !census.overflowed else { return nil }
+        var colours = census.colours
+        if let clear = colours.firstIndex(of: 0) {
+            colours.remove(at: clear)
+            colours.insert(0, at: 0)
+        } else if needsTransparent {
+            colours.insert(0, at: 0)
+        }
+        guard !colours.isEmpty, colours.count <= ColourCensus.paletteLimit else { return nil }
+        self.init(entries: colours)
+    }
+
+    deinit {
+        keys.deallocate()
+        values.deallocate()
+    }
+
+    @inline(__always)
+    private static func slot(_ colour: UInt32) -> Int { Int((colour &* 0x9E37_79B1) >> 22) }
+
+    /// The entry of `colour` (alpha-0 pixels are looked up as 0), or -1.
+    @inline(__always)
+    func index(of pixel: UInt32) -> Int {
+        let colour = pixel >> 24 == 0 ? 0 : pixel
+        var slot = Self.slot(colour)
+        while true {
+            let value = values[slot]
+            if value < 0 { return -1 }
+            if keys[slot] == colour { return Int(value) }
+            slot = (slot + 1) & (Self.slots - 1)
+        }
+    }
 
     /// The palette of the GIF at `path`, or `nil` when its palettes hold more than 255 distinct colours
     /// or cannot be read back.
     public static func make(path: String, metadata: GifMetadata) -> SheetPalette? {
         guard let colors = readDistinctPaletteColors(path: path, metadata: metadata, limit: 255) else { return nil }
-        return SheetPalette(colors: colors)
+        return SheetPalette(entries: [0] + colors)
     }
 
     /// RGBA bytes of the entries, for the PNG's PLTE and tRNS chunks.
@@ -44,18 +88,17 @@ public final class SheetPalette {
     /// Maps `count` canvas pixels to palette indices; `false` when one is not in the palette.
     @inline(__always)
     func map(_ source: UnsafePointer<UInt32>, into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-        let table = self.table
-        return entries.withUnsafeBufferPointer { entries in
-            var ok = true
-            for i in 0..<count {
-                let pixel = source[i]
-                // Transparent is exactly 0 (entry 0); an opaque colour must match the entry its RGB names.
-                let index = pixel == 0 ? 0 : table[Int(pixel & 0xFF_FFFF)]
-                let hit = entries[Int(index)] == pixel
-                destination[i] = hit ? index : 0
-                ok = ok && hit
+        var ok = true
+        var lastPixel: UInt32 = 0, lastIndex = index(of: 0)
+        for i in 0..<count {
+            let pixel = source[i]
+            if pixel != lastPixel {
+                lastPixel = pixel
+                lastIndex = index(of: pixel)
             }
-            return ok
+            ok = ok && lastIndex >= 0
+            destination[i] = UInt8(truncatingIfNeeded: max(0, lastIndex))
         }
+        return ok
     }
 }

@@ -19,8 +19,10 @@ public struct SpriteLayout: Hashable, Sendable {
     /// One PNG of the sheet.
     public struct Page: Hashable, Sendable {
         public var index: Int
-        /// Sheet size in pixels.
+        /// Sheet size in pixels (a power of two on each side with `--pot`).
         public var width: Int, height: Int
+        /// The part the slots span (top-left); the rest, with `--pot`, is transparent.
+        public var usedWidth: Int, usedHeight: Int
         /// First cell on this page and how many cells it holds.
         public var firstCell: Int, cellCount: Int
         /// Columns and rows of slots actually used on this page.
@@ -40,6 +42,8 @@ public struct SpriteLayout: Hashable, Sendable {
     public let cellCount: Int
     public let padding: Int
     public let extrude: Int
+    /// Pages are powers of two on each side (`--pot`).
+    public let powerOfTwo: Bool
     /// Columns of slots on a full page.
     public let columns: Int
     /// Rows of slots on a full page.
@@ -58,11 +62,13 @@ public struct SpriteLayout: Hashable, Sendable {
     /// pages are as full as `maxSize` allows (fewest pages). Throws when one slot alone exceeds `maxSize`
     /// or `columns` slots do not fit in `maxSize`.
     public init(
-        cellSize: CanvasSize, cellCount: Int, padding: Int = 0, extrude: Int = 0, maxSize: Int = 4096,
-        columns: Int? = nil
+        cellSize: CanvasSize, cellCount: Int, padding: Int = 0, extrude: Int = 0, maxSize requested: Int = 4096,
+        columns: Int? = nil, powerOfTwo: Bool = false
     ) throws {
-        precondition(cellSize.width > 0 && cellSize.height > 0 && padding >= 0 && extrude >= 0 && maxSize > 0)
+        precondition(cellSize.width > 0 && cellSize.height > 0 && padding >= 0 && extrude >= 0 && requested > 0)
         precondition(cellCount > 0, "a sheet needs at least one cell")
+        let maxSize = powerOfTwo ? floorPowerOfTwo(requested) : requested
+        self.powerOfTwo = powerOfTwo
         self.cellSize = cellSize
         self.cellCount = cellCount
         self.padding = padding
@@ -140,10 +146,21 @@ public struct SpriteLayout: Hashable, Sendable {
         let count = min(cellsPerPage, cellCount - first)
         let usedColumns = min(columns, count)
         let rows = (count + columns - 1) / columns
+        let width = usedColumns * slotWidth + (usedColumns - 1) * padding
+        let height = rows * slotHeight + (rows - 1) * padding
         return Page(
-            index: index, width: usedColumns * slotWidth + (usedColumns - 1) * padding,
-            height: rows * slotHeight + (rows - 1) * padding, firstCell: first, cellCount: count,
-            columns: usedColumns, rows: rows)
+            index: index, width: powerOfTwo ? ceilPowerOfTwo(width) : width,
+            height: powerOfTwo ? ceilPowerOfTwo(height) : height, usedWidth: width, usedHeight: height,
+            firstCell: first, cellCount: count, columns: usedColumns, rows: rows)
+    }
+
+    /// Whether some page pixel belongs to no cell (padding, empty slots, `--pot` margins): then the sheet
+    /// needs a transparent colour even when every frame is opaque.
+    public var hasGaps: Bool {
+        if padding > 0 { return true }
+        return pages.contains {
+            $0.cellCount != $0.columns * $0.rows || $0.width != $0.usedWidth || $0.height != $0.usedHeight
+        }
     }
 
     public var pages: [Page] { (0..<pageCount).map(page) }
@@ -161,3 +178,9 @@ public struct SpriteLayout: Hashable, Sendable {
                 width: cellSize.width, height: cellSize.height))
     }
 }
+
+/// The largest power of two ≤ `n` (n ≥ 1).
+func floorPowerOfTwo(_ n: Int) -> Int { 1 << (Int.bitWidth - 1 - n.leadingZeroBitCount) }
+
+/// The smallest power of two ≥ `n` (n ≥ 1).
+func ceilPowerOfTwo(_ n: Int) -> Int { n <= 1 ? 1 : 1 << (Int.bitWidth - (n - 1).leadingZeroBitCount) }

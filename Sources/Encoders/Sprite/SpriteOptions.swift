@@ -19,7 +19,16 @@ public struct SpriteOptions: Sendable {
     public var memoryBudget: Int?
     /// Base of frame names in the hash formats (default: the PNG's file name without extension).
     public var name: String?
-    public var png: PNGSettings = .fast
+    /// `--png-level`.
+    public var pngLevel: PNGLevel = .default
+    /// `--trim`: crop each frame to its non-transparent bounds.
+    public var trim = false
+    /// `--pack`.
+    public var packing: SpritePacking = .grid
+    /// `--pot`: power-of-two pages.
+    public var powerOfTwo = false
+    /// Always write RGBA pages (to compare a chosen colour type against the plain one).
+    public var forceRGBA = false
 
     public init(pngPath: String, jsonPath: String) {
         self.pngPath = pngPath; self.jsonPath = jsonPath
@@ -37,14 +46,17 @@ public struct SpriteResult: Sendable {
     public var cellsSaved: Int
     public var cellSize: CanvasSize
     public var columns: Int
-    /// Whether the pages were written as indexed-colour PNGs (the GIF's palettes hold ≤ 255 colours).
-    public var indexed: Bool
+    /// Whether the pages were written as indexed-colour PNGs.
+    public var indexed: Bool { pixelFormat == "indexed" }
+    /// The pages' PNG colour type: "indexed", "rgb" or "rgba".
+    public var pixelFormat: String
+    /// The description files written (several for a TexturePacker multipack).
+    public var documentPaths: [String]
     public var peakCacheBytes: Int
     public var rowBufferBytes: Int
     /// Decoder and schedule warnings (damaged data kept, and the like).
     public var warnings: [String]
 }
 
-/// Progress callback: frames handled so far and the total (twice the frame count with `--dedupe`,
-/// which reads the GIF twice).
+/// Progress callback: frames handled so far and the total (twice the frame count when a pre-pass runs).
 public typealias SpriteProgress = (_ done: Int, _ total: Int) -> Void

@@ -23,32 +23,37 @@ public func writeSpriteSheet(
     return result
 }
 
-/// The sprite sheet sink: PNG page(s) streamed a row of cells at a time, plus the JSON.
+/// The sprite sheet sink: PNG page(s) (the streamed grid, or packed pages one at a time), then the
+/// description, streamed.
 ///
-/// `--dedupe` needs the number of distinct cells before the first PNG header (the sheet's height depends
-/// on it), so it asks for a pre-pass: every canvas is hashed (`CanvasDigest`), then the sheet pass writes
-/// only the first frame of each distinct canvas. Nothing but digests is kept between the passes.
-/// The pages are indexed when the GIF's palettes allow it (`SheetPalette`), else RGBA.
+/// It asks for a pre-pass when the layout or the PNG colour type depends on the pixels: `--dedupe` (which
+/// frames repeat), `--trim` / `--pack maxrects` (the regions' sizes), or a colour type the GIF's palettes
+/// cannot settle (`SpritePrePass`, `ColourCensus`). Nothing but digests, bounds and a bounded colour count
+/// is kept between the passes.
 public final class SpriteSheetSink: ConversionSink {
     public let options: SpriteOptions
     private let context: ConversionContext
     private let cellSize: CanvasSize
-    private var deduper: FrameDeduper?
-    private var layout: SpriteLayout!
+    private var prePassState: SpritePrePass?
+    private var grid: SpriteLayout?
+    private var geometry: (any SheetGeometry)!
     private var pagePaths: [String] = []
+    private var documentPaths: [String] = []
     private var pageOutputs: [AtomicOutput] = []
-    private var jsonOutput: AtomicOutput!
-    private var palette: SheetPalette?
-    private var writer: SpriteSheetWriter?
+    private var documentOutputs: [AtomicOutput] = []
+    private let hint: SheetPalette?
+    private var format: SheetPixelFormat = .rgba
+    private var gridWriter: SpriteSheetWriter?
+    private var packedWriter: PackedSheetWriter?
     private var scaler: RGBAScaler?
+    private let scratch: UnsafeMutableRawBufferPointer
     /// Set when a canvas fell outside the palette: the pages are rewritten in RGBA in one more pass.
     private var restartInRGBA = false
     private var passesWritten = 0
-    private var indexed = false
     private var rowBufferBytes = 0
 
     /// Plans the sheet: fails (before any decoding) when there are no frames, when one cell cannot fit
-    /// the sheet, or when the JSON exists and may not be replaced.
+    /// the sheet (untrimmed), or when the description exists and may not be replaced.
     public init(options: SpriteOptions, context: ConversionContext) throws {
         self.options = options
         self.context = context
@@ -56,121 +61,184 @@ public final class SpriteSheetSink: ConversionSink {
             throw GifDecodeError(.malformed, at: nil, "no frames to put on a sheet")
         }
         cellSize = options.size.size(for: context.metadata.canvas)
-        _ = try SpriteLayout(
-            cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
-            maxSize: options.maxSize, columns: options.columns)
+        if !options.trim {
+            _ = try SpriteLayout(
+                cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
+                maxSize: options.maxSize, columns: options.columns, powerOfTwo: options.powerOfTwo)
+        }
         if !context.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
             throw OutputError.exists(options.jsonPath)
         }
-        if options.dedupe { deduper = FrameDeduper() }
+        let scaled = cellSize != context.metadata.canvas
+        scaler = scaled ? try RGBAScaler(from: context.metadata.canvas, to: cellSize) : nil
+        scratch = .allocate(byteCount: scaled ? cellSize.width * cellSize.height * 4 : 0, alignment: 64)
+        hint = scaled ? nil : SheetPalette.make(path: context.inputPath, metadata: context.metadata)
+        if options.dedupe || packed || hint == nil {
+            prePassState = SpritePrePass(cellSize: cellSize, dedupe: options.dedupe, trim: options.trim)
+        }
     }
+
+    deinit { scratch.deallocate() }
 
     private var frameCount: Int { context.metadata.images.count }
+    private var packed: Bool { options.trim || options.packing == .maxrects }
+    private var deduper: FrameDeduper? { prePassState?.deduper }
+    private var cellCount: Int { deduper?.cellCount ?? frameCount }
 
-    // MARK: Pre-pass (--dedupe): which frames share a canvas.
-
-    public var needsPrePass: Bool { options.dedupe }
-
-    public func prePass(_ canvas: Canvas) throws { deduper?.add(CanvasDigest(canvas.pixels)) }
-
-    public func endPrePass(delivered: Int) throws {
-        try requireAllFrames(deduper?.cellOfFrame.count ?? delivered, of: frameCount)
+    /// A canvas as it goes on the sheet: scaled into `scratch`, or as it is.
+    private func cellPixels(_ canvas: Canvas) -> UnsafeRawBufferPointer {
+        guard let scaler else { return canvas.pixels }
+        scaler.scale(canvas.pixels, into: scratch.baseAddress!, stride: cellSize.width * 4)
+        return UnsafeRawBufferPointer(scratch)
     }
 
-    // MARK: Open: every output is created (and checked) before the first pixel is written.
+    // MARK: Pre-pass: repeats, trim bounds, colours.
+
+    public var needsPrePass: Bool { prePassState != nil }
+
+    public func prePass(_ canvas: Canvas) throws { prePassState?.add(canvas, cellPixels: cellPixels) }
+
+    public func endPrePass(delivered: Int) throws {
+        try requireAllFrames(prePassState?.framesSeen ?? delivered, of: frameCount)
+    }
+
+    // MARK: Open: the geometry and colour type, then every output before the first pixel is written.
 
     public func open(in transaction: OutputTransaction) throws {
-        layout = try SpriteLayout(
-            cellSize: cellSize, cellCount: deduper?.cellCount ?? frameCount, padding: options.padding,
-            extrude: options.extrude, maxSize: options.maxSize, columns: options.columns)
-        pagePaths = spritePagePaths(options.pngPath, pageCount: layout.pageCount)
-        try ensureOpenFiles(layout.pageCount + 1, for: options.pngPath)
+        let hasGaps: Bool
+        if packed, let prePassState {
+            let layout = try PackedLayout(
+                cellCount: cellCount, source: { prePassState.source(ofCell: $0) }, packing: options.packing,
+                padding: options.padding, extrude: options.extrude, maxSize: options.maxSize,
+                powerOfTwo: options.powerOfTwo, trimmed: options.trim)
+            geometry = layout
+            hasGaps = layout.hasGaps
+        } else {
+            let layout = try SpriteLayout(
+                cellSize: cellSize, cellCount: cellCount, padding: options.padding, extrude: options.extrude,
+                maxSize: options.maxSize, columns: options.columns, powerOfTwo: options.powerOfTwo)
+            grid = layout
+            geometry = layout
+            hasGaps = layout.hasGaps
+        }
+        if options.format == .aseprite && geometry.pageCount > 1 {
+            throw SpriteLayoutError(
+                "the aseprite format holds one sheet, and these frames need \(geometry.pageCount) pages of "
+                    + "--max-size \(options.maxSize); raise --max-size, use --trim/--pack maxrects/--dedupe, or --format phaser")
+        }
+        if options.forceRGBA {
+            format = .rgba
+        } else if let prePassState {
+            format = .choose(census: prePassState.census, hasGaps: hasGaps)
+        } else if let hint {
+            format = .indexed(hint)
+        }
+        pagePaths = spritePagePaths(options.pngPath, pageCount: geometry.pageCount)
+        documentPaths = spriteDocumentPaths(options.jsonPath, format: options.format, pageCount: geometry.pageCount)
+        try ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
         pageOutputs = try pagePaths.map { try transaction.add($0) }
-        jsonOutput = try transaction.add(options.jsonPath)
-        let scaled = cellSize != context.metadata.canvas
-        palette = scaled ? nil : SheetPalette.make(path: context.inputPath, metadata: context.metadata)
-        scaler = scaled ? try RGBAScaler(from: context.metadata.canvas, to: cellSize) : nil
+        documentOutputs = try documentPaths.map { try transaction.add($0) }
     }
 
     // MARK: The sheet pass.
 
     public var plannedPasses: Int { 1 }
 
+    private var cellsWritten: Int { gridWriter?.cellsWritten ?? packedWriter?.cellsWritten ?? 0 }
+
     public func beginPass(_ pass: Int) throws -> Bool {
         guard passesWritten == 0 || restartInRGBA else { return false }
         if restartInRGBA {
             restartInRGBA = false
-            palette = nil
+            format = .rgba
             for output in pageOutputs {
                 guard ftruncate(output.fileDescriptor, 0) == 0, lseek(output.fileDescriptor, 0, SEEK_SET) == 0 else {
                     throw OutputError.writing(output.targetPath, errno: errno)
                 }
             }
         }
-        writer = SpriteSheetWriter(
-            layout: layout, fileDescriptors: pageOutputs.map(\.fileDescriptor), paths: pagePaths,
-            settings: options.png, palette: palette)
+        let settings = format.settings(options.pngLevel)
+        let descriptors = pageOutputs.map(\.fileDescriptor)
+        gridWriter = grid.map {
+            SpriteSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)
+        }
+        packedWriter = (geometry as? PackedLayout).map {
+            PackedSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)
+        }
         return true
     }
 
     public func consume(_ canvas: Canvas) throws -> Bool {
-        guard let writer, !restartInRGBA else { return false }
-        if let deduper, deduper.sourceFrameOfCell[writer.cellsWritten] != canvas.index { return true }
+        guard gridWriter != nil || packedWriter != nil, !restartInRGBA else { return false }
+        if let deduper, deduper.sourceFrameOfCell[cellsWritten] != canvas.index { return true }
         do {
-            if let scaler {
-                try writer.addCell { pixels, stride in scaler.scale(canvas.pixels, into: pixels, stride: stride) }
-            } else {
-                try writer.addCell(copying: canvas.pixels)
-            }
+            let pixels = cellPixels(canvas)
+            try gridWriter?.addCell(copying: pixels)
+            try packedWriter?.addCell(frame: pixels, frameSize: cellSize)
         } catch is PaletteMiss {
-            // Cannot happen with the compositor's output; kept correct rather than assumed: start over in RGBA.
+            // Cannot happen with the census's or the compositor's colours; kept correct rather than assumed:
+            // start over in RGBA.
             restartInRGBA = true
             return false
         }
         // With --dedupe, the frames after the last distinct cell are repeats.
-        return deduper == nil || writer.cellsWritten < layout.cellCount
+        return deduper == nil || cellsWritten < cellCount
     }
 
     public func endPass(delivered: Int) throws {
-        guard !restartInRGBA, let writer else { return }
+        guard !restartInRGBA else { return }
         if deduper == nil { try requireAllFrames(delivered, of: frameCount) }
-        try writer.finish()
-        indexed = writer.isIndexed
-        rowBufferBytes = writer.rowBufferBytes
+        try gridWriter?.finish()
+        try packedWriter?.finish()
+        rowBufferBytes = gridWriter?.rowBufferBytes ?? packedWriter?.pageBufferBytes ?? 0
         passesWritten += 1
-        self.writer = nil
+        gridWriter = nil
+        packedWriter = nil
     }
 
-    // MARK: The JSON, written last.
+    // MARK: The description, streamed, written last.
 
     public func finish() throws {
-        try writeAll(try description().json(options.format), to: jsonOutput)
+        try description().write(
+            options.format,
+            to: documentOutputs.map { TextOutput(fileDescriptor: $0.fileDescriptor, path: $0.targetPath) },
+            documentNames: documentPaths.map { relativePath($0, from: options.jsonPath) })
     }
 
     private func description() -> SpriteSheetDescription {
-        let cellOfFrame = deduper?.cellOfFrame ?? Array(0..<frameCount)
         let timeline = context.timeline
+        let geometry = self.geometry!
+        let deduper = self.deduper
+        func frameOf(cell: Int, delay: Int) -> SpriteSheetDescription.Frame {
+            let (page, rect) = geometry.region(ofCell: cell)
+            return .init(cell: cell, page: page, rect: rect, source: geometry.source(ofCell: cell), delay: delay)
+        }
         return SpriteSheetDescription(
             name: options.name ?? URL(fileURLWithPath: options.pngPath).deletingPathExtension().lastPathComponent,
-            images: zip(pagePaths, layout.pages).map { path, page in
-                .init(name: relativePath(path, from: options.jsonPath), size: CanvasSize(width: page.width, height: page.height))
+            images: pagePaths.enumerated().map { k, path in
+                .init(name: relativePath(path, from: options.jsonPath), size: geometry.pageSize(k))
             },
-            frames: (0..<frameCount).map { frame in
-                let placement = layout.placement(ofCell: cellOfFrame[frame])
-                return .init(page: placement.page, rect: placement.rect, delay: timeline.frames[frame].delay)
+            frameCount: frameCount,
+            frame: { index in
+                frameOf(cell: deduper.map { Int($0.cellOfFrame[index]) } ?? index, delay: timeline.frames[index].delay)
             },
-            sourceSize: context.metadata.canvas, frameSize: cellSize, loopCount: timeline.loop.count,
-            plays: timeline.loop.plays, policy: context.timeline.policy, padding: options.padding,
-            extrude: options.extrude, cellsSaved: deduper?.cellsSaved)
+            cellCount: cellCount,
+            cellFrame: { cell in
+                let source = deduper.map { $0.sourceFrameOfCell[cell] } ?? cell
+                return frameOf(cell: cell, delay: timeline.frames[source].delay)
+            },
+            sourceSize: context.metadata.canvas, frameSize: cellSize, trimmed: options.trim,
+            loopCount: timeline.loop.count, plays: timeline.loop.plays, policy: timeline.policy,
+            padding: options.padding, extrude: options.extrude, cellsSaved: deduper?.cellsSaved)
     }
 
     public var result: OutputResult {
         .spriteSheet(SpriteResult(
             pagePaths: pagePaths, jsonPath: options.jsonPath,
-            pageSizes: (layout?.pages ?? []).map { CanvasSize(width: $0.width, height: $0.height) },
-            frames: frameCount, cells: deduper?.cellCount ?? frameCount, cellsSaved: deduper?.cellsSaved ?? 0,
-            cellSize: cellSize, columns: layout?.columns ?? 0, indexed: indexed, peakCacheBytes: 0,
-            rowBufferBytes: rowBufferBytes, warnings: []))
+            pageSizes: geometry.map { g in (0..<g.pageCount).map(g.pageSize) } ?? [],
+            frames: frameCount, cells: cellCount, cellsSaved: deduper?.cellsSaved ?? 0,
+            cellSize: cellSize, columns: grid?.columns ?? 0, pixelFormat: format.name, documentPaths: documentPaths,
+            peakCacheBytes: 0, rowBufferBytes: rowBufferBytes, warnings: []))
     }
 }
 

@@ -19,20 +19,18 @@ public struct PNGSettings: Hashable, Sendable {
         self.level = level; self.filters = filters; self.strategy = strategy
     }
 
-    /// What `to-sprite` uses: zlib level 1, no row filter, default strategy. Measured on the benchmark GIFs
-    /// (see the sprite report): GIF frames are palette images, often dithered, where PNG's prediction
-    /// filters do not help (SUB/UP made the RGBA sheets 1.2–1.3× larger, libpng's adaptive choice of all
-    /// five cost 1.7–2.4× the time) and zlib levels above 1 cost 1.2–2× the time for 10–20 % smaller files.
+    /// `--png-level fast`: zlib level 1, no row filter, default strategy (the writers' default when no
+    /// settings are given; `SheetPixelFormat.settings(_:)` chooses per colour type and level).
     public static let fast = PNGSettings(level: 1, filters: Int32(PNG_FILTER_NONE), strategy: 0)
 }
 
 /// A colour outside the sheet's palette: the encoder starts over in RGBA.
 struct PaletteMiss: Error {}
 
-/// Streams sprite-sheet pages into PNGs: cells arrive in cell order, are placed into a buffer holding one
-/// row of slots (the widest page's width × one slot's height), and each completed row of slots is written
-/// to libpng at once. The sheet itself never exists in memory. Pixels are RGBA, or one palette index
-/// each when a `SheetPalette` is given (entry 0 transparent, so zero bytes are transparent either way).
+/// Streams grid sprite-sheet pages into PNGs: cells arrive in cell order, are placed into a buffer holding
+/// one row of slots (the widest page's width × one slot's height), and each completed row of slots is
+/// written to libpng at once. The sheet itself never exists in memory. Pixels are buffered as RGBA, or one
+/// palette index each for an indexed sheet (entry 0 transparent, so zero bytes are transparent either way).
 public final class SpriteSheetWriter {
     public let layout: SpriteLayout
     /// Bytes of the row-of-cells buffer (for `--stats`).
@@ -40,6 +38,7 @@ public final class SpriteSheetWriter {
     private let descriptors: [Int32]
     private let paths: [String]
     private let settings: PNGSettings
+    private let format: SheetPixelFormat
     private let palette: SheetPalette?
     private let bytesPerPixel: Int
     private let rowCapacity: Int
@@ -47,22 +46,23 @@ public final class SpriteSheetWriter {
     /// One transparent row, for padding between rows of slots.
     private let blankRow: UnsafeMutableRawPointer
     private var nextCell = 0
-    private var png: OpaquePointer?
+    private var png: PNGPageEncoder?
     private var stride = 0
 
     /// `fileDescriptors[k]` receives page `k` (named `paths[k]` in errors); the caller owns and closes them.
-    /// With `palette`, cells must come through `addCell(copying:)` (RGBA canvases, mapped to indices).
+    /// An indexed sheet takes cells through `addCell(copying:)` (RGBA canvases, mapped to indices).
     public init(
         layout: SpriteLayout, fileDescriptors: [Int32], paths: [String], settings: PNGSettings = .fast,
-        palette: SheetPalette? = nil
+        format: SheetPixelFormat = .rgba
     ) {
         precondition(fileDescriptors.count == layout.pageCount && paths.count == layout.pageCount)
         self.layout = layout
         descriptors = fileDescriptors
         self.paths = paths
         self.settings = settings
-        self.palette = palette
-        bytesPerPixel = palette == nil ? 4 : 1
+        self.format = format
+        if case .indexed(let palette) = format { self.palette = palette } else { palette = nil }
+        bytesPerPixel = format.bufferBytesPerPixel
         rowCapacity = layout.maxPageWidth * bytesPerPixel * layout.slotHeight
         rowBuffer = .allocate(byteCount: max(1, rowCapacity), alignment: 64)
         rowBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: rowCapacity)
@@ -74,7 +74,6 @@ public final class SpriteSheetWriter {
     public var isIndexed: Bool { palette != nil }
 
     deinit {
-        if let png { gifx_png_writer_destroy(png) }
         rowBuffer.deallocate()
         blankRow.deallocate()
     }
@@ -144,18 +143,9 @@ public final class SpriteSheetWriter {
     private func beginPage(_ page: SpriteLayout.Page) throws {
         stride = page.width * bytesPerPixel
         rowBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: rowCapacity)
-        guard let writer = gifx_png_writer_create(
-            descriptors[page.index], UInt32(page.width), UInt32(page.height), settings.level)
-        else {
-            throw OutputError(path: paths[page.index], reason: "out of memory", failure: .internalError)
-        }
-        png = writer
-        try check(gifx_png_writer_set_filters(writer, settings.filters, settings.strategy), page: page.index)
-        if let palette {
-            let rgba = palette.rgbaBytes
-            try check(gifx_png_writer_set_palette(writer, rgba, Int32(rgba.count / 4)), page: page.index)
-        }
-        try check(gifx_png_writer_begin(writer), page: page.index)
+        png = try PNGPageEncoder(
+            fileDescriptor: descriptors[page.index], path: paths[page.index], width: page.width,
+            height: page.height, format: format, settings: settings)
     }
 
     private func flushRow(page: SpriteLayout.Page, row: Int, filledColumns: Int) throws {
@@ -167,30 +157,16 @@ public final class SpriteSheetWriter {
                 (rowBuffer + y * stride + start).initializeMemory(as: UInt8.self, repeating: 0, count: stride - start)
             }
         }
-        try check(
-            gifx_png_writer_write_rows(
-                png, rowBuffer.assumingMemoryBound(to: UInt8.self), UInt32(layout.slotHeight), stride),
-            page: page.index)
-        if row < page.rows - 1 && layout.padding > 0 {
-            try check(
-                gifx_png_writer_write_rows(png, blankRow.assumingMemoryBound(to: UInt8.self), UInt32(layout.padding), 0),
-                page: page.index)
-        }
+        try png.writeRows(rowBuffer, count: layout.slotHeight, stride: stride)
+        if row < page.rows - 1 && layout.padding > 0 { try png.writeBlankRows(layout.padding) }
     }
 
     private func finishPage(_ page: SpriteLayout.Page) throws {
         guard let writer = png else { return }
-        try check(gifx_png_writer_finish(writer), page: page.index)
-        gifx_png_writer_destroy(writer)
+        // --pot: the rows below the last row of slots.
+        try writer.writeBlankRows(page.height - page.usedHeight)
+        try writer.finish()
         png = nil
-    }
-
-    private func check(_ status: Int32, page: Int) throws {
-        guard status != 0, let png else { return }
-        if status == -2 { throw OutputError.writing(paths[page], errno: gifx_png_writer_errno(png)) }
-        throw OutputError(
-            path: paths[page], reason: "PNG encoder: \(String(cString: gifx_png_writer_error(png)))",
-            failure: .internalError)
     }
 
     // MARK: extrusion
