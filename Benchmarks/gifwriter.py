@@ -25,19 +25,7 @@ def distinct_colours(count):
 
 
 def _lzw_solid(index, pixels):
-    codes = bytearray([_CLEAR])
-    for i in range(pixels):
-        if i and i % _LITERALS_PER_CLEAR == 0:
-            codes.append(_CLEAR)
-        codes.append(index)
-    codes.append(_END)
-    out = bytearray([_MIN_CODE_SIZE])
-    for start in range(0, len(codes), 255):
-        chunk = codes[start:start + 255]
-        out.append(len(chunk))
-        out += chunk
-    out.append(0)
-    return bytes(out)
+    return _lzw_literal(bytes([index]) * pixels)
 
 
 def write_solid_gif(path, width, height, colours, delays, loop_count=0):
