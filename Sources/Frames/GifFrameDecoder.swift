@@ -31,7 +31,7 @@ public final class GifFrameDecoder {
         self.reader = reader
         self.globalColors = reader.globalColors
         self.compositor = Compositor(width: metadata.canvas.width, height: metadata.canvas.height)
-        let widest = metadata.images.map(\.descriptor.rect.width).max() ?? 1
+        let widest = metadata.images.descriptors.lazy.map(\.rect.width).max() ?? 1
         line = .allocate(capacity: Swift.max(1, widest))
     }
 

@@ -10,7 +10,7 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
     let reader = try GifFileReader(path: path)
     try checkScreen(reader, limits: limits)
 
-    var images: [GifImageInfo] = []
+    var images = GifImageList()
     var warnings = WarningLog()  // one line per damaged extension, capped: a file can have millions
     var truncation: String?
     var loopCount: Int?
