@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages gifx builds against; ffmpeg (ffprobe) is the tests' independent oracle.
-PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev pkg-config ffmpeg
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev pkg-config ffmpeg time
 GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out

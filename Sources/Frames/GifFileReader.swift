@@ -15,6 +15,9 @@ struct ImageDescriptorRecord {
     var hasNoData = false
     /// Why the image's palette or data could not be read although its descriptor fields were.
     var damage: GifDecodeError?
+    /// The LZW minimum code size and its byte offset when giflib refused it (above 8: giflib has no
+    /// decoder for it, so neither has gifx; see docs/conformance.md).
+    var refusedCodeSize: (size: Int, offset: Int)?
 }
 
 /// A rect as plain integers (kept apart from Timeline's `PixelRect` so this file stays giflib-only).
@@ -104,6 +107,14 @@ final class GifFileReader {
             // image still counts (its descriptor was read); the caller decides whether that is fatal.
             record.hasNoData = true
             record.damage = Self.makeError(code: gif.pointee.Error, source: source, context: "reading an image")
+            if gif.pointee.Error == D_GIF_ERR_READ_FAILED, !source.reachedEnd, source.readErrno == 0 {
+                // giflib read the code size byte, found it over 8 and stopped right after it.
+                let at = offset - 1
+                var size: UInt8 = 0
+                if source.seek(to: at), source.copyBytes(into: &size, count: 1) == 1, size > 8 {
+                    record.refusedCodeSize = (Int(size), at)
+                }
+            }
             return record
         }
         try check(status, "reading an image descriptor")

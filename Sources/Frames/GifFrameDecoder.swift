@@ -31,7 +31,7 @@ public final class GifFrameDecoder {
         self.reader = reader
         self.globalColors = reader.globalColors
         self.compositor = Compositor(width: metadata.canvas.width, height: metadata.canvas.height)
-        let widest = metadata.images.map(\.descriptor.rect.width).max() ?? 1
+        let widest = metadata.images.descriptors.lazy.map(\.rect.width).max() ?? 1
         line = .allocate(capacity: Swift.max(1, widest))
     }
 
@@ -67,12 +67,23 @@ public final class GifFrameDecoder {
             }
             warningLog.append("frame \(index): \(error.description); kept the rows decoded before it")
         }
+        if compositor.sawOutOfRangeIndex && !hasColourTable(info) {
+            // No colour table at all (none global, none local) and pixels that need a colour: the spec
+            // leaves the colours to the decoder, and ffmpeg refuses such frames. So does gifx (docs/conformance.md).
+            throw GifDecodeError(
+                .malformed, at: info.byteOffset,
+                "frame \(index) has no colour table (neither global nor local) for its opaque pixels")
+        }
         if compositor.sawOutOfRangeIndex {
             let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
             if limits.strict { throw GifDecodeError(.malformed, at: info.byteOffset, message) }
             warningLog.append(message)
         }
         return true
+    }
+
+    private func hasColourTable(_ info: GifImageInfo) -> Bool {
+        globalColors != nil || info.localPaletteSize != nil
     }
 
     /// Copies the current canvas (`metadata.canvasBytes` bytes of RGBA8) to `destination`.

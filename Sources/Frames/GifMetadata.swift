@@ -23,8 +23,8 @@ public struct GifMetadata: Hashable, Sendable {
     public var globalPaletteSize: Int?
     /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 loop extension, `nil` when there is none.
     public var loopCount: Int?
-    /// One entry per image descriptor, in file order: every image is a frame.
-    public var images: [GifImageInfo]
+    /// One entry per image descriptor, in file order: every image is a frame (17 bytes each).
+    public var images: GifImageList
     /// Recoverable damage found while reading (e.g. the file ends early).
     public var warnings: [String]
     /// Whether the data stopped before the trailer (the images read so far are kept).
@@ -32,8 +32,8 @@ public struct GifMetadata: Hashable, Sendable {
 
     public var hasGlobalPalette: Bool { globalPaletteSize != nil }
 
-    /// Per image, what `Timeline` needs (shortcut for `images.map(\.descriptor)`).
-    public var frames: [FrameDescriptor] { images.map(\.descriptor) }
+    /// Per image, what `Timeline` needs (the same storage as `images`, not a copy).
+    public var frames: FrameDescriptorList { images.descriptors }
 
     /// Decoded bytes of one canvas (width * height * 4).
     public var canvasBytes: Int { canvas.width * canvas.height * 4 }
@@ -45,9 +45,19 @@ public struct GifMetadata: Hashable, Sendable {
 
     public init(
         canvas: CanvasSize, backgroundIndex: Int, globalPaletteSize: Int?, loopCount: Int?,
-        images: [GifImageInfo], warnings: [String], isTruncated: Bool
+        images: GifImageList, warnings: [String], isTruncated: Bool
     ) {
         self.canvas = canvas; self.backgroundIndex = backgroundIndex; self.globalPaletteSize = globalPaletteSize
         self.loopCount = loopCount; self.images = images; self.warnings = warnings; self.isTruncated = isTruncated
+    }
+
+    /// The same from an array of images (tests, hand-built metadata).
+    public init(
+        canvas: CanvasSize, backgroundIndex: Int, globalPaletteSize: Int?, loopCount: Int?,
+        images: [GifImageInfo], warnings: [String], isTruncated: Bool
+    ) {
+        self.init(
+            canvas: canvas, backgroundIndex: backgroundIndex, globalPaletteSize: globalPaletteSize,
+            loopCount: loopCount, images: GifImageList(images), warnings: warnings, isTruncated: isTruncated)
     }
 }

@@ -10,13 +10,14 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
     let reader = try GifFileReader(path: path)
     try checkScreen(reader, limits: limits)
 
-    var images: [GifImageInfo] = []
+    var images = GifImageList()
     var warnings = WarningLog()  // one line per damaged extension, capped: a file can have millions
     var truncation: String?
     var loopCount: Int?
     var sawLoopExtension = false
     var pendingControl: GraphicControl?
     var isTruncated = false
+    var refused: GifDecodeError?  // damage no setting keeps: ends the read with an error
 
     walk: while true {
         let recordOffset = reader.offset
@@ -41,6 +42,13 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
                             interlaced: record.interlaced),
                         localPaletteSize: record.localColors?.count,
                         byteOffset: recordOffset))
+                if let (size, at) = record.refusedCodeSize {
+                    refused = GifDecodeError(
+                        .malformed, at: at,
+                        "frame \(images.count - 1): LZW minimum code size \(size) is above 8, which GIF does not define "
+                            + "and giflib cannot decode; gifx refuses the file")
+                    break walk
+                }
                 if let damage = record.damage { throw damage }
                 if !record.hasNoData { try reader.skipImageData() }
             case .extension:
@@ -75,6 +83,7 @@ public func readGifMetadata(path: String, limits: DecodeLimits = .default) throw
             break walk
         }
     }
+    if let refused { throw refused }
     guard !images.isEmpty else {
         throw GifDecodeError(.malformed, at: reader.offset, "the file contains no image")
     }

@@ -50,8 +50,8 @@ public struct TimelineInput: Hashable, Sendable {
     public var canvas: CanvasSize
     /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 extension, `nil` when there is none.
     public var loopCount: Int?
-    /// Every decodable image in file order.
-    public var frames: [FrameDescriptor]
+    /// Every decodable image in file order (12 bytes each, shared with `GifMetadata` without a copy).
+    public var frames: FrameDescriptorList
     /// Indices (into `frames`) of frames that directly follow a dropped, undecodable image:
     /// they have nothing to carry a delay over from.
     public var followsDroppedFrame: Set<Int>
@@ -59,10 +59,20 @@ public struct TimelineInput: Hashable, Sendable {
     public var warnings: [String]
 
     public init(
-        canvas: CanvasSize, loopCount: Int?, frames: [FrameDescriptor], followsDroppedFrame: Set<Int> = [],
+        canvas: CanvasSize, loopCount: Int?, frames: FrameDescriptorList, followsDroppedFrame: Set<Int> = [],
         warnings: [String] = []
     ) {
         self.canvas = canvas; self.loopCount = loopCount; self.frames = frames
         self.followsDroppedFrame = followsDroppedFrame; self.warnings = warnings
+    }
+
+    /// The same from an array of descriptors (tests, hand-built inputs).
+    public init(
+        canvas: CanvasSize, loopCount: Int?, frames: [FrameDescriptor], followsDroppedFrame: Set<Int> = [],
+        warnings: [String] = []
+    ) {
+        self.init(
+            canvas: canvas, loopCount: loopCount, frames: FrameDescriptorList(frames),
+            followsDroppedFrame: followsDroppedFrame, warnings: warnings)
     }
 }

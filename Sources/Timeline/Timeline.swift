@@ -99,23 +99,21 @@ public struct Timeline: Codable, Hashable, Sendable {
     public var loop: Loop
     public var tick: Tick
     public var duration: Duration
-    public var frames: [Frame]
+    public var frames: Frames
     public var warnings: [String]
 
     /// Resolves the schedule of `input` under `policy` (docs/timeline.md).
     public init(_ input: TimelineInput, policy: TimelinePolicy = .flanimated) {
-        var frames: [Frame] = []
-        frames.reserveCapacity(input.frames.count)
+        var frames = Frames(sharing: input.frames)
         var start = 0
         var tick = 0
+        var previous: Int?
+        let checkDropped = !input.followsDroppedFrame.isEmpty
         for (index, descriptor) in input.frames.enumerated() {
-            let carryFrom = input.followsDroppedFrame.contains(index) ? nil : frames.last?.delay
+            let carryFrom = checkDropped && input.followsDroppedFrame.contains(index) ? nil : previous
             let (delay, rule) = Self.resolveDelay(descriptor.rawDelay, carryFrom: carryFrom, policy: policy)
-            frames.append(
-                Frame(
-                    index: index, rawDelay: descriptor.rawDelay, delay: delay, rule: rule, start: start,
-                    rect: descriptor.rect, disposal: descriptor.disposal,
-                    transparentIndex: descriptor.transparentIndex, interlaced: descriptor.interlaced))
+            frames.appendSchedule(delay: delay, rule: rule, start: start)
+            previous = delay
             start += delay
             tick = gcd(tick, delay)
         }

@@ -27,12 +27,17 @@ struct TimelineCommand: ParsableCommand {
             let timeline = Timeline(metadata.timelineInput, policy: policy)
             let plan = fps.map { OutputPlan(timeline: timeline, request: $0.request) }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let document: any Encodable = plan.map {
-                    TimelineWithPlan(timeline: timeline, plan: PlanJSON(plan: $0, timeline: timeline))
-                } ?? timeline
-                FileHandle.standardOutput.write(try encoder.encode(document) + Data("\n".utf8))
+                // Streamed in 64 KiB pieces: a schedule of millions of frames is never one document in
+                // memory. The plan (small, per output mode) is rendered by JSONEncoder and put in sorted place.
+                var extra: [(key: String, prettyJSON: String)] = []
+                if let plan {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    let rendered = try encoder.encode(PlanJSON(plan: plan, timeline: timeline))
+                    extra.append(("plan", String(decoding: rendered, as: UTF8.self)))
+                }
+                try TimelineJSONWriter(timeline, extraMembers: extra).write { FileHandle.standardOutput.write(Data($0)) }
+                FileHandle.standardOutput.write(Data("\n".utf8))
             } else if let plan {
                 PlanTable(plan: plan, timeline: timeline).write(to: FileHandle.standardOutput)
             } else {
@@ -81,8 +86,15 @@ struct TimelineTable {
     }
 
     private func row(_ cells: String...) -> String {
+        // Padded by hand: Foundation's `padding(toLength:)` made a million-row table take half a minute.
         let widths = [6, 6, 6, 11, 9, 20, 10]
-        return zip(cells, widths).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
-            .joined().trimmingCharacters(in: .whitespaces)
+        var line = ""
+        for (cell, width) in zip(cells, widths) {
+            line += cell
+            let count = cell.utf8.count
+            if count < width { line += String(repeating: " ", count: width - count) }
+        }
+        while line.last == " " { line.removeLast() }
+        return line
     }
 }

@@ -73,20 +73,6 @@ private struct PlanFrameJSON: Encodable {
     }
 }
 
-/// The `gifx.timeline/1` document with the `plan` object added (same keys, same encoder, sorted).
-struct TimelineWithPlan: Encodable {
-    let timeline: Timeline
-    let plan: PlanJSON
-
-    private enum Keys: String, CodingKey { case plan }
-
-    func encode(to encoder: any Encoder) throws {
-        try timeline.encode(to: encoder)
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(plan, forKey: .plan)
-    }
-}
-
 /// A cs rational in whole microseconds, rounded to nearest (half away from zero).
 private func microseconds(_ centiseconds: Rational) -> Int {
     let scaled = 10_000 * centiseconds.num

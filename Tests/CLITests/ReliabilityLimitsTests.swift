@@ -24,10 +24,13 @@ enum HostileGIF {
 
     static func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
 
-    /// `count` 1×1 frames, each with a GCE; without a palette every pixel is out of range (one warning each).
-    static func tinyFrames(_ count: Int, palette: Bool) -> Data {
+    /// One pixel of index 2 (beyond a 2-entry palette): codes 4, 2, 5 → 0b101_010_100 → 0x54 0x01.
+    static let outOfRangePixel: [UInt8] = [0x02, 0x02, 0x54, 0x01, 0x00]
+
+    /// `count` 1×1 frames, each with a GCE; `outOfRange`: every pixel is beyond the palette (one warning each).
+    static func tinyFrames(_ count: Int, palette: Bool, outOfRange: Bool = false) -> Data {
         var data = Data(screen(width: 1, height: 1, palette: palette))
-        let frame = Data(control + image(width: 1, height: 1))
+        let frame = Data(control + image(width: 1, height: 1, data: outOfRange ? outOfRangePixel : onePixel))
         data.reserveCapacity(data.count + frame.count * count + 1)
         for _ in 0..<count { data.append(frame) }
         data.append(contentsOf: trailer)
@@ -122,14 +125,15 @@ enum HostileGIF {
         }
     }
 
-    /// 20,000 frames that each use a colour beyond their (absent) palette: one warning per frame used to be
+    /// 20,000 frames that each use a colour beyond their palette: one warning per frame used to be
     /// kept in an array copied per frame (quadratic, a hang at a million frames) and printed a line each.
     /// Now the first 100 are printed, then one summary line.
     @Test func damagedFramesByTheThousandGiveBoundedWarnings() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let count = 20_000
-        let path = try Self.write(HostileGIF.tinyFrames(count, palette: false), "tiny-frames.gif", in: folder)
+        let path = try Self.write(
+            HostileGIF.tinyFrames(count, palette: true, outOfRange: true), "tiny-frames.gif", in: folder)
         for (command, run, left) in try Self.runAll(path) where command != .timeline {
             #expect(run.status == 0, "\(command): \(run.stderr.suffix(500))")
             let warnings = run.stderrLines.filter { $0.contains("beyond its palette") }

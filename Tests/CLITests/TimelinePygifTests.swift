@@ -31,7 +31,7 @@ let stillDefaultCases = [
     "invalid-background", "all-reds", "all-greens", "all-blues", "interlace", "image-inside-bg",
     "image-overlap-bg", "image-outside-bg", "missing-pixels", "extra-pixels", "extra-data", "no-clear", "no-eoi",
     "no-clear-and-eoi", "many-clears", "double-clears", "4095-codes-clear", "4095-codes", "255-codes",
-    "large-codes", "max-codes", "unset-transparent", "loop-infinite", "loop-once", "loop-max", "loop-buffer",
+    "large-codes", "unset-transparent", "loop-infinite", "loop-once", "loop-max", "loop-buffer",
     "loop-buffer_max", "loop-animexts", "comment", "large-comment", "nul-comment", "invalid-ascii-comment",
     "invalid-utf8-comment", "xmp-data", "xmp-data-empty", "icc-color-profile", "icc-color-profile-empty",
     "unknown-extension", "unknown-application-extension", "nul-application-extension", "gif87a",
@@ -60,13 +60,14 @@ let pygifTimelineDeviations: [String: TimelineDeviation] = {
         delays: [50, 10, 50, 10, 50, 10, 50],
         rules: ["raw", "rounded-up", "raw", "rounded-up", "raw", "rounded-up", "raw"])
     // pygif expects an error; the timeline reads metadata only and never sees damaged pixel data.
-    for name in ["invalid-code", "invalid-colors", "overflow-codes", "overflow-codes-max"] { table[name] = .stillDefault }
+    for name in ["invalid-code", "invalid-colors"] { table[name] = .stillDefault }
     // pygif expects an error; the plain-text extension is skipped as browsers do.
     table["plain-text"] = .stillDefault
     // Refused here, shown by pygif.
     table["no-data"] = .malformed
     table["max-width"] = .malformed
     table["max-height"] = .malformed
+    table["max-codes"] = .malformed
     return table
 }()
 

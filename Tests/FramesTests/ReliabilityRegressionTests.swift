@@ -5,12 +5,13 @@ import Testing
 
 /// Regressions found by the reliability work (issue 8), checked at the library level.
 @Suite struct ReliabilityRegressionTests {
-    /// `count` 1×1 frames with a GCE each and no colour table anywhere, so every frame's pixel is out of
-    /// range: one warning per frame (bytes written by hand: header, descriptor, 3-bit LZW clear/0/end).
-    static func paletteLessFrames(_ count: Int) -> Data {
-        var data = Data("GIF89a".utf8 + [1, 0, 1, 0, 0, 0, 0])
+    /// `count` 1×1 frames with a GCE each whose one pixel (index 2) is beyond the 2-entry global table:
+    /// one warning per frame (bytes written by hand: header, table, descriptor, 3-bit LZW clear/2/end).
+    /// (A frame with no colour table at all is refused outright: DecoderGapTests.)
+    static func outOfRangeFrames(_ count: Int) -> Data {
+        var data = Data("GIF89a".utf8 + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255])
         let frame: [UInt8] = [0x21, 0xF9, 0x04, 0x00, 0x02, 0x00, 0x00, 0x00]
-            + [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00]
+            + [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x54, 0x01, 0x00]
         for _ in 0..<count { data.append(contentsOf: frame) }
         data.append(0x3B)
         return data
@@ -20,7 +21,7 @@ import Testing
     /// frames did not finish in 2 minutes). Now 100 lines plus one summary, whatever the frame count.
     @Test func warningsPerDamagedFrameAreCapped() throws {
         let count = 5_000
-        let path = try temporaryFile(Self.paletteLessFrames(count))
+        let path = try temporaryFile(Self.outOfRangeFrames(count))
         let stream = try FrameStream(path: path)
         var delivered = 0
         while try stream.nextCanvas({ $0.pixels.count }) != nil { delivered += 1 }
