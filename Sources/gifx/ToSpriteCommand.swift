@@ -75,6 +75,7 @@ struct ToSpriteCommand: ParsableCommand {
             options.overwrite = common.overwrite
             options.limits = common.limits
             options.memoryBudget = common.memoryBudget?.bytes
+            options.threads = common.threads
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try withExtendedLifetime(source) {
                 try writeSpriteSheet(inputPath: source.path, options: options, progress: bar.update)
@@ -118,6 +119,8 @@ private struct SpriteStats: Encodable {
     var wallSeconds: Double
     var peakCacheBytes: Int
     var rowBufferBytes: Int
+    /// Decoding threads, decode-ahead window (frames) and its peak bytes.
+    var decode: DecodeStats
     var peakRSSBytes: Int
 
     init(_ result: SpriteResult, seconds: Double) {
@@ -132,6 +135,7 @@ private struct SpriteStats: Encodable {
         wallSeconds = (seconds * 1000).rounded() / 1000
         peakCacheBytes = result.peakCacheBytes
         rowBufferBytes = result.rowBufferBytes
+        decode = result.decode
         peakRSSBytes = peakResidentBytes()
     }
 }
