@@ -31,6 +31,11 @@ from gifx_probe import DECODE_ONLY_FLAGS, GifxProbe  # noqa: E402
 
 RAISED_POLICY_DIR = os.path.join(HERE, "imagemagick-raised")
 MP4_FILTER = "scale=trunc(iw/2)*2:trunc(ih/2)*2"
+# A second gifx binary (e.g. built from main in its own scratch path) measured beside GIFX in the same run,
+# alternating, for the decode and to-sprite kinds: "today's wall time" for a change under test.
+GIFX_BASELINE = os.environ.get("GIFX_BASELINE", "")
+# Decode thread counts measured beside gifx's default when it has `--threads` (issue 18's scaling table).
+THREAD_COUNTS = [int(n) for n in os.environ.get("BENCH_THREADS", "1,2").split(",") if n]
 SPRITE_MAX_SIZE = 4096
 
 
@@ -239,11 +244,14 @@ def build_tools(kind, name, path, info, probe, args, layout_box):
                               os.path.join(out, "Y.mp4")], reps),
         ]
     if kind == "to-sprite":
-        def gifx_cmd(out):
-            cmd = [gifx, "to-sprite", path, "-o", os.path.join(out, "Y.png"), "--overwrite"]
-            if probe.has_option("to-sprite", "--json"):
-                cmd += ["--json", os.path.join(out, "Y.json")]
-            return cmd
+        def sprite_cmd(binary, extra=()):
+            def make(out):
+                cmd = [binary, "to-sprite", path, "-o", os.path.join(out, "Y.png"), "--overwrite", *extra]
+                if probe.has_option("to-sprite", "--json"):
+                    cmd += ["--json", os.path.join(out, "Y.json")]
+                return cmd
+            return make
+        gifx_cmd = sprite_cmd(gifx)
 
         def montage_cmd(out):
             if layout_box.get("layout") is None:
@@ -256,6 +264,7 @@ def build_tools(kind, name, path, info, probe, args, layout_box):
                     os.path.join(out, "Y.png")]
         return [
             Tool("gifx to-sprite", "gifx", gifx_cmd, reps) if probe.has("to-sprite") else None,
+            *variant_tools(probe, "to-sprite", reps, sprite_cmd),
             Tool("montage (Debian policy)", "peer", montage_cmd, reps,
                  note="/etc/ImageMagick-6/policy.xml as installed"),
             Tool("montage (raised limits)", "peer-raised", montage_cmd, 1 if heavy else reps,
@@ -269,6 +278,9 @@ def build_tools(kind, name, path, info, probe, args, layout_box):
         return [
             Tool(f"gifx frames {flag}", "gifx", lambda out: [gifx, "frames", path, flag], reps)
             if flag else None,
+            *(variant_tools(probe, "frames", reps,
+                            lambda binary, extra=(): lambda out: [binary, "frames", path, flag, *extra])
+              if flag else []),
             Tool("ffmpeg -f null", "peer",
                  lambda out: ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"], reps),
         ]
@@ -295,6 +307,19 @@ def run_sprite_pack(name, meta, probe, args, log):
             f"{entry.get('sheet_bytes')} B, {result.wall_s:.2f} s")
     shutil.rmtree(out, ignore_errors=True)
     return row
+
+
+def variant_tools(probe, sub, reps, make):
+    """gifx with each `--threads N` of THREAD_COUNTS (when it has the option), and the GIFX_BASELINE binary
+    with its defaults; roles start with "gifx" so the report does not take them for peers."""
+    tools = []
+    if probe.has_option(sub, "--threads"):
+        tools += [Tool(f"gifx {sub} --threads {n}", f"gifx-t{n}", make(probe.path, ("--threads", str(n))), reps)
+                  for n in THREAD_COUNTS]
+    if GIFX_BASELINE:
+        tools.append(Tool(f"gifx (baseline) {sub}", "gifx-baseline", make(GIFX_BASELINE), reps,
+                          note=f"GIFX_BASELINE={GIFX_BASELINE}"))
+    return tools
 
 
 def gifx_skip_reason(kind, probe):

@@ -67,7 +67,7 @@ def _ratio(a, b):
 
 def _peer(case):
     """The first peer that succeeded (default settings first), else the first peer."""
-    peers = [t for t in case["tools"] if t["role"] != "gifx" and t["status"] != "skipped"]
+    peers = [t for t in case["tools"] if not t["role"].startswith("gifx") and t["status"] != "skipped"]
     for t in peers:
         if t["status"] == "ok":
             return t
@@ -119,7 +119,7 @@ def _case_table(kind, cases, gifs):
         for t in case["tools"]:
             if t.get("failure"):
                 notes.append(f"- {gif}, {t['label']}: {t['failure']}")
-            if t["status"] == "ok" and t is not peer and t["role"] != "gifx":
+            if t["status"] == "ok" and t is not peer and not t["role"].startswith("gifx"):
                 notes.append(f"- {gif}, {t['label']}: {_secs(t)} s, peak RSS {t['peak_rss_mib']} MiB")
         if case.get("montage_tile"):
             notes.append(f"- {gif}: montage tile {case['montage_tile']} ({case['montage_tile_source']})")
@@ -127,6 +127,44 @@ def _case_table(kind, cases, gifs):
             if t.get("output_mb") is not None and kind in ("to-mp4", "to-sprite"):
                 notes.append(f"- {gif}, {t['label']}: output {t['output_mb']} MB")
     return lines, notes
+
+
+def _variants(kind, cases, gifs):
+    """gifx with `--threads N` and the baseline binary (GIFX_BASELINE), measured alternately in the same run."""
+    variants = []
+    for case in cases:
+        for t in case["tools"]:
+            if t["role"].startswith("gifx-") and t["label"] not in variants:
+                variants.append(t["label"])
+    if not variants:
+        return []
+    decode = kind == "decode"
+    head = ["GIF", "gifx (default) s"] + [f"{v} s" for v in variants]
+    if decode:
+        head += ["peer s"] + [f"{v}: MP/s, × peer throughput" for v in ["gifx (default)"] + variants]
+    else:
+        head += [f"{v}: time ÷ baseline" for v in ["gifx (default)"] + variants if "baseline" not in v]
+    lines = [f"### {kind}: decoding threads and baseline", "",
+             "Same run, tools alternating (order flipped each repetition); medians.", "",
+             "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for case in cases:
+        by_label = {t["label"]: t for t in case["tools"]}
+        gifx = next((t for t in case["tools"] if t["role"] == "gifx"), None)
+        tools = [gifx] + [by_label.get(v) for v in variants]
+        times = [t.get("median_s") if t else None for t in tools]
+        row = [case["gif"]] + [f"{s:.3f}" if s else "–" for s in times]
+        if decode:
+            meta = gifs[case["gif"]]
+            mp = meta["width"] * meta["height"] * meta["frames"] / 1e6
+            peer = _peer(case)
+            p_time = peer.get("median_s") if peer else None
+            row.append(f"{p_time:.3f}" if p_time else "–")
+            row += [f"{mp / s:.0f}, {p_time / s:.2f}×" if s and p_time else "–" for s in times]
+        else:
+            base = by_label.get(next((v for v in variants if "baseline" in v), ""), {}).get("median_s")
+            row += [_ratio(s, base) for t, s in zip(tools, times) if not (t and "baseline" in t["label"])]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
 
 
 def _fidelity(rows):
@@ -305,6 +343,7 @@ def write(results, path):
             out += _sprite_sizes(cases)
         if kind == "decode":
             out += ["MP/s = canvas width × height × frames / median wall time.", ""]
+        out += _variants(kind, cases, results["gifs"])
         if kind == "to-mp4":
             out += MP4_TARGETS_EXPLAINED
         if kind == "batch":

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How many composited canvases the producer may hold ahead of the consumer, following the reference
 /// player's (FLAnimatedImage) categories by the decoded size of the whole animation.
 public enum CacheCapacity {
@@ -25,5 +27,50 @@ public enum CacheCapacity {
         if !overflow && total <= allFramesLimit { return Swift.min(frames, maxCanvases) }
         if !overflow && total <= defaultLimit { return Swift.min(frames, defaultFrames) }
         return 1
+    }
+
+    /// Frames decoded ahead per decoding thread, when memory allows.
+    public static let windowPerThread = 2
+
+    /// The cores this process may use (the default for `--threads`).
+    public static var availableCores: Int { Swift.max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// How a stream's memory is split between the canvas ring and the decode-ahead window.
+    public struct Plan: Hashable, Sendable {
+        /// Canvases the ring may hold.
+        public var canvases: Int
+        /// Threads decoding, the compositing thread included (1: the sequential decoder).
+        public var threads: Int
+        /// Frames whose index buffers (canvas width × height bytes each) may be in flight (0 when sequential).
+        public var decodeWindow: Int
+    }
+
+    /// The ring and decode-ahead window for `threads` decoding threads. The window's index buffers come out
+    /// of the same budget as the ring (the category's total, or `memoryBudget`), the ring keeping at least one
+    /// canvas. Low-memory mode (no budget given, over `defaultLimit`) keeps one canvas and a fixed window of
+    /// one frame per thread. One thread, or one frame, is today's sequential decoder with no window.
+    public static func plan(canvasBytes: Int, frameCount: Int, memoryBudget: Int? = nil, threads: Int) -> Plan {
+        let canvases = capacity(canvasBytes: canvasBytes, frameCount: frameCount, memoryBudget: memoryBudget)
+        let frames = Swift.max(1, frameCount)
+        let threads = Swift.max(1, Swift.min(threads, frames))
+        guard threads > 1 else { return Plan(canvases: canvases, threads: 1, decodeWindow: 0) }
+        let canvasBytes = Swift.max(1, canvasBytes)
+        let indexBytes = Swift.max(1, canvasBytes / 4)
+        let (total, overflow) = canvasBytes.multipliedReportingOverflow(by: frames)
+        let budget: Int
+        if let memoryBudget {
+            budget = memoryBudget
+        } else if !overflow && total <= allFramesLimit {
+            budget = allFramesLimit
+        } else if !overflow && total <= defaultLimit {
+            budget = defaultFrames * canvasBytes
+        } else {
+            return Plan(canvases: 1, threads: threads, decodeWindow: threads)
+        }
+        let wanted = Swift.min(frames, windowPerThread * threads)
+        let spare = Swift.max(0, budget - canvasBytes) / indexBytes  // index buffers beside one canvas
+        let window = Swift.max(threads, Swift.min(wanted, spare))
+        let ring = Swift.max(0, budget - window * indexBytes) / canvasBytes
+        return Plan(canvases: Swift.max(1, Swift.min(canvases, ring)), threads: threads, decodeWindow: window)
     }
 }

@@ -36,10 +36,7 @@ final class Compositor {
 
     /// The part of `rect` on the canvas (zero-sized when wholly outside).
     func clip(_ rect: PixelRect) -> PixelRect {
-        let x0 = Swift.max(0, Swift.min(width, rect.x)), y0 = Swift.max(0, Swift.min(height, rect.y))
-        let x1 = Swift.max(x0, Swift.min(width, rect.x + rect.width))
-        let y1 = Swift.max(y0, Swift.min(height, rect.y + rect.height))
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        Frames.clip(rect, to: CanvasSize(width: width, height: height))
     }
 
     /// Runs the previous frame's disposal, saves what restore-previous will need, and installs `palette`.

@@ -7,7 +7,8 @@ import Timeline
 public final class GifFrameDecoder {
     public let metadata: GifMetadata
     private let limits: DecodeLimits
-    private let reader: GifFileReader
+    /// The file reader; the parallel producer also decodes ahead with it on the compositing thread.
+    let reader: GifFileReader
     private let compositor: Compositor
     private let globalColors: ColorTable?
     private let line: UnsafeMutablePointer<UInt8>
@@ -52,38 +53,78 @@ public final class GifFrameDecoder {
                 throw GifDecodeError(.malformed, at: info.byteOffset, "expected an image descriptor")
             }
             let record = try reader.readImageDescriptor()
-            compositor.beginFrame(
-                area: compositor.clip(descriptor.rect), disposal: descriptor.disposal,
-                palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
+            beginFrame(descriptor, palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
             began = true
             if let damage = record.damage { throw damage }
             if !record.hasNoData { try decodeRows(descriptor) }
         } catch let error as GifDecodeError {
-            guard !limits.strict, error.kind == .malformed || error.kind == .truncated else { throw error }
-            if !began {  // still run the previous disposal so the canvas sequence stays right
-                compositor.beginFrame(
-                    area: compositor.clip(descriptor.rect), disposal: descriptor.disposal, palette: nil,
-                    transparentIndex: nil)
-            }
-            warningLog.append("frame \(index): \(error.description); kept the rows decoded before it")
+            try keepRowsDecoded(before: error, frame: index, began: began)
         }
-        if compositor.sawOutOfRangeIndex && !hasColourTable(info) {
-            // No colour table at all (none global, none local) and pixels that need a colour: the spec
-            // leaves the colours to the decoder, and ffmpeg refuses such frames. So does gifx (docs/conformance.md).
+        try checkIndices(frame: index)
+        return true
+    }
+
+    /// Composites `image`, decoded ahead (by any thread) from the next image, exactly as `advance()` would
+    /// have: the same rows, the same disposal, the same warnings and errors, at the same frame.
+    func composite(_ image: DecodedImage) throws {
+        precondition(image.index == nextIndex, "images must be composited in order")
+        nextIndex += 1
+        let rect = metadata.images[image.index].descriptor.rect
+        if let record = image.record {
+            let descriptor = metadata.images[image.index].descriptor
+            beginFrame(descriptor, palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
+        }
+        var remaining = image.rowsDecoded
+        let area = image.area
+        rows: for pass in DecodedImage.rowOrder(interlaced: metadata.images[image.index].descriptor.interlaced) {
+            var row = pass.start
+            while row < rect.height {
+                if remaining == 0 { break rows }
+                remaining -= 1
+                let stored = row - image.rowOffset
+                if stored >= 0 && stored < area.height {
+                    compositor.drawRow(image.pixels + stored * area.width, count: area.width, left: area.x, y: rect.y + row)
+                }
+                row += pass.step
+            }
+        }
+        if let error = image.error {
+            guard let error = error as? GifDecodeError else { throw error }
+            try keepRowsDecoded(before: error, frame: image.index, began: image.record != nil)
+        }
+        try checkIndices(frame: image.index)
+    }
+
+    /// Starts the frame; `palette` `nil` with `transparentIndex` `nil` when its descriptor could not be read.
+    private func beginFrame(_ descriptor: FrameDescriptor, palette: ColorTable?, transparentIndex: Int?) {
+        compositor.beginFrame(
+            area: compositor.clip(descriptor.rect), disposal: descriptor.disposal, palette: palette,
+            transparentIndex: transparentIndex)
+    }
+
+    /// Damaged or cut-short data: keep the rows drawn so far with a warning (rethrows when strict, or when
+    /// it is not the data's fault).
+    private func keepRowsDecoded(before error: GifDecodeError, frame index: Int, began: Bool) throws {
+        guard !limits.strict, error.kind == .malformed || error.kind == .truncated else { throw error }
+        // Still run the previous disposal so the canvas sequence stays right.
+        if !began { beginFrame(metadata.images[index].descriptor, palette: nil, transparentIndex: nil) }
+        warningLog.append("frame \(index): \(error.description); kept the rows decoded before it")
+    }
+
+    /// Pixels whose index the palette lacks: a warning (transparent pixels), an error when strict, and
+    /// always an error when the frame has no colour table at all (none global, none local): the spec leaves
+    /// those colours to the decoder, and ffmpeg refuses such frames; so does gifx (docs/conformance.md).
+    private func checkIndices(frame index: Int) throws {
+        guard compositor.sawOutOfRangeIndex else { return }
+        let info = metadata.images[index]
+        if globalColors == nil && info.localPaletteSize == nil {
             throw GifDecodeError(
                 .malformed, at: info.byteOffset,
                 "frame \(index) has no colour table (neither global nor local) for its opaque pixels")
         }
-        if compositor.sawOutOfRangeIndex {
-            let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
-            if limits.strict { throw GifDecodeError(.malformed, at: info.byteOffset, message) }
-            warningLog.append(message)
-        }
-        return true
-    }
-
-    private func hasColourTable(_ info: GifImageInfo) -> Bool {
-        globalColors != nil || info.localPaletteSize != nil
+        let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
+        if limits.strict { throw GifDecodeError(.malformed, at: metadata.images[index].byteOffset, message) }
+        warningLog.append(message)
     }
 
     /// Copies the current canvas (`metadata.canvasBytes` bytes of RGBA8) to `destination`.
@@ -95,9 +136,7 @@ public final class GifFrameDecoder {
         let rect = descriptor.rect
         guard rect.width > 0, rect.height > 0, compositor.clip(rect).width > 0, compositor.clip(rect).height > 0
         else { return }  // nothing of it lands on the canvas: its data need not be decoded at all
-        let passes: [(start: Int, step: Int)] =
-            descriptor.interlaced ? [(0, 8), (4, 8), (2, 4), (1, 2)] : [(0, 1)]
-        for pass in passes {
+        for pass in DecodedImage.rowOrder(interlaced: descriptor.interlaced) {
             var row = pass.start
             while row < rect.height {
                 try reader.readLine(into: line, count: rect.width)

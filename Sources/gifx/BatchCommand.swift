@@ -147,7 +147,8 @@ struct BatchCommand: ParsableCommand {
         let runner = BatchRunner(
             settings: .init(
                 target: command, outDir: outDir, jobs: jobs,
-                memoryBudgetPerJob: memoryBudget.map { max($0.bytes / jobs, 1) }, passthrough: passthrough,
+                memoryBudgetPerJob: memoryBudget.map { max($0.bytes / jobs, 1) },
+                passthrough: passthrough + command.threadArguments(jobs: jobs, passthrough: passthrough),
                 quiet: quiet),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)

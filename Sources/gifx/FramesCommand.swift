@@ -19,9 +19,11 @@ struct FramesCommand: ParsableCommand {
     var null = false
     @Flag(help: "Fail on damaged data instead of keeping what decodes.") var strict = false
     @Flag(help: "No warnings on stderr.") var quiet = false
+    @Option(help: "Threads decoding frames (default: the cores; 1: the sequential decoder).") var threads: Int?
 
     func validate() throws {
         if (out == nil) == !null { throw ValidationError("give either --out DIR or --null") }
+        if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be 1...256") }
     }
 
     func run() throws {
@@ -38,7 +40,7 @@ struct FramesCommand: ParsableCommand {
             let limits = DecodeLimits(strict: strict)
             let metadata = try readGifMetadata(path: input, limits: limits)
             let metadataSeconds = Date().timeIntervalSince(started)
-            let stream = try FrameStream(path: input, metadata: metadata, limits: limits)
+            let stream = try FrameStream(path: input, metadata: metadata, limits: limits, threads: threads)
             var written = 0
             while try stream.nextCanvas({ (canvas: Canvas) -> Void in
                 if let out { try writeCanvasPNG(canvas, to: "\(out)/frame-\(String(format: "%04d", canvas.index)).png") }
@@ -56,9 +58,10 @@ struct FramesCommand: ParsableCommand {
                 let seconds = Date().timeIntervalSince(started)
                 let megapixels = Double(written * stream.canvasSize.width * stream.canvasSize.height) / 1e6
                 print(String(
-                    format: "%d frames %dx%d, %.1f MP in %.3f s: %.1f MP/s (metadata %.3f s; cache %d canvases, peak %d bytes)",
+                    format: "%d frames %dx%d, %.1f MP in %.3f s: %.1f MP/s (metadata %.3f s; cache %d canvases, peak %d bytes; %d threads, window %d frames)",
                     written, stream.canvasSize.width, stream.canvasSize.height, megapixels, seconds,
-                    megapixels / max(seconds, 1e-9), metadataSeconds, stream.capacity, stream.peakCacheBytes))
+                    megapixels / max(seconds, 1e-9), metadataSeconds, stream.capacity, stream.peakCacheBytes,
+                    stream.threads, stream.decodeWindow))
             }
         } catch let error as any ToolError {
             let subject = (error as? GifDecodeError).map { _ in input } ?? error.subjectPath ?? out ?? input

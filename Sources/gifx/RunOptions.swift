@@ -15,6 +15,15 @@ struct RunOptions: ParsableArguments {
             "Memory for decoded frames, e.g. 64M or 2G (default: the reference player's categories).",
             valueName: "size"))
     var memoryBudget: ByteCount?
+    @Option(
+        help: ArgumentHelp(
+            "Threads decoding frames (default: the cores; 1: one thread, the sequential decoder).",
+            valueName: "n"))
+    var threads: Int?
+
+    func validate() throws {
+        if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be 1...256") }
+    }
 
     var limits: DecodeLimits { DecodeLimits(strict: strict) }
 }

@@ -89,7 +89,7 @@ struct ToMP4Command: ParsableCommand {
                 size: size.request, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
             let conversion = Conversion(
                 inputPath: source.path, policy: policy, limits: common.limits,
-                memoryBudget: common.memoryBudget?.bytes, overwrite: common.overwrite)
+                memoryBudget: common.memoryBudget?.bytes, threads: common.threads, overwrite: common.overwrite)
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
@@ -112,8 +112,8 @@ struct ToMP4Command: ParsableCommand {
                     width: writer.outputSize.width, height: writer.outputSize.height,
                     durationSeconds: plan.duration.doubleValue * Double(loops) / 100,
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
-                    cacheCapacity: report.cacheCapacity, peakRSSBytes: peakResidentBytes(), encoder: writer.tuning,
-                    timing: ToMP4TimingStats(writer: writer)))
+                    cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
+                    encoder: writer.tuning, timing: ToMP4TimingStats(writer: writer)))
             }
         }
     }
@@ -131,6 +131,8 @@ private struct ToMP4Stats: Encodable {
     var wallSeconds: Double
     var peakCacheBytes: Int
     var cacheCapacity: Int
+    /// Decoding threads, decode-ahead window (frames) and its peak bytes.
+    var decode: DecodeStats
     var peakRSSBytes: Int
     var encoder: EncoderTuning
     var timing: ToMP4TimingStats

@@ -101,6 +101,7 @@ struct ToSpriteCommand: ParsableCommand {
             options.overwrite = common.overwrite
             options.limits = common.limits
             options.memoryBudget = common.memoryBudget?.bytes
+            options.threads = common.threads
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try withExtendedLifetime(source) {
                 try writeSpriteSheet(inputPath: source.path, options: options, progress: bar.update)
@@ -146,6 +147,8 @@ private struct SpriteStats: Encodable {
     var wallSeconds: Double
     var peakCacheBytes: Int
     var rowBufferBytes: Int
+    /// Decoding threads, decode-ahead window (frames) and its peak bytes.
+    var decode: DecodeStats
     var peakRSSBytes: Int
 
     init(_ result: SpriteResult, seconds: Double) {
@@ -161,6 +164,7 @@ private struct SpriteStats: Encodable {
         wallSeconds = (seconds * 1000).rounded() / 1000
         peakCacheBytes = result.peakCacheBytes
         rowBufferBytes = result.rowBufferBytes
+        decode = result.decode
         peakRSSBytes = peakResidentBytes()
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Frames
 import GifFixtures
 import Testing
 import Timeline
+
+@testable import Frames
 
 @Suite struct FrameStreamTests {
     static let mebibyte = 1024 * 1024
@@ -33,7 +34,7 @@ import Timeline
         let canvases = try collectCanvases(all)
         #expect(canvases.map { Array($0.prefix(4)) } == [Pixel.red, Pixel.green, Pixel.blue, Pixel.yellow])
         #expect(all.peakCacheBytes <= 4 * 8 * 4 * 4)
-        let budgeted = try FrameStream(path: path, memoryBudget: 8 * 4 * 4 * 2)
+        let budgeted = try FrameStream(path: path, memoryBudget: 8 * 4 * 4 * 2, threads: 1)
         #expect(budgeted.capacity == 2)
         #expect(try collectCanvases(budgeted) == canvases)
         #expect(budgeted.peakCacheBytes == 2 * 8 * 4 * 4)
@@ -52,19 +53,35 @@ import Timeline
         #expect(error?.exitCode == 65)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func closingEarlyStopsTheBlockedProducer() throws {
+    // The limit only guards against a hang: a loaded 2-core machine can keep a test waiting for minutes.
+    @Test(.timeLimit(.minutes(10)), arguments: [1, 2])
+    func closingEarlyStopsTheBlockedProducer(threads: Int) throws {
         let frames = (0..<60).map { FixtureFrame.solid(UInt8($0 % 8), width: 16, height: 16) }
         let path = try temporaryGIF(FixtureGIF(width: 16, height: 16, frames: frames))
-        let stream = try FrameStream(path: path, memoryBudget: 1)
+        // The producer is held before frame 2 until closed: once frame 0 is released, it publishes frame 1
+        // into the freed slot and stops at the gate, so close() always meets an undelivered published frame
+        // (it once handed out frame 1 when the producer won this race).
+        let stream = try FrameStream(
+            path: path, metadata: nil, limits: .default, memoryBudget: 1, threads: threads, holdingProducerAt: 2)
         #expect(stream.capacity == 1)
         #expect(try stream.nextCanvas { $0.index } == 0)
-        // Give the producer time to publish frame 1 into the freed slot and block on frame 2: close must
-        // still stop delivery (it once handed out frame 1 when the producer won this race).
-        Thread.sleep(forTimeInterval: 0.05)
-        stream.close()  // the producer is blocked on the full ring: must wake, stop and be joined
+        stream.waitUntilProducerIsHeld()
+        stream.close()  // the producer is held at the gate: must wake, stop and be joined
         #expect(throws: GifDecodeError.self) { try stream.nextCanvas { $0.index } }
-        for _ in 0..<20 { _ = try FrameStream(path: path, memoryBudget: 1) }  // dropped at once: deinit joins
+        for _ in 0..<20 { _ = try FrameStream(path: path, memoryBudget: 1, threads: threads) }  // deinit joins
+    }
+
+    /// The gate itself: held, the producer publishes nothing past it; released, every frame arrives.
+    @Test(.timeLimit(.minutes(10)))
+    func heldProducerPublishesNothingPastTheGate() throws {
+        let path = try temporaryGIF(.solidFrames(width: 2, height: 2, colorIndices: [1, 2, 3, 4], delays: [5, 5, 5, 5]))
+        let stream = try FrameStream(
+            path: path, metadata: nil, limits: .default, memoryBudget: nil, threads: 2, holdingProducerAt: 2)
+        #expect(stream.capacity == 4)
+        stream.waitUntilProducerIsHeld()
+        #expect(stream.peakCacheBytes == 2 * 2 * 2 * 4)  // frames 0 and 1 only
+        stream.releaseProducer()
+        #expect(try collectCanvases(stream).count == 4)
     }
 
     @Test func consumerErrorReleasesTheCanvas() throws {

@@ -32,6 +32,8 @@ public struct ConversionReport {
     public var peakCacheBytes: Int
     /// How many canvases the cache may hold.
     public var cacheCapacity: Int
+    /// Decoding threads and the decode-ahead window (the largest of the passes).
+    public var decode: DecodeStats
 }
 
 /// Progress: canvases streamed so far and the total expected (pre-pass and every pass).
@@ -49,21 +51,25 @@ public final class Conversion {
     public let policy: TimelinePolicy
     public let limits: DecodeLimits
     public let memoryBudget: Int?
+    /// Threads decoding frames (`nil`: the cores; 1: the sequential decoder).
+    public let threads: Int?
     public let overwrite: Bool
 
     public init(
         inputPath: String, policy: TimelinePolicy = .flanimated, limits: DecodeLimits = .default,
-        memoryBudget: Int? = nil, overwrite: Bool = false
+        memoryBudget: Int? = nil, threads: Int? = nil, overwrite: Bool = false
     ) {
         self.inputPath = inputPath
         self.policy = policy
         self.limits = limits
         self.memoryBudget = memoryBudget
+        self.threads = threads
         self.overwrite = overwrite
     }
 
     private var warnings: [String] = []
     private var peakCacheBytes = 0
+    private var decode: DecodeStats?
     private var progress: ConversionProgress?
     private var done = 0
     private var total = 0
@@ -88,8 +94,11 @@ public final class Conversion {
         return ConversionReport(
             frames: metadata.images.count, outputs: sinks.map(\.result), warnings: warnings,
             peakCacheBytes: peakCacheBytes,
-            cacheCapacity: CacheCapacity.capacity(
-                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget))
+            cacheCapacity: CacheCapacity.plan(
+                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
+                threads: threads ?? CacheCapacity.availableCores
+            ).canvases,
+            decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0))
     }
 
     // MARK: The steps, in order.
@@ -165,11 +174,13 @@ public final class Conversion {
     /// One pass through a fresh bounded cache: `body` gets each canvas and says whether to go on.
     /// Returns the canvases delivered.
     private func stream(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
-        let stream = try FrameStream(path: inputPath, metadata: metadata, limits: limits, memoryBudget: memoryBudget)
+        let stream = try FrameStream(
+            path: inputPath, metadata: metadata, limits: limits, memoryBudget: memoryBudget, threads: threads)
         defer {
             peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
             for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }
             stream.close()
+            decode = decode.map { $0.merged(with: stream.decodeStats) } ?? stream.decodeStats
         }
         var delivered = 0
         var more = true

@@ -17,6 +17,8 @@ public struct SpriteOptions: Sendable {
     public var overwrite = false
     public var limits: DecodeLimits = .default
     public var memoryBudget: Int?
+    /// Decoding threads (`nil`: the cores; 1: the sequential decoder).
+    public var threads: Int?
     /// Base of frame names in the hash formats (default: the PNG's file name without extension).
     public var name: String?
     /// `--png-level`.
@@ -54,6 +56,8 @@ public struct SpriteResult: Sendable {
     public var documentPaths: [String]
     public var peakCacheBytes: Int
     public var rowBufferBytes: Int
+    /// Decoding threads and decode-ahead window (set by the conversion).
+    public var decode = DecodeStats(threads: 1, window: 0, peakWindowBytes: 0)
     /// Decoder and schedule warnings (damaged data kept, and the like).
     public var warnings: [String]
 }

@@ -15,10 +15,11 @@ public func writeSpriteSheet(
 ) throws -> SpriteResult {
     let conversion = Conversion(
         inputPath: inputPath, policy: options.policy, limits: options.limits, memoryBudget: options.memoryBudget,
-        overwrite: options.overwrite)
+        threads: options.threads, overwrite: options.overwrite)
     let report = try conversion.run([.spriteSheet(options)], progress: progress)
     guard case .spriteSheet(var result) = report.outputs[0] else { preconditionFailure("one sprite sheet asked") }
     result.peakCacheBytes = report.peakCacheBytes
+    result.decode = report.decode
     result.warnings = report.warnings
     return result
 }
