@@ -13,6 +13,8 @@ let package = Package(
     targets: [
         // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
+        .systemLibrary(name: "CProcess"),
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
         // opened with dlopen on first use, so the commands that need no libav do not load it (loader.c).
         .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
@@ -32,7 +34,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "Frames", "Timeline", "Encoders", "POSIXFiles",
+                "Frames", "Timeline", "Encoders", "POSIXFiles", "CProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -30,9 +30,16 @@ struct BatchCommand: ParsableCommand {
 
             Resumable: an input whose output exists and is not older than the input is skipped, so \
             running the same command again after a kill or a failure converts only what is missing or \
-            stale. --report appends one JSON line per input as it ends: input, outputs, status \
-            (ok|failed|skipped), error, exitCode, frames, duration (s), wallSeconds (plus the conversion's \
-            --stats as stats).
+            stale; hidden temporary files left by a killed run are removed. --report appends one JSON \
+            line per input as it ends: input, outputs, status, error, exitCode, exitClass (malformed, \
+            cannot-open, internal, io… for a non-zero exit), signal (SIGKILL, SIGSEGV… when one ended \
+            it), frames, duration (s), wallSeconds (plus the conversion's --stats as stats). status is \
+            ok or skipped, or the kind of failure: failed (non-zero exit), timeout (--timeout ran out), \
+            memory (an allocation failed under --max-memory), signal (killed by a signal).
+
+            Limits: --timeout stops a conversion that runs too long (SIGTERM, then SIGKILL after 5 s); \
+            --max-memory caps each conversion's data memory (RLIMIT_DATA, inherited by nothing else). \
+            Neither ever stops the batch: the input is reported and the next one starts.
 
             Scale-out: --shard K/N keeps the inputs whose FNV-1a 64-bit hash of the relative path, mod N, \
             is K; shards 0..N-1 of the same inputs are disjoint and cover them all. --shard auto reads \
@@ -67,6 +74,16 @@ struct BatchCommand: ParsableCommand {
                                valueName: "size"))
     var memoryBudget: ByteCount?
 
+    @Option(help: ArgumentHelp(
+        "Seconds one conversion may run: then SIGTERM, and SIGKILL 5 s later; reported as status timeout.",
+        valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(help: ArgumentHelp(
+        "Memory each conversion may allocate (RLIMIT_DATA), e.g. 512M; hitting it is reported as status memory.",
+        valueName: "size"))
+    var maxMemory: ByteCount?
+
     @Flag(help: "No progress bar, no per-file errors and no summary on stderr.") var quiet = false
 
     /// Inputs, then `--` and the command's options. One array, split here, because swift-argument-parser
@@ -100,6 +117,12 @@ struct BatchCommand: ParsableCommand {
             throw ValidationError("--shard must be K/N with 0 <= K < N, or auto")
         }
         if outDir.isEmpty { throw ValidationError("--out-dir must not be empty") }
+        if let timeout, !(timeout > 0 && timeout <= 31_536_000) {
+            throw ValidationError("--timeout must be a number of seconds > 0")
+        }
+        if let maxMemory, maxMemory.bytes < 16 << 20 {
+            throw ValidationError("--max-memory must be at least 16M (a conversion cannot even start below that)")
+        }
     }
 
     func run() throws {
@@ -149,7 +172,7 @@ struct BatchCommand: ParsableCommand {
                 target: command, outDir: outDir, jobs: jobs,
                 memoryBudgetPerJob: memoryBudget.map { max($0.bytes / jobs, 1) },
                 passthrough: passthrough + command.threadArguments(jobs: jobs, passthrough: passthrough),
-                quiet: quiet),
+                quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)
@@ -157,6 +180,12 @@ struct BatchCommand: ParsableCommand {
         if !quiet {
             var line = "batch \(command.rawValue): \(summary.converted) converted, \(summary.skipped) skipped, "
                 + "\(summary.failed) failed"
+            let kinds = [(summary.timedOut, "timed out"), (summary.outOfMemory, "out of memory"),
+                         (summary.killedBySignal, "killed by a signal")].filter { $0.0 > 0 }
+            if !kinds.isEmpty { line += " (" + kinds.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")" }
+            if summary.leftoversRemoved > 0 {
+                line += "; removed \(summary.leftoversRemoved) temporary file(s) left by killed conversions"
+            }
             if shard != .all { line += " (shard \(shard) of \(all.count) inputs: \(selected.count))" }
             line += String(format: " in %.1f s", seconds)
             if let signal = summary.stoppedBy {

@@ -11,4 +11,10 @@ struct Gifx: ParsableCommand {
         subcommands: [
             ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
         ])
+
+    /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).
+    static func main() {
+        BatchChildSetup.applyFromEnvironment()
+        main(nil)
+    }
 }

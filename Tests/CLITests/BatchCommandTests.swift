@@ -64,39 +64,49 @@ import Glibc
     }
 
     /// SIGTERM midway: the running children are stopped (no temporary file left), the report holds
-    /// only whole lines for finished inputs, and a rerun converts exactly the rest.
+    /// only whole lines for finished inputs, and a rerun converts exactly the rest. Independent of machine
+    /// speed: the inputs are the first 12 GIFs, two FIFOs nobody writes to (each holds one of the 2 jobs
+    /// for ever, its child blocked in open(2)), then the other 12; so when the report has 12 lines the
+    /// batch is exactly there, whatever the speed, and is stopped with 12 inputs never started.
     @Test func killedBatchResumesWithoutRedoingOrMissing() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let library = try BatchLibrary(count: 24, badCount: 0, in: folder.appendingPathComponent("lib"))
         let out = folder.appendingPathComponent("out")
         let report = folder.appendingPathComponent("report.jsonl").path
-        let arguments = ["batch", "to-sprite", library.root.path, "--out-dir", out.path, "--report", report,
-                         "--jobs", "2"]
-        func sheet(_ good: BatchLibrary.Good) -> String { out.path + "/" + good.relativePath.dropLast(4) + ".png" }
+        let fifos = ["hold0.gif", "hold1.gif"].map { folder.appendingPathComponent($0).path }
+        for fifo in fifos { #expect(mkfifo(fifo, 0o644) == 0) }
+        let (early, late) = (Array(library.good.prefix(12)), Array(library.good.dropFirst(12)))
+        let options = ["--out-dir", out.path, "--report", report, "--jobs", "2"]
+        func sheet(_ good: BatchLibrary.Good) -> String {
+            out.path + "/" + good.relativePath.split(separator: "/").last!.dropLast(4) + ".png"
+        }
 
-        let pid = try startGifx(arguments, logsIn: folder)
-        let deadline = Date().addingTimeInterval(60)
-        while readReport(report).count < 3 && Date() < deadline { usleep(5_000) }
+        let pid = try startGifx(["batch", "to-sprite"] + early.map(\.path) + fifos + late.map(\.path) + options,
+                                logsIn: folder)
+        let deadline = Date().addingTimeInterval(120)
+        while readReport(report).count < early.count && Date() < deadline { usleep(5_000) }
+        // The second FIFO's child starts just after the 12th line is written.
+        while childProcesses(of: pid).count < 2 && Date() < deadline { usleep(5_000) }
+        #expect(childProcesses(of: pid).count == 2, "both jobs should be held by the FIFOs")
         kill(pid, SIGTERM)
         let status = waitGifx(pid)
         let first = readReport(report)
         #expect(status == 143, "\((try? String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8)) ?? "")")
-        #expect(first.count >= 3)
-        #expect(first.count < library.good.count, "the batch finished before it could be stopped")
+        #expect(first.count == early.count)
         #expect(first.allSatisfy { $0?.status == "ok" })
+        #expect(Set(first.compactMap { $0?.input }) == Set(early.map(\.path)))
         #expect(!filesUnder(out).contains { $0.split(separator: "/").last!.hasPrefix(".") })
-        let done = Set(first.compactMap { $0?.input })
-        let stamps = Dictionary(uniqueKeysWithValues: library.good.filter { done.contains($0.path) }
-            .map { ($0.path, modificationTime(sheet($0))) })
+        #expect(filesUnder(out).count == 2 * early.count, "only the first 12 sheets (+ JSON) exist")
+        let stamps = Dictionary(uniqueKeysWithValues: early.map { ($0.path, modificationTime(sheet($0))) })
         #expect(stamps.values.allSatisfy { $0 != nil })
 
-        let rerun = try runGifx(arguments + ["--quiet"], timeout: 120)
+        let rerun = try runGifx(["batch", "to-sprite"] + library.good.map(\.path) + options + ["--quiet"], timeout: 120)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let second = readReport(report).dropFirst(first.count).compactMap { $0 }
         #expect(second.count == library.good.count)
-        #expect(Set(second.filter { $0.status == "skipped" }.map(\.input)) == done)
-        #expect(Set(second.filter { $0.status == "ok" }.map(\.input)) == library.allInputs.subtracting(done))
+        #expect(Set(second.filter { $0.status == "skipped" }.map(\.input)) == Set(early.map(\.path)))
+        #expect(Set(second.filter { $0.status == "ok" }.map(\.input)) == Set(late.map(\.path)))
         for good in library.good {
             #expect(FileManager.default.fileExists(atPath: sheet(good)), "\(good.relativePath)")
             if let stamp = stamps[good.path] { #expect(modificationTime(sheet(good)) == stamp) }

@@ -134,6 +134,15 @@ func waitGifx(_ pid: pid_t, timeout: TimeInterval = 60) -> Int32 {
     return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
+/// The running children of `pid` (Linux: /proc/PID/task/*/children), e.g. a batch's conversions.
+func childProcesses(of pid: pid_t) -> [pid_t] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.flatMap { task -> [pid_t] in
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+
 /// FNV-1a 64 as published (offset basis 14695981039346656037, prime 1099511628211), written here
 /// independently of gifx: the shard a relative path belongs to, as docs/scale-out.md promises.
 func referenceShard(of relativePath: String, count: Int) -> Int {
@@ -142,10 +151,4 @@ func referenceShard(of relativePath: String, count: Int) -> Int {
         hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211
     }
     return Int(hash % UInt64(count))
-}
-
-/// Whether the built gifx has this subcommand (to-mp4 and to-sprite land separately).
-func gifxHasSubcommand(_ name: String) -> Bool {
-    (try? runGifx([name, "--help"]))
-        .map { $0.status == 0 && $0.stdoutText.contains("USAGE: gifx \(name)") } ?? false
 }

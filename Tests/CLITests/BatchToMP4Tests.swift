@@ -3,7 +3,7 @@ import GifFixtures
 import Testing
 
 /// `gifx batch to-mp4`: runs only when the binary has `to-mp4` and ffprobe is installed (the oracle).
-@Suite(.enabled(if: gifxHasSubcommand("to-mp4") && ffprobeAvailable()))
+@Suite(.enabled(if: ffprobeAvailable(), "ffprobe (Debian package ffmpeg), the oracle, is not installed"))
 struct BatchToMP4Tests {
     @Test func convertsEveryGoodGIFAndReportsTheBadOne() throws {
         let folder = try temporaryFolder()

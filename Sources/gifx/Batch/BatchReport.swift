@@ -6,9 +6,14 @@ import POSIXFiles
 import Glibc
 #endif
 
-/// How one input of a batch ended.
+/// How one input of a batch ended. Each kind of failure has its own status, so a retry can pick
+/// exactly those (docs/scale-out.md): `timeout` (killed after `--timeout`), `memory` (an allocation
+/// failed under `--max-memory`), `signal` (the conversion died of a signal, see `signal`), `failed`
+/// (it exited non-zero, see `exitCode` and `exitClass`).
 enum JobStatus: String, Sendable {
-    case ok, failed, skipped
+    case ok, skipped, failed, timeout, memory, signal
+
+    var isFailure: Bool { self != .ok && self != .skipped }
 }
 
 /// One line of the `--report` file: one JSON object per input, written as the input ends.
@@ -18,6 +23,10 @@ struct BatchReportLine {
     var status: JobStatus
     var error: String?
     var exitCode: Int32?
+    /// `SIGKILL`, `SIGSEGV`…: the signal that ended the conversion (status signal or timeout).
+    var signal: String? = nil
+    /// The sysexits class of a non-zero exit status (`malformed`, `io`, `internal`…), see `ChildOutcome.exitClass`.
+    var exitClass: String? = nil
     var frames: Int?
     var duration: Double?
     var wallSeconds: Double
@@ -28,6 +37,7 @@ struct BatchReportLine {
         var object: [String: Any] = [
             "input": input, "outputs": outputs, "status": status.rawValue,
             "error": error ?? NSNull(), "exitCode": exitCode.map { Int($0) as Any } ?? NSNull(),
+            "signal": signal ?? NSNull(), "exitClass": exitClass ?? NSNull(),
             "frames": frames ?? NSNull(), "duration": duration ?? NSNull(),
             "wallSeconds": (wallSeconds * 1000).rounded() / 1000,
         ]

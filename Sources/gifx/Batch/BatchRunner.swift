@@ -17,12 +17,24 @@ final class BatchRunner {
         var memoryBudgetPerJob: Int?
         var passthrough: [String]
         var quiet: Bool
+        /// `--timeout`: seconds a conversion may run before it gets SIGTERM, then SIGKILL after `terminationGrace`.
+        var timeout: Double? = nil
+        /// `--max-memory`: bytes of data each child may map (`BatchChildSetup`).
+        var maxMemory: Int? = nil
+        /// Seconds between SIGTERM (the child removes its temporary files and exits 143) and SIGKILL.
+        var terminationGrace: Double = 5
     }
 
     struct Summary {
         var converted = 0
         var skipped = 0
+        /// Every failure, whatever its kind; the three kinds below are also counted on their own.
         var failed = 0
+        var timedOut = 0
+        var outOfMemory = 0
+        var killedBySignal = 0
+        /// Hidden temporary files of earlier, killed runs (or of children killed here) removed.
+        var leftoversRemoved = 0
         var notStarted = 0
         var reportFailures = 0
         /// SIGINT or SIGTERM, when one stopped the batch.
@@ -37,6 +49,12 @@ final class BatchRunner {
         let stderrPath: String
         /// For `timeline`: the hidden file beside the target that the child's stdout fills.
         let temporaryOutput: String?
+        /// When `--timeout` runs out.
+        let deadline: Date?
+        /// When SIGTERM was sent for the timeout, and whether SIGKILL followed.
+        var terminatedAt: Date? = nil
+        var killed = false
+        var timedOut: Bool { terminatedAt != nil }
     }
 
     private let settings: Settings
@@ -58,15 +76,23 @@ final class BatchRunner {
     func run(_ inputs: [BatchInput]) -> Summary {
         let bar = ProgressBar(total: inputs.count, label: "batch \(settings.target.rawValue)", quiet: settings.quiet)
         progress = bar
+        summary.leftoversRemoved += LeftoverTemporaries.sweep(
+            bases: inputs.filter { $0.problem == nil }.map(base(of:)), target: settings.target)
         var next = 0
-        while true {
+        loop: while true {
             while running.count < settings.jobs, next < inputs.count, signals.stoppingSignal == nil {
                 start(inputs[next])
                 next += 1
             }
             if running.isEmpty { break }
-            guard let (pid, status) = signals.waitForChild() else { break }
-            if let job = running.removeValue(forKey: pid) { finish(job, waitStatus: status) }
+            switch signals.waitForChild(until: nextDeadline()) {
+            case .ended(let pid, let status):
+                if let job = running.removeValue(forKey: pid) { finish(job, waitStatus: status) }
+            case .deadline:
+                enforceTimeouts()
+            case .noChildren:
+                break loop
+            }
         }
         bar.finish()
         summary.stoppedBy = signals.stoppingSignal
@@ -76,8 +102,40 @@ final class BatchRunner {
 
     private var done: Int { summary.converted + summary.skipped + summary.failed }
 
+    private func base(of input: BatchInput) -> String {
+        settings.outDir + "/" + Self.removingExtension(input.relativePath)
+    }
+
+    // MARK: - Timeouts
+
+    /// The next moment a running child must be signalled: its timeout, or the end of its grace after SIGTERM.
+    private func nextDeadline() -> Date? {
+        running.values.compactMap { job -> Date? in
+            if job.killed { return nil }
+            if let terminatedAt = job.terminatedAt { return terminatedAt.addingTimeInterval(settings.terminationGrace) }
+            return job.deadline
+        }.min()
+    }
+
+    /// SIGTERM to every child past its `--timeout` (it removes its temporary output and exits), SIGKILL
+    /// to those still there `terminationGrace` later (their temporary files are removed in `finish`).
+    private func enforceTimeouts() {
+        let now = Date()
+        for (pid, job) in running {
+            if let terminatedAt = job.terminatedAt {
+                if !job.killed, now >= terminatedAt.addingTimeInterval(settings.terminationGrace) {
+                    signals.signalChild(pid, SIGKILL)
+                    running[pid]?.killed = true
+                }
+            } else if let deadline = job.deadline, now >= deadline {
+                signals.signalChild(pid, SIGTERM)
+                running[pid]?.terminatedAt = now
+            }
+        }
+    }
+
     private func start(_ input: BatchInput) {
-        let base = settings.outDir + "/" + Self.removingExtension(input.relativePath)
+        let base = base(of: input)
         if let problem = input.problem {
             record(BatchReportLine(
                 input: input.path, outputs: [], status: .failed, error: "\(displayName(input.path)): \(problem)",
@@ -122,13 +180,13 @@ final class BatchRunner {
         let result = signals.startChild {
             try ChildProcess.spawn(
                 executable: ChildProcess.currentExecutable, arguments: arguments,
-                stdoutPath: stdoutPath, stderrPath: stderrPath)
+                stdoutPath: stdoutPath, stderrPath: stderrPath, environment: childEnvironment)
         }
         switch result {
         case .success(let pid):
             running[pid] = Running(
                 input: input, base: base, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath,
-                temporaryOutput: temporaryOutput)
+                temporaryOutput: temporaryOutput, deadline: settings.timeout.map { started.addingTimeInterval($0) })
         case .failure(let error):
             if let temporaryOutput { unlink(temporaryOutput) }
             fail("\(displayName(input.path)): cannot start a child process: \(error)", 70)
@@ -139,15 +197,33 @@ final class BatchRunner {
         }
     }
 
+    /// What every child is told besides its arguments: who its batch is, and its memory limit. A crash
+    /// report from the Swift runtime's backtracer would be thrown away with the child's stderr (only its
+    /// last line reaches the report) and can take seconds, so it is off unless the user set it.
+    private lazy var childEnvironment: [String: String] = {
+        var environment = BatchChildSetup.environment(maxMemory: settings.maxMemory)
+        if ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil {
+            environment["SWIFT_BACKTRACE"] = "enable=no"
+        }
+        return environment
+    }()
+
     private func finish(_ job: Running, waitStatus: Int32) {
-        let code = ChildProcess.exitCode(fromWaitStatus: waitStatus)
+        let outcome = ChildOutcome(waitStatus: waitStatus)
+        let code = outcome.shellCode
         let wall = Date().timeIntervalSince(job.started)
         let message = ChildProcess.lastLine(ofFile: job.stderrPath)
+        let stderrTail = outcome.exitStatus == 0 ? "" : ChildProcess.tail(ofFile: job.stderrPath)
         defer {
             unlink(job.stderrPath)
             if job.temporaryOutput == nil { unlink(job.stdoutPath) }
         }
-        if code != 0, let signal = signals.stoppingSignal, code == 128 + signal || code == ExitStatus.interrupted || code == ExitStatus.terminated {
+        if outcome.signal != nil {
+            // A child killed by a signal could not remove its own hidden temporary files.
+            summary.leftoversRemoved += LeftoverTemporaries.remove(base: job.base, target: settings.target)
+        }
+        if code != 0, !job.timedOut, let signal = signals.stoppingSignal,
+           code == 128 + signal || code == ExitStatus.interrupted || code == ExitStatus.terminated {
             // Stopped by the signal we forwarded: not a failure of this input; a rerun redoes it.
             if let temporary = job.temporaryOutput { unlink(temporary) }
             return
@@ -171,11 +247,43 @@ final class BatchRunner {
             return
         }
         if let temporary = job.temporaryOutput { unlink(temporary) }
-        var error = message.map { $0.hasPrefix("gifx: ") ? String($0.dropFirst(6)) : $0 }
-            ?? (code > 128 ? "killed by signal \(code - 128)" : "exited with status \(code)")
-        if message == nil { error = "\(displayName(job.input.path)): \(error)" }
-        record(BatchReportLine(
-            input: job.input.path, outputs: [], status: .failed, error: error, exitCode: code, wallSeconds: wall))
+        let name = displayName(job.input.path)
+        let childLine = message.map { $0.hasPrefix("gifx: ") ? String($0.dropFirst(6)) : $0 }
+        var line = BatchReportLine(
+            input: job.input.path, outputs: [], status: .failed, error: nil, exitCode: code,
+            signal: outcome.signalName, exitClass: outcome.exitStatus.map(ChildOutcome.exitClass),
+            wallSeconds: wall)
+        if job.timedOut {
+            line.status = .timeout
+            line.exitClass = nil
+            line.error = "\(name): timed out after \(Self.seconds(settings.timeout ?? 0)) s (--timeout); "
+                + (job.killed ? "killed with SIGKILL after ignoring SIGTERM" : "stopped with SIGTERM")
+        } else if let maxMemory = settings.maxMemory, AllocationFailure.isMentioned(in: stderrTail) {
+            line.status = .memory
+            line.error = "\(name): out of memory: needs more than --max-memory \(Self.size(maxMemory))"
+                + (outcome.signalName.map { " (the conversion died of \($0))" } ?? "")
+        } else if let signalName = outcome.signalName {
+            line.status = .signal
+            line.error = "\(name): the conversion was killed by \(signalName)"
+                + (childLine.map { " (\($0))" } ?? "")
+        } else {
+            line.error = childLine ?? "\(name): exited with status \(code)"
+        }
+        record(line)
+    }
+
+    /// `20`, `1.5`: seconds as typed.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// `512M`, `1.5G`, `1000000`: a byte count the way `--max-memory` takes it.
+    static func size(_ bytes: Int) -> String {
+        for (unit, scale) in [("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)] where bytes >= scale {
+            let value = Double(bytes) / Double(scale)
+            return (value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)) + unit
+        }
+        return String(bytes)
     }
 
     private func record(_ line: BatchReportLine) {
@@ -183,6 +291,9 @@ final class BatchRunner {
         case .ok: summary.converted += 1
         case .skipped: summary.skipped += 1
         case .failed: summary.failed += 1
+        case .timeout: summary.failed += 1; summary.timedOut += 1
+        case .memory: summary.failed += 1; summary.outOfMemory += 1
+        case .signal: summary.failed += 1; summary.killedBySignal += 1
         }
         if let report, !report.append(line) {
             summary.reportFailures += 1
@@ -191,7 +302,7 @@ final class BatchRunner {
                 printError(report.path, "cannot append to report: \(String(cString: strerror(errno)))")
             }
         }
-        if line.status == .failed, !settings.quiet, let error = line.error {
+        if line.status.isFailure, !settings.quiet, let error = line.error {
             progress?.finish()
             FileHandle.standardError.write(Data("gifx: \(error)\n".utf8))
         }

@@ -21,8 +21,10 @@ enum ChildProcess {
     /// Spawns `executable arguments…` and returns its pid. SIGINT and SIGTERM are reset to their
     /// default action and the signal mask is cleared in the child: the batch ignores those signals
     /// (it handles them on a dispatch source), and a child that inherited "ignore" could not be stopped.
+    /// `environment` is added to (and overrides) this process's own environment.
     static func spawn(
-        executable: String, arguments: [String], stdoutPath: String, stderrPath: String
+        executable: String, arguments: [String], stdoutPath: String, stderrPath: String,
+        environment: [String: String] = [:]
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -45,30 +47,32 @@ enum ChildProcess {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var inherited = ProcessInfo.processInfo.environment
+        inherited.merge(environment) { _, new in new }
+        let envp = inherited.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         return pid
     }
 
-    /// The shell's view of a wait status: the exit code, or 128 + the signal that killed it.
-    static func exitCode(fromWaitStatus status: Int32) -> Int32 {
-        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    /// The last 8 KiB of a file as text (where a child's fatal error message is).
+    static func tail(ofFile path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        let size = lseek(fd, 0, SEEK_END)
+        guard size > 0 else { return "" }
+        let length = Int(min(size, 8192))
+        var buffer = [UInt8](repeating: 0, count: length)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(size) - off_t(length)) }
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
     }
 
     /// The last non-empty line of a file, read from its last 8 KiB (a child's error message).
     static func lastLine(ofFile path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        let size = lseek(fd, 0, SEEK_END)
-        guard size > 0 else { return nil }
-        let length = Int(min(size, 8192))
-        var buffer = [UInt8](repeating: 0, count: length)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(size) - off_t(length)) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        return text.split(whereSeparator: \.isNewline).last.map {
+        tail(ofFile: path).split(whereSeparator: \.isNewline).last.map {
             $0.trimmingCharacters(in: .whitespaces)
         }.flatMap { $0.isEmpty ? nil : $0 }
     }

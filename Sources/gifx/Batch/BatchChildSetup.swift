@@ -1,0 +1,49 @@
+import CProcess
+import Foundation
+import Frames
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a batch tells each child through its environment, applied by the child first thing in `main`,
+/// before any allocation of note (posix_spawn cannot set limits on the process it starts, and doing it
+/// from the parent with prlimit(2) after the spawn would race the child's start-up).
+enum BatchChildSetup {
+    /// The batch's pid: the child asks to get SIGTERM when it ends (prctl PR_SET_PDEATHSIG), so a batch
+    /// killed with SIGKILL does not leave orphans converting (or hanging) on; SIGTERM, not SIGKILL, so
+    /// the child still removes its temporary output on the way out.
+    static let parentVariable = "GIFX_BATCH_PARENT"
+    /// `--max-memory` in bytes, applied as RLIMIT_DATA (see `limitedResource`).
+    static let maxMemoryVariable = "GIFX_BATCH_MAX_MEMORY"
+
+    /// The environment of a child of this batch process.
+    static func environment(maxMemory: Int?) -> [String: String] {
+        var variables = [parentVariable: String(getpid())]
+        if let maxMemory { variables[maxMemoryVariable] = String(maxMemory) }
+        return variables
+    }
+
+    /// RLIMIT_DATA rather than RLIMIT_AS: since Linux 4.7 it counts the private writable mappings
+    /// (heap, anonymous mmap, thread stacks), i.e. what the conversion really uses, while RLIMIT_AS also
+    /// counts glibc's per-thread malloc arenas (64 MiB of PROT_NONE reserve each) and the libraries'
+    /// mapped code, which x264's threads multiply without using (measured in docs/reliability.md).
+    static let limitedResource = __rlimit_resource_t(RLIMIT_DATA.rawValue)
+
+    /// Applies what the batch asked for; a plain `gifx` run (no such variables) is untouched.
+    static func applyFromEnvironment() {
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment[parentVariable], let parent = pid_t(text) {
+            _ = gifx_set_parent_death_signal(SIGTERM)
+            // The batch may have died between the spawn and the prctl: nobody waits for this child then,
+            // and it exits as if terminated (a rerun converts its input).
+            if getppid() != parent { _exit(ExitStatus.terminated) }
+        }
+        if let text = environment[maxMemoryVariable], let bytes = rlim_t(text) {
+            var limit = rlimit()
+            getrlimit(limitedResource, &limit)
+            limit.rlim_cur = min(bytes, limit.rlim_max)
+            setrlimit(limitedResource, &limit)
+        }
+    }
+}
