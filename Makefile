@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test bench examples fuzz clean
+.PHONY: all deps build demo test asan bench examples fuzz clean
 
 all: build
 
@@ -43,10 +43,24 @@ demo: build
 	@echo "Outputs (MP4, sprite sheet PNG + JSON, timeline JSON) in $(abspath $(DEMO_OUT)):"
 	@ls -1 $(DEMO_OUT) | sed 's|^|  $(DEMO_OUT)/|'
 
-## test: build and run every test (Swift Testing).
+## test: build and run every test (Swift Testing), then one line "N passed, F failed, K skipped" and
+## every skipped test with its reason (.ci/test-summary). Fails if a test fails or none ran.
+TEST_LOG ?= .build/test.log
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@set -o pipefail; status=0; $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG) || status=$$?; \
+		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; exit $$status
+
+## asan: every test under AddressSanitizer + LeakSanitizer (its own scratch path .build-asan; slow, not
+## part of `make test`). Known third-party leaks are suppressed by Tests/lsan-suppressions.txt (each with
+## its reason); any other leak, in a test process or in a gifx child it runs, fails. ASAN_ARGS narrows it,
+## e.g. make asan ASAN_ARGS="--filter BatchCommandTests".
+ASAN_ARGS ?=
+asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=1 \
+	ASAN_OPTIONS=detect_leaks=1 \
+		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(ASAN_ARGS)
 
 ## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI).
 bench: deps

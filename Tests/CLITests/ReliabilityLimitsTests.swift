@@ -47,7 +47,7 @@ enum HostileGIF {
         return path
     }
 
-    static var commands: [Subcommand] { Subcommand.allCases.filter(Subcommand.available.contains) }
+    static var commands: [Subcommand] { Subcommand.allCases }
 
     /// Runs every subcommand on `path`, checking the common rules, and returns the runs for more checks.
     static func runAll(_ path: String, extra: [String] = []) throws -> [(Subcommand, GifxRun, [String])] {

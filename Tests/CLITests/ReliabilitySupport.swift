@@ -20,14 +20,6 @@ struct SplitMix64: RandomNumberGenerator {
 enum Subcommand: String, CaseIterable, Sendable {
     case timeline, toMP4 = "to-mp4", toSprite = "to-sprite"
 
-    /// Those the built binary offers (`gifx --help` lists them), so these tests run before and after the
-    /// encoders land.
-    static let available: Set<Subcommand> = {
-        guard let run = try? runGifx(["--help"], timeout: 30) else { return [.timeline] }
-        let help = run.stdoutText + run.stderr
-        return Set(allCases.filter { help.contains("  \($0.rawValue) ") || help.contains("  \($0.rawValue)\n") })
-    }()
-
     /// Arguments that read `input` and write any output into `folder` (which starts empty).
     func arguments(input: String, folder: URL, extra: [String] = []) -> [String] {
         switch self {

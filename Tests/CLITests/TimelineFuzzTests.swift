@@ -51,11 +51,9 @@ func runGifxOnEach(
 /// Every fuzzer-found file through `gifx timeline --json`: no crash, no hang, exit 0 or 65, and one
 /// `gifx: ` line on stderr when it fails.
 @Suite struct TimelineFuzzTests {
-    @Test func everyFuzzFileGivesATimelineOrOneClearError() throws {
-        guard let directory = corpusDirectory("fuzz") else {
-            print("skipped: ../shared/corpus/fuzz is absent")
-            return
-        }
+    @Test(.enabled(if: corpusDirectory("fuzz") != nil, "../shared/corpus/fuzz is absent or cannot be read"))
+    func everyFuzzFileGivesATimelineOrOneClearError() throws {
+        let directory = try #require(corpusDirectory("fuzz"))
         let files = corpusGIFs(in: directory)
         #expect(files.count > 250)
         let started = Date()

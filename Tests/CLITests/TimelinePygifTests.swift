@@ -72,11 +72,9 @@ let pygifTimelineDeviations: [String: TimelineDeviation] = {
 }()
 
 @Suite struct TimelinePygifTests {
-    @Test func pygifCasesMatchExceptDocumentedDeviations() throws {
-        guard let directory = corpusDirectory("pygif") else {
-            print("skipped: ../shared/corpus/pygif is absent")
-            return
-        }
+    @Test(.enabled(if: corpusDirectory("pygif") != nil, "../shared/corpus/pygif is absent or cannot be read"))
+    func pygifCasesMatchExceptDocumentedDeviations() throws {
+        let directory = try #require(corpusDirectory("pygif"))
         let names = try PygifConf.caseNames(in: directory)
         #expect(names.count > 80)
         #expect(Set(pygifTimelineDeviations.keys).isSubset(of: Set(names)))

@@ -73,11 +73,9 @@ func runPygifCase(_ test: PygifConf, directory: URL, note: inout String) -> Stri
 }
 
 @Suite struct ConformanceTests {
-    @Test func pygifCasesMatchExceptDocumentedDeviations() throws {
-        guard let directory = corpusDirectory("pygif") else {
-            print("skipped: ../shared/corpus/pygif is absent")
-            return
-        }
+    @Test(.enabled(if: corpusDirectory("pygif") != nil, "../shared/corpus/pygif is absent or cannot be read"))
+    func pygifCasesMatchExceptDocumentedDeviations() throws {
+        let directory = try #require(corpusDirectory("pygif"))
         let names = try PygifConf.caseNames(in: directory)
         #expect(names.count > 80)
         var passed = 0
@@ -99,11 +97,9 @@ func runPygifCase(_ test: PygifConf, directory: URL, note: inout String) -> Stri
         print("pygif: \(passed)/\(names.count) pass, \(pygifDeviations.count) documented deviations")
     }
 
-    @Test func peterdnFramesMatch() throws {
-        guard let directory = corpusDirectory("peterdn/gifs") else {
-            print("skipped: ../shared/corpus/peterdn is absent")
-            return
-        }
+    @Test(.enabled(if: corpusDirectory("peterdn/gifs") != nil, "../shared/corpus/peterdn is absent or cannot be read"))
+    func peterdnFramesMatch() throws {
+        let directory = try #require(corpusDirectory("peterdn/gifs"))
         let gifs = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".gif") }.sorted()
         #expect(gifs.count == 13)
         for gif in gifs {
