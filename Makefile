@@ -53,13 +53,15 @@ test: deps
 
 ## asan: every test under AddressSanitizer + LeakSanitizer (its own scratch path .build-asan; slow, not
 ## part of `make test`). Known third-party leaks are suppressed by Tests/lsan-suppressions.txt (each with
-## its reason); any other leak, in a test process or in a gifx child it runs, fails. ASAN_ARGS narrows it,
+## its reason); any other leak, in a test process or in a gifx child it runs, fails. Children get 5x the
+## usual time before a test calls them hung (GIFX_TEST_TIME_SCALE); full stacks (fast_unwind_on_malloc=0)
+## so a suppression can name the caller inside a library built without frame pointers. ASAN_ARGS narrows it,
 ## e.g. make asan ASAN_ARGS="--filter BatchCommandTests".
 ASAN_ARGS ?=
 asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=1 \
-	ASAN_OPTIONS=detect_leaks=1 \
+	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 GIFX_TEST_TIME_SCALE=5 GIFX_TEST_SANITIZER=address \
 		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(ASAN_ARGS)
 
 ## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI).

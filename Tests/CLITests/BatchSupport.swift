@@ -122,7 +122,7 @@ func startGifx(_ arguments: [String], logsIn folder: URL) throws -> pid_t {
 /// Waits for a child started with `startGifx`, killing it after `timeout`; returns the shell-style status.
 func waitGifx(_ pid: pid_t, timeout: TimeInterval = 60) -> Int32 {
     var status: Int32 = 0
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * testTimeScale)
     while waitpid(pid, &status, WNOHANG) == 0 {
         if Date() > deadline {
             kill(pid, SIGKILL)

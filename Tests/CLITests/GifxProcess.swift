@@ -31,7 +31,15 @@ struct GifxRun: Sendable {
     var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
-/// Runs `gifx arguments…` with optional standard input, killing it after `timeout` seconds.
+/// How much longer than usual a child may run before a test calls it hung: `GIFX_TEST_TIME_SCALE`
+/// (`make asan` sets 5: AddressSanitizer makes gifx several times slower), else 1.
+let testTimeScale: Double = ProcessInfo.processInfo.environment["GIFX_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
+
+/// Whether the gifx under test is an AddressSanitizer build (`make asan` sets GIFX_TEST_SANITIZER=address).
+let underAddressSanitizer = ProcessInfo.processInfo.environment["GIFX_TEST_SANITIZER"] == "address"
+
+/// Runs `gifx arguments…` with optional standard input, killing it after `timeout` seconds
+/// (times `testTimeScale`).
 /// posix_spawn with stdin/stdout/stderr on temporary files: no pipe to drain, exact exit status.
 func runGifx(
     _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 30, environment: [String: String]? = nil
@@ -62,7 +70,7 @@ func runGifx(
     var status: Int32 = 0
     var usage = rusage()
     var timedOut = false
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * testTimeScale)
     while wait4(pid, &status, WNOHANG, &usage) == 0 {
         if Date() > deadline {
             timedOut = true
