@@ -34,9 +34,9 @@ import Glibc
         return url.path
     }
 
-    /// Waits (up to a minute) until `condition` holds.
+    /// Waits (up to a minute, times `testTimeScale`) until `condition` holds.
     static func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(60 * testTimeScale)
         while !condition() {
             if Date() > deadline { return false }
             usleep(20_000)
@@ -50,12 +50,16 @@ import Glibc
         return argv0.map { String(decoding: $0, as: UTF8.self) } == "/proc/self/exe"
     }
 
+    /// `--timeout` for the hung-input test: 3 s, times `testTimeScale`.
+    static var timeoutText: String { String(Int(3 * testTimeScale)) }
+
     static func hiddenFiles(in folder: URL) -> [String] {
         filesUnder(folder).filter { $0.split(separator: "/").last!.hasPrefix(".") }.sorted()
     }
 
     /// A hung conversion is stopped after --timeout with SIGTERM and reported as `timeout`, with no
-    /// output and no temporary file; the other input converts and the batch exits 1.
+    /// output and no temporary file; the other input converts and the batch exits 1. The timeout
+    /// (3 s, times `testTimeScale`) is long enough for the small input on a loaded or ASan build.
     @Test func timeoutStopsAHungConversion() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -65,14 +69,14 @@ import Glibc
         let report = folder.appendingPathComponent("report.jsonl").path
         let run = try runGifx(
             ["batch", "timeline", hang, small, "--out-dir", out.path, "--report", report, "--jobs", "2",
-             "--timeout", "1"], timeout: 60)
+             "--timeout", Self.timeoutText], timeout: 60)
         #expect(run.status == 1, "\(run.stderr)")
         let lines = readReport(report).compactMap { $0 }
         let hung = try #require(lines.first { $0.input == hang })
         #expect(hung.status == "timeout")
         #expect(hung.object["signal"] as? String == "SIGTERM")
         #expect(hung.exitCode == 143)
-        #expect(hung.error?.hasPrefix("\(hang): timed out after 1 s") == true, "\(hung.error ?? "")")
+        #expect(hung.error?.hasPrefix("\(hang): timed out after \(Self.timeoutText) s") == true, "\(hung.error ?? "")")
         #expect(hung.outputs.isEmpty)
         #expect(lines.first { $0.input == small }?.status == "ok")
         #expect(filesUnder(out) == ["small.timeline.json"])
