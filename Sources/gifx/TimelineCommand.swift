@@ -56,19 +56,16 @@ struct TimelineTable {
     /// Writes the table in 64 KiB pieces, so a GIF with a million frames never builds one huge string.
     /// Warnings go to stderr only (printed by the command).
     func write(to handle: FileHandle) {
-        var buffer = row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal") + "\n"
+        var output = ChunkedTextOutput(handle)
+        output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal"))
         for frame in timeline.frames {
             let r = frame.rect
-            buffer += row(
+            output.writeLine(row(
                 "\(frame.index)", frame.rawDelay.map(String.init) ?? "-", "\(frame.delay)", frame.rule.rawValue,
-                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue) + "\n"
-            if buffer.utf8.count >= 1 << 16 {
-                handle.write(Data(buffer.utf8))
-                buffer.removeAll(keepingCapacity: true)
-            }
+                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue))
         }
-        buffer += summary + "\n"
-        handle.write(Data(buffer.utf8))
+        output.writeLine(summary)
+        output.flush()
     }
 
     /// `12 frames, 1.17 s, tick 1 cs (100 fps), loop forever (count 0), policy flanimated`.

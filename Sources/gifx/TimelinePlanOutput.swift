@@ -85,25 +85,22 @@ struct PlanTable {
     let plan: OutputPlan
     let timeline: Timeline
 
-    /// Writes in 64 KiB pieces, like `TimelineTable`.
+    /// Writes in 64 KiB pieces (`ChunkedTextOutput`), like `TimelineTable`.
     func write(to handle: FileHandle) {
-        var buffer = row("frame", "start(s)", "out(s)", "error(ms)", "samples") + "\n"
+        var output = ChunkedTextOutput(handle)
+        output.writeLine(row("frame", "start(s)", "out(s)", "error(ms)", "samples"))
         for index in timeline.frames.indices {
             let start = timeline.frames[index].start
             let out = plan.outputStart(of: index, in: timeline)
             let error = plan.startError(of: index, in: timeline)
-            buffer += row(
+            output.writeLine(row(
                 "\(index)", String(format: "%.3f", Double(start) / 100),
                 out.map { String(format: "%.4f", $0.doubleValue / 100) } ?? "never",
                 error.map { String(format: "%+.2f", $0.doubleValue * 10) } ?? "-",
-                "\(plan.placement(of: index, in: timeline).samples)") + "\n"
-            if buffer.utf8.count >= 1 << 16 {
-                handle.write(Data(buffer.utf8))
-                buffer.removeAll(keepingCapacity: true)
-            }
+                "\(plan.placement(of: index, in: timeline).samples)"))
         }
-        buffer += summary + "\n"
-        handle.write(Data(buffer.utf8))
+        output.writeLine(summary)
+        output.flush()
     }
 
     /// `plan auto: 30 fps, 30 output frames, worst start error 6.667 ms, 0 GIF frames never shown (…)`.

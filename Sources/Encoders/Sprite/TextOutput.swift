@@ -1,5 +1,6 @@
 import Foundation
 import Frames
+import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -31,17 +32,8 @@ final class TextOutput {
     }
 
     func flush() throws {
-        try buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw OutputError.writing(path, errno: errno)
-                }
-                offset += n
-            }
-        }
+        let code = buffer.withUnsafeBytes { POSIXFiles.writeAll(fd, $0) }
+        if code != 0 { throw OutputError.writing(path, errno: code) }
         buffer.removeAll(keepingCapacity: true)
     }
 }
