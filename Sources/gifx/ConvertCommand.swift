@@ -11,7 +11,8 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Convert a GIF to several outputs at once: MP4, poster PNG, timeline JSON, sprite sheet.",
         discussion: """
-            Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .png (a poster: \
+            Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webp (animated, \
+            lossless unless --webp-quality; exact delays, loop count, alpha), .png (a poster: \
             one frame, RGBA with the GIF's transparency; --poster-frame), .timeline.json (the schedule, as \
             timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
             options. The GIF is decoded once for all of them; every file is written under a hidden temporary \
@@ -20,13 +21,16 @@ struct ConvertCommand: ParsableCommand {
 
     @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: .mp4, .png (poster), .timeline.json.", valueName: "out"))
+        "An output; repeat for more. Format by extension: .mp4, .webp, .png (poster), .timeline.json.", valueName: "out"))
     var output: [String] = []
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
     var posterFrame: PosterFrameChoice = PosterFrameChoice(frame: .index(0))
     @Option(help: ArgumentHelp("Also write a sprite sheet PNG (pages beside it when needed).", valueName: "png"))
     var sheet: String?
     @Option(help: "The sprite sheet's JSON (default: the sheet's path with .json).") var json: String?
+    @Option(help: ArgumentHelp(
+        "Lossy .webp at this quality, 0-100 (default: lossless, exact pixels).", valueName: "quality"))
+    var webpQuality: Float?
     @OptionGroup(title: "Video options (.mp4)") var video: VideoOptions
     @OptionGroup(title: "Sprite sheet options (--sheet)") var sheetLayout: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
@@ -39,8 +43,9 @@ struct ConvertCommand: ParsableCommand {
         if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
         for path in output where ConvertOutputFormat(path: path) == nil {
             throw ValidationError(
-                "'\(path)': unknown output format (use .mp4, .png for a poster, or .timeline.json)")
+                "'\(path)': unknown output format (use .mp4, .webp, .png for a poster, or .timeline.json)")
         }
+        if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
         let targets = allTargets
         if Set(targets).count != targets.count { throw ValidationError("two outputs name the same file") }
     }
@@ -61,6 +66,7 @@ struct ConvertCommand: ParsableCommand {
             case .mp4: return .video(target: path, options: video.mp4Options(size: size.request))
             case .poster: return .poster(target: path, frame: posterFrame.frame)
             case .timelineJSON: return .timelineJSON(target: path)
+            case .webp: return .webp(target: path, options: WebPOptions(quality: webpQuality))
             }
         }
         if let sheet, let sheetJSONPath {
@@ -106,7 +112,7 @@ struct ConvertCommand: ParsableCommand {
 
 /// What an `-o` path asks for, by its extension.
 enum ConvertOutputFormat {
-    case mp4, poster, timelineJSON
+    case mp4, poster, timelineJSON, webp
 
     init?(path: String) {
         let lower = path.lowercased()
@@ -114,6 +120,8 @@ enum ConvertOutputFormat {
             self = .timelineJSON
         } else if lower.hasSuffix(".mp4") {
             self = .mp4
+        } else if lower.hasSuffix(".webp") {
+            self = .webp
         } else if lower.hasSuffix(".png") {
             self = .poster
         } else {
@@ -141,6 +149,13 @@ struct PosterFrameChoice: ExpressibleByArgument {
     var defaultValueDescription: String { "0" }
 }
 
+/// A WebP output's encoder settings in `--stats`.
+private struct WebPSettings: Encodable {
+    var lossless: Bool
+    var quality: Float?
+    var loopCount: Int
+}
+
 /// `convert --stats`: the run's figures and one object per output.
 private struct ConvertStats: Encodable {
     var command = "convert"
@@ -163,6 +178,7 @@ private struct ConvertOutputStats: Encodable {
     var width: Int?
     var height: Int?
     var encoder: EncoderTuning?
+    var webpSettings: WebPSettings?
 
     init(_ result: OutputResult) {
         switch result {
@@ -183,6 +199,13 @@ private struct ConvertOutputStats: Encodable {
         case .timelineJSON(let path):
             kind = "timeline"
             paths = [path]
+        case .webp(let webp):
+            kind = "webp"
+            paths = [webp.target]
+            frames = webp.frames
+            width = nil
+            height = nil
+            webpSettings = WebPSettings(lossless: webp.lossless, quality: webp.quality, loopCount: webp.loopCount)
         case .poster(let poster):
             kind = "poster"
             paths = [poster.target]

@@ -42,20 +42,22 @@ struct ConvertCommandTests {
 
         let run = try runGifx([
             "convert", input, "-o", path(together, "v.mp4"), "-o", path(together, "p.png"),
-            "-o", path(together, "t.timeline.json"), "--sheet", path(together, "s.png"), "--preset", "ultrafast",
+            "-o", path(together, "t.timeline.json"), "-o", path(together, "w.webp"), "--sheet", path(together, "s.png"), "--preset", "ultrafast",
             "--quiet",
         ], timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(Self.contents(together) == ["p.png", "s.json", "s.png", "t.timeline.json", "v.mp4"])
+        #expect(Self.contents(together) == ["p.png", "s.json", "s.png", "t.timeline.json", "v.mp4", "w.webp"])
 
         let mp4 = try runGifx(["to-mp4", input, "-o", path(apart, "v.mp4"), "--preset", "ultrafast", "--quiet"], timeout: 120)
         #expect(mp4.status == 0, "\(mp4.stderr)")
         let sprite = try runGifx(["to-sprite", input, "-o", path(apart, "s.png"), "--quiet"])
         #expect(sprite.status == 0, "\(sprite.stderr)")
+        let webp = try runGifx(["convert", input, "-o", path(apart, "w.webp"), "--quiet"])
+        #expect(webp.status == 0, "\(webp.stderr)")
         let timeline = try runGifx(["timeline", input, "--json"])
         #expect(timeline.status == 0, "\(timeline.stderr)")
 
-        for name in ["v.mp4", "s.png", "s.json"] {
+        for name in ["v.mp4", "s.png", "s.json", "w.webp"] {
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: path(together, name)))
                     == Data(contentsOf: URL(fileURLWithPath: path(apart, name))), "\(name) differs")
@@ -155,7 +157,7 @@ struct ConvertCommandTests {
 
     @Test(arguments: [
         ["-o", "x.webm2"], ["--json", "s.json", "-o", "p.png"], ["-o", "a.png", "-o", "a.png"], [],
-        ["-o", "p.png", "--poster-frame", "3"], ["-o", "p.png", "--poster-frame", "-1"],
+        ["-o", "p.png", "--poster-frame", "3"], ["-o", "p.png", "--poster-frame", "-1"], ["-o", "a.webp", "--webp-quality", "101"],
     ])
     func usageProblemsExit64AndWriteNothing(arguments: [String]) throws {
         let folder = try temporaryFolder()

@@ -13,6 +13,8 @@ public enum OutputRequest {
     case timelineJSON(target: String)
     /// One composited frame as an RGBA PNG (`PosterSink`).
     case poster(target: String, frame: PosterFrame)
+    /// An animated WebP (`WebPSink`).
+    case webp(target: String, options: WebPOptions)
 }
 
 /// What one output wrote, for summaries and `--stats`.
@@ -21,6 +23,7 @@ public enum OutputResult {
     case spriteSheet(SpriteResult)
     case timelineJSON(path: String)
     case poster(PosterResult)
+    case webp(WebPResult)
 }
 
 /// What a conversion did.
@@ -127,6 +130,7 @@ public final class Conversion {
         case .spriteSheet(let options): return try SpriteSheetSink(options: options, context: context)
         case .timelineJSON(let target): return TimelineJSONSink(target: target, context: context)
         case .poster(let target, let frame): return try PosterSink(target: target, frame: frame, context: context)
+        case .webp(let target, let options): return try WebPSink(target: target, options: options, context: context)
         }
     }
 
