@@ -192,7 +192,7 @@ private struct ConvertOutputStats: Encodable {
             encoder = video.tuning
         case .spriteSheet(let sheet):
             kind = "sheet"
-            paths = sheet.pagePaths + [sheet.jsonPath]
+            paths = sheet.pagePaths + (sheet.documentPaths.isEmpty ? [sheet.jsonPath] : sheet.documentPaths)
             frames = sheet.cells
             width = sheet.pageSizes.first?.width
             height = sheet.pageSizes.first?.height
