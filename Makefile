@@ -1,8 +1,8 @@
 # gifx — the two commands: `make demo` and `make test`. Both install what is missing first.
 SHELL := /bin/bash
 SWIFT ?= swift
-# Debian packages gifx builds against; ffmpeg (ffprobe) is the tests' independent oracle.
-PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev pkg-config ffmpeg time
+# Debian packages gifx builds against; ffmpeg (ffprobe) and webp (webpmux) are the tests' independent oracles.
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time
 GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
@@ -21,7 +21,8 @@ deps:
 			|| { echo "make deps: could not install $$missing" >&2; exit 1; }; \
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "make deps: swift is not on PATH (https://swift.org/install)" >&2; exit 1; }
-	@# Pillow: the second, independent PNG decoder of the sprite tests (skipped, and reported so, without it).
+	@# Pillow: the second, independent PNG decoder of the sprite tests and the animated WebP reader of the
+	@# convert tests (both skipped, and reported so, without it).
 	@python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q Pillow >/dev/null 2>&1 \
 		|| echo "make deps: could not install Pillow (python3 -m pip install Pillow); its sprite test will be skipped" >&2
 

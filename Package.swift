@@ -18,6 +18,8 @@ let package = Package(
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
         // opened with dlopen on first use, so the commands that need no libav do not load it (loader.c).
         .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // libwebp's animation encoder (libwebp-dev): animated WebP with exact frame durations and loop count.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
         // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16")]),
 
@@ -29,8 +31,8 @@ let package = Package(
         .target(
             name: "Frames",
             dependencies: ["CGif", "POSIXFiles", "Timeline"]),
-        // MP4 (libav) and sprite sheet (libpng + JSON) writers.
-        .target(name: "Encoders", dependencies: ["CAV", "CPng", "Frames", "POSIXFiles", "Timeline"]),
+        // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
+        .target(name: "Encoders", dependencies: ["CAV", "CPng", "CWebP", "Frames", "POSIXFiles", "Timeline"]),
         .executableTarget(
             name: "gifx",
             dependencies: [

@@ -9,7 +9,7 @@ struct Gifx: ParsableCommand {
         abstract: "GIF to MP4 and sprite sheets, with the exact timing of the reference iOS player.",
         version: "0.1.0",
         subcommands: [
-            ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
+            ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
         ])
 
     /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).

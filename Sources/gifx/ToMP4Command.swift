@@ -26,49 +26,14 @@ struct ToMP4Command: ParsableCommand {
 
     @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4).") var output: String?
-    @Option(help: ArgumentHelp(
-        "Output frame rate: auto (the source video's rate, every frame within 10 ms), or e.g. 30 or 30000/1001 "
-            + "(default: the GIF's tick rate).", valueName: "rate"))
-    var fps: FrameRateChoice?
-    @Flag(help: "Variable frame rate: one video frame per GIF frame, each lasting exactly its delay.")
-    var vfr = false
-    @Option(help: ArgumentHelp(
-        "Cap the frame rate: above it, resample at the rate <= N with the smallest timing error (reports drops).",
-        valueName: "rate"))
-    var maxFps: FrameRate?
-    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).") var codec: VideoCodec = .h264
-    @Option(help: "Constant rate factor, 0-51 (lower is better quality).") var crf: Double = 23
-    @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
-    @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
-    var background: RGBColor = .white
-    @Option(help: "Write the animation this many times.") var loops = 1
+    @OptionGroup var video: VideoOptions
     @Option(help: "Whose reading of delays to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
-    @Option(help: ArgumentHelp("Bound the encoder's buffers: auto, on or off.", visibility: .hidden))
-    var lowMemory: LowMemoryMode = .auto
     @OptionGroup var size: SizeOptions
     @OptionGroup var common: RunOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
-        if let problem = MP4Options(crf: crf, preset: preset, loops: loops).problem {
-            throw ValidationError("--\(problem.description)")
-        }
-        if vfr && fps != nil { throw ValidationError("give either --vfr or --fps, not both") }
-        if vfr && maxFps != nil { throw ValidationError("--max-fps caps a constant rate; it does not apply to --vfr") }
-        if case .rate? = fps, maxFps != nil {
-            throw ValidationError("--max-fps caps the tick rate or --fps auto; with --fps N give a lower N instead")
-        }
-    }
-
-    /// The timing the options ask for.
-    var timing: OutputPlan.Request {
-        if vfr { return .vfr }
-        switch fps {
-        case nil: return .tick
-        case .auto?: return .auto
-        case .rate(let rate)?: return .rate(rate)
-        }
     }
 
     /// `-o`, or the input with `.mp4` in place of its extension.
@@ -84,9 +49,7 @@ struct ToMP4Command: ParsableCommand {
             let target = outputPath
             try ensureOutput(target, isNot: input)
             let source = try InputSource(input)
-            let options = MP4Options(
-                codec: codec, crf: crf, preset: preset, background: background, loops: loops,
-                size: size.request, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
+            let options = video.mp4Options(size: size.request)
             let conversion = Conversion(
                 inputPath: source.path, policy: policy, limits: common.limits,
                 memoryBudget: common.memoryBudget?.bytes, threads: common.threads, overwrite: common.overwrite)
@@ -99,18 +62,18 @@ struct ToMP4Command: ParsableCommand {
                 progress.finish()
                 throw error
             }
-            guard case .video(let video) = report.outputs[0] else { return }
-            let writer = video.writer
+            guard case .video(let result) = report.outputs[0] else { return }
+            let writer = result.writer
             printWarnings(
                 report.warnings + [writer.droppedFramesWarning, writer.levelWarning].compactMap { $0 }, input: input,
                 quiet: common.quiet)
             if common.stats {
                 let plan = writer.plan
                 printStats(ToMP4Stats(
-                    frames: report.frames, outputFrames: video.summary.outputFrames,
-                    fps: plan.rate?.description ?? "vfr", loops: loops,
+                    frames: report.frames, outputFrames: result.summary.outputFrames,
+                    fps: plan.rate?.description ?? "vfr", loops: video.loops,
                     width: writer.outputSize.width, height: writer.outputSize.height,
-                    durationSeconds: plan.duration.doubleValue * Double(loops) / 100,
+                    durationSeconds: plan.duration.doubleValue * Double(video.loops) / 100,
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: writer.tuning, timing: ToMP4TimingStats(writer: writer)))

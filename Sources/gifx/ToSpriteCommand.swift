@@ -4,10 +4,6 @@ import Foundation
 import Frames
 import Timeline
 
-extension SpriteJSONFormat: ExpressibleByArgument {}
-extension SpritePacking: ExpressibleByArgument {}
-extension PNGLevel: ExpressibleByArgument {}
-
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
 /// a row of cells at a time and committed together.
 struct ToSpriteCommand: ParsableCommand {
@@ -26,43 +22,14 @@ struct ToSpriteCommand: ParsableCommand {
     @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png).") var output: String?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
-    @Option(
-        help: ArgumentHelp(
-            "Description format: yy, texturepacker, texturepacker-array, phaser, aseprite or godot.",
-            discussion: "yy: gifx.sprite/1 (contentsRect, seconds). texturepacker: JSON hash (PixiJS), one file "
-                + "per page linked by related_multi_packs. texturepacker-array: the same with a frames list. "
-                + "phaser: multiatlas textures[]. aseprite: json-hash with frameTags (one page). godot: a "
-                + "SpriteFrames .tres. Durations: per-frame `duration` in ms (godot: relative to speed)."))
-    var format: SpriteJSONFormat = .yy
-    @Flag(help: "Crop each frame to its non-transparent bounds (offset and source size go in the description).")
-    var trim = false
-    @Option(help: "Packing: grid (equal cells, the default; the only one for yy) or maxrects.")
-    var pack: SpritePacking = .grid
-    @Flag(help: "Power-of-two page sizes.") var pot = false
-    @Option(help: "PNG compression: fast, default or max.") var pngLevel: PNGLevel = .default
-    @Option(help: "Cells per row (default: the most square sheet).") var columns: Int?
-    @Option(help: "Largest sheet side in pixels; more frames go on further pages.") var maxSize = 4096
+    @OptionGroup var sheet: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
-    @Option(help: "Transparent pixels between cells.") var padding = 0
-    @Option(help: "Repeat each cell's edge pixels outward this many pixels (against bleeding when sampled).")
-    var extrude = 0
-    @Flag(help: "Byte-identical frames share one cell.") var dedupe = false
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var common: RunOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
-        if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
-        if maxSize < 1 || maxSize > 65535 { throw ValidationError("--max-size must be 1...65535") }
-        if padding < 0 || padding > 4096 { throw ValidationError("--padding must be 0...4096") }
-        if extrude < 0 || extrude > 4096 { throw ValidationError("--extrude must be 0...4096") }
-        if format == .yy && (trim || pack == .maxrects) {
-            throw ValidationError("--format yy needs equal cells: use --pack grid without --trim, or another --format")
-        }
-        if columns != nil && (trim || pack == .maxrects) {
-            throw ValidationError("--columns applies to the untrimmed grid only")
-        }
     }
 
     /// `-o`, or the input with `.png` in place of `.gif`.
@@ -74,7 +41,7 @@ struct ToSpriteCommand: ParsableCommand {
     /// `--json`, or the PNG's path with `.json` (`.tres` for godot).
     var jsonPath: String {
         if let json { return json }
-        return replacingExtension(of: pngPath, with: format == .godot ? "tres" : "json")
+        return replacingExtension(of: pngPath, with: sheet.descriptionExtension)
     }
 
     func run() throws {
@@ -85,30 +52,15 @@ struct ToSpriteCommand: ParsableCommand {
             try ensureOutput(pngPath, isNot: input)
             try ensureOutput(jsonPath, isNot: input)
             let source = try InputSource(input)
-            var options = SpriteOptions(pngPath: pngPath, jsonPath: jsonPath)
-            options.format = format
-            options.columns = columns
-            options.maxSize = maxSize
-            options.size = size.request
-            options.padding = padding
-            options.extrude = extrude
-            options.dedupe = dedupe
-            options.trim = trim
-            options.packing = pack
-            options.powerOfTwo = pot
-            options.pngLevel = pngLevel
-            options.policy = policy
-            options.overwrite = common.overwrite
-            options.limits = common.limits
-            options.memoryBudget = common.memoryBudget?.bytes
-            options.threads = common.threads
+            let options = sheet.spriteOptions(
+                png: pngPath, json: jsonPath, size: size.request, policy: policy, common: common)
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try withExtendedLifetime(source) {
                 try writeSpriteSheet(inputPath: source.path, options: options, progress: bar.update)
             }
             bar.finish()
             printWarnings(result.warnings, input: input, quiet: common.quiet)
-            if dedupe && !common.quiet {
+            if sheet.dedupe && !common.quiet {
                 printError(
                     displayName(input),
                     "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")

@@ -11,6 +11,10 @@ public enum OutputRequest {
     case spriteSheet(SpriteOptions)
     /// The schedule as JSON (`TimelineJSONSink`).
     case timelineJSON(target: String)
+    /// One composited frame as an RGBA PNG (`PosterSink`).
+    case poster(target: String, frame: PosterFrame)
+    /// An animated WebP (`WebPSink`).
+    case webp(target: String, options: WebPOptions)
 }
 
 /// What one output wrote, for summaries and `--stats`.
@@ -18,6 +22,8 @@ public enum OutputResult {
     case video(VideoResult)
     case spriteSheet(SpriteResult)
     case timelineJSON(path: String)
+    case poster(PosterResult)
+    case webp(WebPResult)
 }
 
 /// What a conversion did.
@@ -123,6 +129,8 @@ public final class Conversion {
         case .video(let target, let options): return try VideoSink(target: target, options: options, context: context)
         case .spriteSheet(let options): return try SpriteSheetSink(options: options, context: context)
         case .timelineJSON(let target): return TimelineJSONSink(target: target, context: context)
+        case .poster(let target, let frame): return try PosterSink(target: target, frame: frame, context: context)
+        case .webp(let target, let options): return try WebPSink(target: target, options: options, context: context)
         }
     }
 

@@ -13,6 +13,11 @@ public func writeCanvasPNG(_ canvas: Canvas, to path: String) throws {
         throw OutputError(path: path, reason: String(cString: strerror(errno)), failure: .cannotCreateOutput)
     }
     defer { close(fd) }
+    try writeCanvasPNG(canvas, fileDescriptor: fd, path: path)
+}
+
+/// Writes one composited canvas as an RGBA PNG to the open file `fd` (`path` names it in errors).
+func writeCanvasPNG(_ canvas: Canvas, fileDescriptor fd: Int32, path: String) throws {
     guard let writer = gifx_png_writer_create(fd, UInt32(canvas.width), UInt32(canvas.height), 3) else {
         throw OutputError(path: path, reason: "out of memory", failure: .internalError)
     }

@@ -1,0 +1,220 @@
+import ArgumentParser
+import Encoders
+import Foundation
+import Frames
+import Timeline
+
+/// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, poster, schedule, sprite sheet),
+/// and all of them are committed together, or none.
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert a GIF to several outputs at once: MP4, poster PNG, timeline JSON, sprite sheet.",
+        discussion: """
+            Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webp (animated, \
+            lossless unless --webp-quality; exact delays, loop count, alpha), .png (a poster: \
+            one frame, RGBA with the GIF's transparency; --poster-frame), .timeline.json (the schedule, as \
+            timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
+            options. The GIF is decoded once for all of them; every file is written under a hidden temporary \
+            name and all are renamed into place together when every output is complete, or none is.
+            """)
+
+    @Argument(help: "Input GIF, or - for standard input.") var input: String
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "An output; repeat for more. Format by extension: .mp4, .webp, .png (poster), .timeline.json.", valueName: "out"))
+    var output: [String] = []
+    @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
+    var posterFrame: PosterFrameChoice = PosterFrameChoice(frame: .index(0))
+    @Option(help: ArgumentHelp("Also write a sprite sheet PNG (pages beside it when needed).", valueName: "png"))
+    var sheet: String?
+    @Option(help: "The sprite sheet's JSON (default: the sheet's path with .json).") var json: String?
+    @Option(help: ArgumentHelp(
+        "Lossy .webp at this quality, 0-100 (default: lossless, exact pixels).", valueName: "quality"))
+    var webpQuality: Float?
+    @OptionGroup(title: "Video options (.mp4)") var video: VideoOptions
+    @OptionGroup(title: "Sprite sheet options (--sheet)") var sheetLayout: SheetLayoutOptions
+    @OptionGroup var size: SizeOptions
+    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @OptionGroup var common: RunOptions
+
+    func validate() throws {
+        if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
+        if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
+        for path in output where ConvertOutputFormat(path: path) == nil {
+            throw ValidationError(
+                "'\(path)': unknown output format (use .mp4, .webp, .png for a poster, or .timeline.json)")
+        }
+        if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
+        let targets = allTargets
+        if Set(targets).count != targets.count { throw ValidationError("two outputs name the same file") }
+    }
+
+    /// The sprite sheet's description: `--json`, or the sheet's path with `.json` (`.tres` for godot).
+    var sheetJSONPath: String? {
+        guard let sheet else { return nil }
+        return json ?? replacingExtension(of: sheet, with: sheetLayout.descriptionExtension)
+    }
+
+    /// Every file named on the command line (sheet pages beyond the first are named by the sheet).
+    var allTargets: [String] { output + [sheet, sheetJSONPath].compactMap { $0 } }
+
+    /// The requests, in command-line order (`-o`s first, then the sheet).
+    var requests: [OutputRequest] {
+        var requests: [OutputRequest] = output.map { path in
+            switch ConvertOutputFormat(path: path)! {
+            case .mp4: return .video(target: path, options: video.mp4Options(size: size.request))
+            case .poster: return .poster(target: path, frame: posterFrame.frame)
+            case .timelineJSON: return .timelineJSON(target: path)
+            case .webp: return .webp(target: path, options: WebPOptions(quality: webpQuality))
+            }
+        }
+        if let sheet, let sheetJSONPath {
+            requests.append(.spriteSheet(sheetLayout.spriteOptions(
+                png: sheet, json: sheetJSONPath, size: size.request, policy: policy, common: common)))
+        }
+        return requests
+    }
+
+    func run() throws {
+        let started = Date()
+        installCleanupSignalHandlers()
+        try reportingErrors(input: input) {
+            for target in allTargets { try ensureOutput(target, isNot: input) }
+            let source = try InputSource(input)
+            let conversion = Conversion(
+                inputPath: source.path, policy: policy, limits: common.limits,
+                memoryBudget: common.memoryBudget?.bytes, threads: common.threads, overwrite: common.overwrite)
+            let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
+            let report: ConversionReport
+            do {
+                report = try withExtendedLifetime(source) { try conversion.run(requests, progress: progress.update) }
+                progress.finish()
+            } catch {
+                progress.finish()
+                throw error
+            }
+            var warnings = report.warnings
+            for case .video(let result) in report.outputs {
+                warnings += [result.writer.droppedFramesWarning, result.writer.levelWarning].compactMap { $0 }
+            }
+            printWarnings(warnings, input: input, quiet: common.quiet)
+            if common.stats {
+                printStats(ConvertStats(
+                    frames: report.frames, outputs: report.outputs.map(ConvertOutputStats.init),
+                    wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
+                    peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
+                    peakRSSBytes: peakResidentBytes()))
+            }
+        }
+    }
+}
+
+/// What an `-o` path asks for, by its extension.
+enum ConvertOutputFormat {
+    case mp4, poster, timelineJSON, webp
+
+    init?(path: String) {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".timeline.json") {
+            self = .timelineJSON
+        } else if lower.hasSuffix(".mp4") {
+            self = .mp4
+        } else if lower.hasSuffix(".webp") {
+            self = .webp
+        } else if lower.hasSuffix(".png") {
+            self = .poster
+        } else {
+            return nil
+        }
+    }
+}
+
+/// `--poster-frame`: a frame number, `middle` or `last`.
+struct PosterFrameChoice: ExpressibleByArgument {
+    var frame: PosterFrame
+
+    init(frame: PosterFrame) { self.frame = frame }
+
+    init?(argument: String) {
+        switch argument {
+        case "middle": frame = .middle
+        case "last": frame = .last
+        default:
+            guard let n = Int(argument), n >= 0 else { return nil }
+            frame = .index(n)
+        }
+    }
+
+    var defaultValueDescription: String { "0" }
+}
+
+/// A WebP output's encoder settings in `--stats`.
+private struct WebPSettings: Encodable {
+    var lossless: Bool
+    var quality: Float?
+    var loopCount: Int
+}
+
+/// `convert --stats`: the run's figures and one object per output.
+private struct ConvertStats: Encodable {
+    var command = "convert"
+    var frames: Int
+    var outputs: [ConvertOutputStats]
+    var wallSeconds: Double
+    var peakCacheBytes: Int
+    var cacheCapacity: Int
+    var peakRSSBytes: Int
+}
+
+/// One output's figures: what it is, its files and their bytes, frames written, encoder settings.
+private struct ConvertOutputStats: Encodable {
+    var kind: String
+    var paths: [String]
+    var bytes: Int
+    /// Frames written: video samples, sheet cells, 1 for a poster, the schedule's frames for the JSON.
+    var frames: Int?
+    var fps: String?
+    var width: Int?
+    var height: Int?
+    var encoder: EncoderTuning?
+    var webpSettings: WebPSettings?
+
+    init(_ result: OutputResult) {
+        switch result {
+        case .video(let video):
+            kind = "mp4"
+            paths = [video.target]
+            frames = video.summary.outputFrames
+            fps = video.writer.plan.rate?.description ?? "vfr"
+            width = video.outputSize.width
+            height = video.outputSize.height
+            encoder = video.tuning
+        case .spriteSheet(let sheet):
+            kind = "sheet"
+            paths = sheet.pagePaths + (sheet.documentPaths.isEmpty ? [sheet.jsonPath] : sheet.documentPaths)
+            frames = sheet.cells
+            width = sheet.pageSizes.first?.width
+            height = sheet.pageSizes.first?.height
+        case .timelineJSON(let path):
+            kind = "timeline"
+            paths = [path]
+        case .webp(let webp):
+            kind = "webp"
+            paths = [webp.target]
+            frames = webp.frames
+            width = nil
+            height = nil
+            webpSettings = WebPSettings(lossless: webp.lossless, quality: webp.quality, loopCount: webp.loopCount)
+        case .poster(let poster):
+            kind = "poster"
+            paths = [poster.target]
+            frames = 1
+            width = poster.width
+            height = poster.height
+        }
+        bytes = paths.reduce(0) { total, path in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+        }
+    }
+}
