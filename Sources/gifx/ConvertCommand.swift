@@ -104,7 +104,7 @@ struct ConvertCommand: ParsableCommand {
                     frames: report.frames, outputs: report.outputs.map(ConvertOutputStats.init),
                     wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
-                    peakRSSBytes: peakResidentBytes()))
+                    decode: report.decode, peakRSSBytes: peakResidentBytes()))
             }
         }
     }
@@ -164,6 +164,8 @@ private struct ConvertStats: Encodable {
     var wallSeconds: Double
     var peakCacheBytes: Int
     var cacheCapacity: Int
+    /// Decoding threads, decode-ahead window (frames) and its peak bytes, as to-mp4 and to-sprite report.
+    var decode: DecodeStats
     var peakRSSBytes: Int
 }
 

@@ -83,11 +83,15 @@ struct ConvertCommandTests {
         let input = try writeGIF(Self.gif, to: folder)
         let mp4 = folder.appendingPathComponent("v.mp4").path, poster = folder.appendingPathComponent("p.png").path
         let run = try runGifx(
-            ["convert", input, "-o", mp4, "-o", poster, "--vfr", "--preset", "ultrafast", "--stats", "--quiet"],
+            ["convert", input, "-o", mp4, "-o", poster, "--vfr", "--preset", "ultrafast", "--threads", "1", "--stats",
+             "--quiet"],
             timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
         let stats = try #require(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
         #expect(stats["frames"] as? Int == 3)
+        let decode = try #require(stats["decode"] as? [String: Any])
+        #expect(decode["threads"] as? Int == 1)
+        #expect(decode["window"] as? Int == 0)
         let outputs = try #require(stats["outputs"] as? [[String: Any]])
         #expect(outputs.map { $0["kind"] as? String } == ["mp4", "poster"])
         for (output, path) in zip(outputs, [mp4, poster]) {
