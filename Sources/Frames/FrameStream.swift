@@ -44,6 +44,8 @@ public final class FrameStream: CanvasSource {
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
             threads: threads ?? CacheCapacity.availableCores)
         capacity = plan.canvases
+        // The compositor's screen and the first cached canvas, before a thread allocates them for good.
+        try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)
         self.threads = plan.threads
         decodeWindow = plan.decodeWindow
         let ring = CanvasRing(

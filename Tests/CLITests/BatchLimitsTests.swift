@@ -171,6 +171,30 @@ import Glibc
         #expect(run.stderr.contains("1 out of memory"), "\(run.stderr)")
     }
 
+    /// The same canvas through outputs that open no encoder before decoding (a WebM's encoder waits for the
+    /// first canvas, a poster has none): the decoder's own canvases do not fit, and that too is a clean
+    /// exit 70 with one line, where Swift's allocator would abort (SIGABRT).
+    @Test(.disabled(if: underAddressSanitizer, "AddressSanitizer's shadow memory does not fit under RLIMIT_DATA"))
+    func maxMemoryStopsTheDecoderCleanlyToo() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let hungry = folder.appendingPathComponent("hungry.gif")
+        try FixtureGIF(width: 12000, height: 12000, frames: [
+            .solid(1, width: 1, height: 1, delay: 10), .solid(2, left: 1, width: 1, height: 1, delay: 10),
+        ]).write(to: hungry)
+        let out = folder.appendingPathComponent("out")
+        let report = folder.appendingPathComponent("report.jsonl").path
+        let run = try runGifx(
+            ["batch", "convert", hungry.path, "--formats", "webm,png", "--out-dir", out.path, "--report", report,
+             "--max-memory", "256M"], timeout: 120)
+        #expect(run.status == 1, "\(run.stderr)")
+        let failed = try #require(readReport(report).compactMap { $0 }.first)
+        #expect(failed.status == "memory", "\(failed.object)")
+        #expect(failed.exitCode == 70, "\(failed.object)")
+        #expect(failed.object["signal"] is NSNull, "\(failed.object)")
+        #expect(filesUnder(out).isEmpty)
+    }
+
     /// Hidden temporaries a killed run left for this batch's own inputs are removed at start; a file
     /// that is not one of them (another input's name, or not a temporary) is left alone.
     @Test func leftoverTemporariesOfAKilledRunAreRemoved() throws {
