@@ -4,24 +4,26 @@ import Foundation
 import Frames
 import Timeline
 
-/// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, poster, schedule, sprite sheet),
-/// and all of them are committed together, or none.
+/// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,
+/// sprite sheet), and all of them are committed together, or none.
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert a GIF to several outputs at once: MP4, poster PNG, timeline JSON, sprite sheet.",
+        abstract: "Convert a GIF to several outputs at once: MP4, WebM, WebP, poster, timeline JSON, sprite sheet.",
         discussion: """
-            Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webp (animated, \
-            lossless unless --webp-quality; exact delays, loop count, alpha), .png (a poster: \
-            one frame, RGBA with the GIF's transparency; --poster-frame), .timeline.json (the schedule, as \
-            timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
+            Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webm (VP9, \
+            keeping the GIF's transparency as alpha; --codec av1 for AV1; the same timing modes), .webp \
+            (animated, lossless unless --webp-quality; exact delays, loop count, alpha), .png or .jpg (a \
+            poster: one frame; PNG keeps transparency, JPEG shows --background; --poster-frame), \
+            .timeline.json (the schedule, as timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
             options. The GIF is decoded once for all of them; every file is written under a hidden temporary \
             name and all are renamed into place together when every output is complete, or none is.
             """)
 
     @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: .mp4, .webp, .png (poster), .timeline.json.", valueName: "out"))
+        "An output; repeat for more. Format by extension: .mp4, .webm, .webp, .png/.jpg (poster), .timeline.json.",
+        valueName: "out"))
     var output: [String] = []
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
     var posterFrame: PosterFrameChoice = PosterFrameChoice(frame: .index(0))
@@ -31,7 +33,9 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: ArgumentHelp(
         "Lossy .webp at this quality, 0-100 (default: lossless, exact pixels).", valueName: "quality"))
     var webpQuality: Float?
-    @OptionGroup(title: "Video options (.mp4)") var video: VideoOptions
+    @Option(help: ArgumentHelp("A .jpg poster's quality, 1-100.", valueName: "quality"))
+    var jpegQuality = 90
+    @OptionGroup(title: "Video options (.mp4, .webm)") var video: VideoOptions
     @OptionGroup(title: "Sprite sheet options (--sheet)") var sheetLayout: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
@@ -43,9 +47,13 @@ struct ConvertCommand: ParsableCommand {
         if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
         for path in output where ConvertOutputFormat(path: path) == nil {
             throw ValidationError(
-                "'\(path)': unknown output format (use .mp4, .webp, .png for a poster, or .timeline.json)")
+                "'\(path)': unknown output format (use .mp4, .webm, .webp, .png or .jpg for a poster, or .timeline.json)")
         }
+        let formats = Set(output.compactMap { ConvertOutputFormat(path: $0) })
+        if formats.contains(.mp4) { try video.validate(for: .mp4) }
+        if formats.contains(.webm) { try video.validate(for: .webm) }
         if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
+        if !(1...100).contains(jpegQuality) { throw ValidationError("--jpeg-quality must be 1...100") }
         let targets = allTargets
         if Set(targets).count != targets.count { throw ValidationError("two outputs name the same file") }
     }
@@ -64,7 +72,12 @@ struct ConvertCommand: ParsableCommand {
         var requests: [OutputRequest] = output.map { path in
             switch ConvertOutputFormat(path: path)! {
             case .mp4: return .video(target: path, options: video.mp4Options(size: size.request))
+            case .webm: return .video(target: path, options: video.mp4Options(size: size.request, container: .webm))
             case .poster: return .poster(target: path, frame: posterFrame.frame)
+            case .jpegPoster:
+                return .jpegPoster(
+                    target: path, frame: posterFrame.frame,
+                    options: JPEGOptions(quality: jpegQuality, background: video.background))
             case .timelineJSON: return .timelineJSON(target: path)
             case .webp: return .webp(target: path, options: WebPOptions(quality: webpQuality))
             }
@@ -111,8 +124,8 @@ struct ConvertCommand: ParsableCommand {
 }
 
 /// What an `-o` path asks for, by its extension.
-enum ConvertOutputFormat {
-    case mp4, poster, timelineJSON, webp
+enum ConvertOutputFormat: Hashable {
+    case mp4, webm, poster, jpegPoster, timelineJSON, webp
 
     init?(path: String) {
         let lower = path.lowercased()
@@ -120,10 +133,14 @@ enum ConvertOutputFormat {
             self = .timelineJSON
         } else if lower.hasSuffix(".mp4") {
             self = .mp4
+        } else if lower.hasSuffix(".webm") {
+            self = .webm
         } else if lower.hasSuffix(".webp") {
             self = .webp
         } else if lower.hasSuffix(".png") {
             self = .poster
+        } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
+            self = .jpegPoster
         } else {
             return nil
         }
@@ -180,13 +197,18 @@ private struct ConvertOutputStats: Encodable {
     var width: Int?
     var height: Int?
     var encoder: EncoderTuning?
+    /// mp4/webm: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
+    var codec: String?
+    var alpha: Bool?
     var webpSettings: WebPSettings?
 
     init(_ result: OutputResult) {
         switch result {
         case .video(let video):
-            kind = "mp4"
+            kind = video.writer.options.container.rawValue
             paths = [video.target]
+            codec = video.writer.options.codec.rawValue
+            alpha = video.keepsAlpha
             frames = video.summary.outputFrames
             fps = video.writer.plan.rate?.description ?? "vfr"
             width = video.outputSize.width
@@ -209,7 +231,7 @@ private struct ConvertOutputStats: Encodable {
             height = nil
             webpSettings = WebPSettings(lossless: webp.lossless, quality: webp.quality, loopCount: webp.loopCount)
         case .poster(let poster):
-            kind = "poster"
+            if case .jpeg = poster.format { kind = "jpeg-poster" } else { kind = "poster" }
             paths = [poster.target]
             frames = 1
             width = poster.width

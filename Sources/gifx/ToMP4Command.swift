@@ -34,6 +34,7 @@ struct ToMP4Command: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
+        try video.validate(for: .mp4)
     }
 
     /// `-o`, or the input with `.mp4` in place of its extension.

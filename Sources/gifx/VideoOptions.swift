@@ -2,7 +2,7 @@ import ArgumentParser
 import Encoders
 import Timeline
 
-/// The video options `to-mp4` and `convert` share: timing mode, codec, quality, background, loops.
+/// The video options `to-mp4` and `convert` share (MP4 and WebM): timing mode, codec, quality, background, loops.
 struct VideoOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Output frame rate: auto (the source video's rate, every frame within 10 ms), or e.g. 30 or 30000/1001 "
@@ -14,8 +14,14 @@ struct VideoOptions: ParsableArguments {
         "Cap the frame rate: above it, resample at the rate <= N with the smallest timing error (reports drops).",
         valueName: "rate"))
     var maxFps: FrameRate?
-    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).") var codec: VideoCodec = .h264
-    @Option(help: "Constant rate factor, 0-51 (lower is better quality).") var crf: Double = 23
+    @Option(help: ArgumentHelp(
+        "Video codec: h264 (libx264), hevc (libx265, tagged hvc1), vp9 (libvpx; keeps alpha in .webm) or av1 "
+            + "(SVT-AV1). Default: h264 for .mp4, vp9 for .webm.", valueName: "codec"))
+    var codec: VideoCodec?
+    @Option(help: ArgumentHelp(
+        "Constant rate factor, lower is better: 0-51 for h264/hevc (default 23), 0-63 for vp9 (32) and av1 (35).",
+        valueName: "crf"))
+    var crf: Double?
     @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
     @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
     var background: RGBColor = .white
@@ -24,13 +30,20 @@ struct VideoOptions: ParsableArguments {
     var lowMemory: LowMemoryMode = .auto
 
     func validate() throws {
-        if let problem = MP4Options(crf: crf, preset: preset, loops: loops).problem {
-            throw ValidationError("--\(problem.description)")
-        }
         if vfr && fps != nil { throw ValidationError("give either --vfr or --fps, not both") }
         if vfr && maxFps != nil { throw ValidationError("--max-fps caps a constant rate; it does not apply to --vfr") }
         if case .rate? = fps, maxFps != nil {
             throw ValidationError("--max-fps caps the tick rate or --fps auto; with --fps N give a lower N instead")
+        }
+    }
+
+    /// Refuses options the encoder of a `container` output cannot take (codec, crf range, preset, loops):
+    /// the commands call it for each kind of video output they write.
+    func validate(for container: VideoContainer) throws {
+        let options = MP4Options(container: container, codec: codec, crf: crf, preset: preset, loops: loops)
+        if let problem = options.problem {
+            let flags = problem.description.replacingOccurrences(of: "codec ", with: "--codec ")
+            throw ValidationError(flags.hasPrefix("--") ? flags : "--\(flags)")
         }
     }
 
@@ -44,10 +57,10 @@ struct VideoOptions: ParsableArguments {
         }
     }
 
-    /// The encoder's options at output size `size`.
-    func mp4Options(size: SizeRequest) -> MP4Options {
+    /// The encoder's options for a `container` output at output size `size`.
+    func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> MP4Options {
         MP4Options(
-            codec: codec, crf: crf, preset: preset, background: background, loops: loops,
+            container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
             size: size, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
     }
 }

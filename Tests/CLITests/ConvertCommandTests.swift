@@ -42,11 +42,12 @@ struct ConvertCommandTests {
 
         let run = try runGifx([
             "convert", input, "-o", path(together, "v.mp4"), "-o", path(together, "p.png"),
-            "-o", path(together, "t.timeline.json"), "-o", path(together, "w.webp"), "--sheet", path(together, "s.png"), "--preset", "ultrafast",
-            "--quiet",
+            "-o", path(together, "t.timeline.json"), "-o", path(together, "w.webp"), "-o", path(together, "m.webm"),
+            "-o", path(together, "j.jpg"), "--sheet", path(together, "s.png"), "--preset", "ultrafast", "--quiet",
         ], timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(Self.contents(together) == ["p.png", "s.json", "s.png", "t.timeline.json", "v.mp4", "w.webp"])
+        #expect(Self.contents(together)
+            == ["j.jpg", "m.webm", "p.png", "s.json", "s.png", "t.timeline.json", "v.mp4", "w.webp"])
 
         let mp4 = try runGifx(["to-mp4", input, "-o", path(apart, "v.mp4"), "--preset", "ultrafast", "--quiet"], timeout: 120)
         #expect(mp4.status == 0, "\(mp4.stderr)")
@@ -54,10 +55,16 @@ struct ConvertCommandTests {
         #expect(sprite.status == 0, "\(sprite.stderr)")
         let webp = try runGifx(["convert", input, "-o", path(apart, "w.webp"), "--quiet"])
         #expect(webp.status == 0, "\(webp.stderr)")
+        let webm = try runGifx(["convert", input, "-o", path(apart, "m.webm"), "--preset", "ultrafast", "--quiet"])
+        #expect(webm.status == 0, "\(webm.stderr)")
+        let jpeg = try runGifx(["convert", input, "-o", path(apart, "j.jpg"), "--quiet"])
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
         let timeline = try runGifx(["timeline", input, "--json"])
         #expect(timeline.status == 0, "\(timeline.stderr)")
 
-        for name in ["v.mp4", "s.png", "s.json", "w.webp"] {
+        // Every encoder is deterministic (WebM's Matroska is written bit-exact), so each file is byte for byte
+        // what its own run writes, although the sinks ran side by side on their own threads.
+        for name in ["v.mp4", "s.png", "s.json", "w.webp", "m.webm", "j.jpg"] {
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: path(together, name)))
                     == Data(contentsOf: URL(fileURLWithPath: path(apart, name))), "\(name) differs")

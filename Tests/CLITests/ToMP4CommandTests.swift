@@ -118,7 +118,7 @@ struct ToMP4CommandTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try writeGIF(gif, to: folder)
-        for extra in [["--crf", "60"], ["--preset", "warp"], ["--codec", "vp9"], ["--fps", "0"],
+        for extra in [["--crf", "60"], ["--preset", "warp"], ["--codec", "vp8"], ["--fps", "0"],
                       ["--loops", "0"], ["--background", "nope"], ["--width", "8", "--scale", "2"]] {
             let run = try runGifx(["to-mp4", input] + extra)
             #expect(run.status == 64, "\(extra): \(run.stderr)")

@@ -63,4 +63,10 @@ static inline int gifx_sws_use_bt709(struct SwsContext *context) {
     return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, 0, 0, 1 << 16, 1 << 16);
 }
 
+/* RGB→YUV as JFIF (JPEG) has it: the BT.601 matrix, full range in and out (yuvj420p). */
+static inline int gifx_sws_use_jpeg(struct SwsContext *context) {
+    const int *coefficients = gifx_sws_getCoefficients(SWS_CS_ITU601);
+    return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, 1, 0, 1 << 16, 1 << 16);
+}
+
 #endif

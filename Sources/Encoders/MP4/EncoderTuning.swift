@@ -17,8 +17,11 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     public var threads: Int
     /// Frames the rate control looks ahead, `nil` for the preset's default (40 for x264 medium).
     public var lookahead: Int?
-    /// The `x264-params` / `x265-params` string passed, empty when none.
+    /// The `x264-params` / `x265-params` string passed, empty when none (and for VP9 and AV1).
     public var params: String
+    /// Every private option set on the encoder, in the order set (preset, crf, params, or libvpx's
+    /// `deadline`, `cpu-used`, `row-mt`; SVT-AV1's numbered `preset`): what reproduces the run.
+    public var options: [EncoderOption] = []
     /// Encoder buffers the preset's own settings would hold at this frame size (estimate, bytes).
     public var estimatedBytes: Int
     /// The encoder budget the choice was made against (bytes), `nil` when none was known.
@@ -69,10 +72,16 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         }
         let effectiveBudget = budget ?? estimated
         var tuning = EncoderTuning(
-            encoder: options.codec.encoderName, preset: options.preset, crf: options.crf, lowMemory: low,
+            encoder: options.codec.encoderName(for: frameSize), preset: options.preset, crf: options.crf, lowMemory: low,
             threads: 0, lookahead: nil, params: "", estimatedBytes: estimated, budgetBytes: budget, reason: reason)
         var params: [String] = []
         if options.codec == .hevc { params.append("log-level=error") }
+        if options.codec == .vp9 || options.codec == .av1 {
+            tuning.lowMemory = false
+            tuning.reason = "\(tuning.encoder) keeps a fixed lag of frames; low-memory settings are x264/x265's"
+            tuning.options = codecOptions(options, encoder: tuning.encoder)
+            return tuning
+        }
         if low {
             let threads = max(1, cores)
             let lookahead = effectiveBudget / frameBytes - fixedFramesHeld
@@ -87,6 +96,8 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
                     tuning.lookahead = 1
                     params += ["rc-lookahead=1", "bframes=1", "ref=1"]
                 }
+            case .vp9, .av1:
+                break  // returned above
             case .hevc:
                 let bounded = max(5, min(40, lookahead))
                 tuning.lookahead = bounded
@@ -94,7 +105,44 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
             }
         }
         tuning.params = params.joined(separator: ":")
+        tuning.options = [EncoderOption("preset", options.preset), EncoderOption("crf", crfText(options.crf))]
+        if !tuning.params.isEmpty {
+            tuning.options.append(EncoderOption(options.codec == .h264 ? "x264-params" : "x265-params", tuning.params))
+        }
         return tuning
+    }
+
+    /// libvpx-vp9 and SVT-AV1 take numbers for speed; gifx's preset names map onto them so that `medium`
+    /// is each encoder's balanced setting (measured in docs/benchmarks.md, kind `convert`). libvpx: "good"
+    /// deadline, `cpu-used` 5 (fastest good-quality) ... 0, row-based threads; `crf` with no bitrate
+    /// target is constant quality. SVT-AV1: presets 12 (fastest) ... 2. libaom (AV1 under 64 pixels a
+    /// side): `cpu-used` 8 ... 2, row-based threads.
+    static func codecOptions(_ options: MP4Options, encoder: String) -> [EncoderOption] {
+        let rank = VideoCodec.presets.firstIndex(of: options.preset) ?? 5  // ultrafast 0 ... placebo 9
+        switch options.codec {
+        case .av1 where encoder == "libaom-av1":
+            let cpuUsed = [8, 8, 7, 7, 6, 6, 5, 4, 3, 2][rank]
+            return [
+                EncoderOption("cpu-used", "\(cpuUsed)"), EncoderOption("row-mt", "1"),
+                EncoderOption("crf", "\(Int(options.crf.rounded()))"),
+            ]
+        case .vp9:
+            let cpuUsed = [5, 5, 5, 4, 4, 3, 2, 1, 0, 0][rank]
+            return [
+                EncoderOption("deadline", "good"), EncoderOption("cpu-used", "\(cpuUsed)"),
+                EncoderOption("row-mt", "1"), EncoderOption("crf", "\(Int(options.crf.rounded()))"),
+            ]
+        case .av1:
+            let preset = [12, 11, 10, 9, 8, 7, 6, 5, 4, 2][rank]
+            return [EncoderOption("preset", "\(preset)"), EncoderOption("crf", "\(Int(options.crf.rounded()))")]
+        case .h264, .hevc:
+            return []
+        }
+    }
+
+    /// `23` or `23.5`, as x264 and x265 take it (libvpx and SVT-AV1 get whole numbers, rounded).
+    static func crfText(_ crf: Double) -> String {
+        crf == crf.rounded() ? "\(Int(crf))" : "\(crf)"
     }
 
     /// `56 MiB`, or `100 KiB` below 1 MiB.
@@ -110,4 +158,12 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// Frames held besides the lookahead in low-memory mode: 3 B-frames, 3 references, the current one,
     /// the reconstruction, and slack.
     static let fixedFramesHeld = 10
+}
+
+/// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as `--stats` shows it.
+public struct EncoderOption: Codable, Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) { self.name = name; self.value = value }
 }

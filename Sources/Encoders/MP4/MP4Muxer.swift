@@ -2,20 +2,27 @@ internal import CAV
 import Frames
 
 /// An MP4 file written by libavformat with one video stream and `+faststart` (the index moved to the front
-/// so players start before the whole file arrives). The file is opened by name because faststart reopens it
-/// to shift the data; the format is given explicitly since the temporary name has no `.mp4` extension.
+/// so players start before the whole file arrives), or a WebM file (Matroska keeps its own cues; VP9's
+/// alpha travels as BlockAdditions, which the muxer writes when the stream is yuva420p, with AlphaMode 1).
+/// The file is opened by name because faststart reopens it to shift the data; the format is given
+/// explicitly since the temporary name has no extension.
 final class MP4Muxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
     private let path: String
+    private let container: VideoContainer
     private var fileOpen = false
 
-    init(path: String) throws {
+    init(path: String, container: VideoContainer = .mp4) throws {
         self.path = path
+        self.container = container
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(gifx_avformat_alloc_output_context2(&context, nil, "mp4", path), "setting up the MP4 muxer", path: path)
-        guard let context else { throw MP4Error("setting up the MP4 muxer", path: path) }
+        let setUp = "setting up the \(container.rawValue) muxer"
+        try check(gifx_avformat_alloc_output_context2(&context, nil, container.muxerName, path), setUp, path: path)
+        guard let context else { throw MP4Error(setUp, path: path) }
         self.context = context
+        // Matroska otherwise writes a random SegmentUID: the same GIF and options give the same WebM bytes.
+        if container == .webm { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
     }
 
     deinit {
@@ -55,8 +62,8 @@ final class MP4Muxer {
         fileOpen = true
         var options: OpaquePointer?
         defer { gifx_av_dict_free(&options) }
-        gifx_av_dict_set(&options, "movflags", "+faststart", 0)
-        try check(gifx_avformat_write_header(context, &options), "writing the MP4 header", path: path)
+        if container == .mp4 { gifx_av_dict_set(&options, "movflags", "+faststart", 0) }
+        try check(gifx_avformat_write_header(context, &options), "writing the \(container.rawValue) header", path: path)
     }
 
     /// Writes one encoded packet whose times are in `timeBase`.
@@ -70,7 +77,7 @@ final class MP4Muxer {
     /// Writes the index (moved to the front: faststart), flushes and closes the file.
     func finish() throws {
         guard let context else { return }
-        try check(gifx_av_write_trailer(context), "finishing the MP4", path: path)
+        try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: path)
         fileOpen = false
         try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: path)
     }

@@ -90,7 +90,8 @@ public final class MP4Writer {
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
             throw MP4Error("too many output frames", failure: .usage)
         }
-        requiredLevel = options.codec == .h264 ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
+        requiredLevel = options.codec == .h264
+            ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         tuning = EncoderTuning.choose(
             options: options, frameSize: size, budget: encoderBudget, cores: max(1, cores), available: available)
     }
@@ -114,20 +115,28 @@ public final class MP4Writer {
         return try session.finish()
     }
 
+    /// Whether the stream can carry transparency: VP9 in WebM (yuva420p). Whether it does is decided from
+    /// the first canvas (`VideoSink`), since a GIF without transparency should not pay for an alpha plane.
+    public var canKeepAlpha: Bool { options.codec.carriesAlpha && options.container == .webm }
+
     /// Opens the encoder and the muxer on `path` (created or truncated; the caller writes to a temporary
     /// file and renames it) and writes the header: the canvases are then pushed with `MP4Session.add`.
-    public func begin(path: String) throws -> MP4Session {
+    /// `keepAlpha` (only where `canKeepAlpha`): encode yuva420p instead of compositing over the background.
+    public func begin(path: String, keepAlpha: Bool = false) throws -> MP4Session {
         try Libav.require(GIFX_AV_ENCODER)
         setLibavLogLevel()
-        let converter = try YUVConverter(canvas: canvasSize, output: outputSize, background: options.background)
-        let muxer = try MP4Muxer(path: path)
+        let alpha = keepAlpha && canKeepAlpha
+        let converter = try YUVConverter(
+            canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
+        let muxer = try MP4Muxer(path: path, container: options.container)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
         let encoder = try VideoEncoder(
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
-            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader)
+            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha)
         signalledLevel = encoder.signalledH264Level
-        let tag: UInt32? = options.codec == .hevc ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
+        let hevcInMP4 = options.codec == .hevc && options.container == .mp4
+        let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
         try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
         try muxer.writeHeader()
         return MP4Session(

@@ -1,8 +1,9 @@
 internal import CAV
 import Frames
 
-/// One libavcodec video encoder (libx264 / libx265) opened for yuv420p, with the BT.709 limited-range tags on
-/// its stream. Owns its codec context, the frame it fills and a packet.
+/// One libavcodec video encoder (libx264, libx265, libvpx-vp9, libsvtav1) opened for yuv420p, or yuva420p for
+/// VP9 with alpha, with the BT.709 limited-range tags on its stream. Owns its codec context, the frame it
+/// fills and a packet.
 ///
 /// Timestamps: the encoder's time base is the plan's (1/fps for CFR, 1/100 s for VFR) and every frame carries
 /// its real pts. libavcodec's libx264 wrapper hands x264 `time_base` as `i_timebase` and `framerate` as
@@ -21,12 +22,14 @@ final class VideoEncoder {
 
     /// Opens `codec` at `width`×`height`, announcing `frameRate` fps (the peak rate for VFR) with timestamps
     /// in `timeBase`. `globalHeader`: the container (MP4) wants SPS/PPS in extradata, not in the stream.
+    /// `alpha`: encode yuva420p (libvpx-vp9 only: a second libvpx instance codes the alpha plane).
     init(
         codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, timeBase: AVRational,
-        tuning: EncoderTuning, globalHeader: Bool
+        tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false
     ) throws {
-        guard let encoder = gifx_avcodec_find_encoder_by_name(codec.encoderName) else {
-            throw MP4Error("this libavcodec has no \(codec.encoderName) encoder", failure: .internalError)
+        let pixelFormat = alpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
+        guard let encoder = gifx_avcodec_find_encoder_by_name(tuning.encoder) else {
+            throw MP4Error("this libavcodec has no \(tuning.encoder) encoder", failure: .internalError)
         }
         var context = gifx_avcodec_alloc_context3(encoder)
         var frame = gifx_av_frame_alloc()
@@ -45,7 +48,7 @@ final class VideoEncoder {
         let c = context
         c.pointee.width = Int32(width)
         c.pointee.height = Int32(height)
-        c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        c.pointee.pix_fmt = pixelFormat
         c.pointee.time_base = timeBase
         c.pointee.framerate = frameRate
         c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
@@ -54,18 +57,18 @@ final class VideoEncoder {
         c.pointee.colorspace = AVCOL_SPC_BT709
         c.pointee.color_range = AVCOL_RANGE_MPEG
         c.pointee.thread_count = Int32(tuning.threads)
+        // No bitrate target: libvpx and SVT-AV1 would otherwise cap `crf` at libavcodec's default 200 kbit/s.
+        c.pointee.bit_rate = 0
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
 
-        let privateOptions = c.pointee.priv_data
-        try check(gifx_av_opt_set(privateOptions, "preset", tuning.preset, 0), "setting preset \(tuning.preset)")
-        try check(gifx_av_opt_set_double(privateOptions, "crf", tuning.crf, 0), "setting crf \(tuning.crf)")
-        if !tuning.params.isEmpty {
-            let key = codec == .h264 ? "x264-params" : "x265-params"
-            try check(gifx_av_opt_set(privateOptions, key, tuning.params, 0), "setting \(key) \(tuning.params)")
+        for option in tuning.options {
+            try check(
+                gifx_av_opt_set(c.pointee.priv_data, option.name, option.value, 0),
+                "setting \(tuning.encoder)'s \(option.name) to \(option.value)")
         }
-        try check(gifx_avcodec_open2(c, encoder, nil), "opening the \(codec.encoderName) encoder at \(width)x\(height)")
+        try check(gifx_avcodec_open2(c, encoder, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
 
-        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointee.format = pixelFormat.rawValue
         frame.pointee.width = Int32(width)
         frame.pointee.height = Int32(height)
         frame.pointee.color_primaries = AVCOL_PRI_BT709

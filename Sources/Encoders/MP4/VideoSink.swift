@@ -11,26 +11,36 @@ public struct VideoResult {
     public var outputSize: CanvasSize
     public var loops: Int
     public var tuning: EncoderTuning
+    /// Whether the stream kept the GIF's transparency (VP9 in WebM, yuva420p) rather than compositing it.
+    public var keepsAlpha: Bool
 }
 
-/// The MP4 sink: its plan is an `MP4Writer` (frame rate, size, repeat counts, encoder tuning, all checked
-/// when the sink is made); one pass per `--loops` play pushes canvases into an `MP4Session`.
+/// The video sink (MP4 or WebM): its plan is an `MP4Writer` (frame rate, size, repeat counts, encoder tuning,
+/// all checked when the sink is made); one pass per `--loops` play pushes canvases into an `MP4Session`.
+/// A VP9 WebM opens its encoder on the first canvas, which decides whether the stream keeps alpha.
 public final class VideoSink: ConversionSink {
     public let target: String
     public let writer: MP4Writer
+    private let frames: FrameDescriptorList
     private var output: AtomicOutput?
     private var session: MP4Session?
     private var summary = MP4Summary(canvases: 0, outputFrames: 0)
+    private var keepsAlpha = false
 
     public init(target: String, options: MP4Options, context: ConversionContext) throws {
         self.target = target
         writer = try MP4Writer(timeline: context.timeline, options: options, encoderBudget: context.memoryBudget)
+        frames = context.metadata.frames
     }
 
+    /// Opens the encoder now (so a frame size the encoder cannot hold fails before any decoding), or, for a
+    /// VP9 WebM, on the first canvas, which decides whether the stream keeps alpha.
     public func open(in transaction: OutputTransaction) throws {
         let output = try transaction.add(target)
         self.output = output
-        session = try namingTarget { try writer.begin(path: output.temporaryPath) }
+        if !writer.canKeepAlpha {
+            session = try namingTarget { try writer.begin(path: output.temporaryPath) }
+        }
     }
 
     public var plannedPasses: Int { writer.options.loops }
@@ -38,18 +48,30 @@ public final class VideoSink: ConversionSink {
     public func beginPass(_ pass: Int) throws -> Bool { pass < writer.options.loops }
 
     public func consume(_ canvas: Canvas) throws -> Bool {
-        try namingTarget { try session!.add(canvas) }
+        if session == nil, let output {
+            keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, frames: frames)
+            session = try namingTarget { try writer.begin(path: output.temporaryPath, keepAlpha: keepsAlpha) }
+        }
+        try namingTarget { try openSession().add(canvas) }
         return true
     }
 
-    public func endPass(delivered: Int) throws { try namingTarget { try session!.endLoop() } }
+    public func endPass(delivered: Int) throws { try namingTarget { try openSession().endLoop() } }
 
-    public func finish() throws { summary = try namingTarget { try session!.finish() } }
+    public func finish() throws { summary = try namingTarget { try openSession().finish() } }
+
+    /// The session the first canvas opened (a pass that delivered none is the frame source's fault).
+    private func openSession() throws -> MP4Session {
+        guard let session else {
+            throw MP4Error("the frame source delivered no frames", failure: .internalError)
+        }
+        return session
+    }
 
     public var result: OutputResult {
         .video(VideoResult(
             target: target, writer: writer, summary: summary, frameRate: writer.frameRate, outputSize: writer.outputSize,
-            loops: writer.options.loops, tuning: writer.tuning))
+            loops: writer.options.loops, tuning: writer.tuning, keepsAlpha: keepsAlpha))
     }
 
     /// libav names the file it writes, the hidden temporary: users asked for the target.

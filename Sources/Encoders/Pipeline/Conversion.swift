@@ -4,7 +4,7 @@ import Timeline
 
 /// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
 public enum OutputRequest {
-    /// An MP4 at `target` (`MP4Writer`).
+    /// An MP4 or WebM at `target` (`MP4Writer`; the container is in the options).
     case video(target: String, options: MP4Options)
     /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
     /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
@@ -13,6 +13,8 @@ public enum OutputRequest {
     case timelineJSON(target: String)
     /// One composited frame as an RGBA PNG (`PosterSink`).
     case poster(target: String, frame: PosterFrame)
+    /// One composited frame as a JPEG over a background colour (`PosterSink`).
+    case jpegPoster(target: String, frame: PosterFrame, options: JPEGOptions)
     /// An animated WebP (`WebPSink`).
     case webp(target: String, options: WebPOptions)
 }
@@ -130,6 +132,8 @@ public final class Conversion {
         case .spriteSheet(let options): return try SpriteSheetSink(options: options, context: context)
         case .timelineJSON(let target): return TimelineJSONSink(target: target, context: context)
         case .poster(let target, let frame): return try PosterSink(target: target, frame: frame, context: context)
+        case .jpegPoster(let target, let frame, let options):
+            return try PosterSink(target: target, frame: frame, format: .jpeg(options), context: context)
         case .webp(let target, let options): return try WebPSink(target: target, options: options, context: context)
         }
     }
@@ -150,15 +154,17 @@ public final class Conversion {
         for sink in sinks { try sink.open(in: transaction) }
     }
 
-    /// 4. The canvases, decoded once per pass into every sink that takes part in it.
+    /// 4. The canvases, decoded once per pass into every sink that takes part in it (side by side, one
+    /// thread per sink: `SinkFanOut`).
     private func streamCanvases(into sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
+        let fanOut = SinkFanOut()
         var pass = 0
         while true {
             let active = try sinks.filter { try $0.beginPass(pass) }
             if active.isEmpty { return }
             var wanting = active
             let delivered = try stream(metadata) { canvas in
-                wanting = try wanting.filter { try $0.consume(canvas) }
+                wanting = try fanOut.consume(canvas, by: wanting)
                 return !wanting.isEmpty
             }
             for sink in active { try sink.endPass(delivered: delivered) }

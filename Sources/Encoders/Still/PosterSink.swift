@@ -32,24 +32,35 @@ public struct PosterFrameError: ToolError {
     public var subjectPath: String? { path }
 }
 
+/// A poster's file format.
+public enum PosterFormat: Sendable, Hashable {
+    /// RGBA PNG: the canvas exactly, transparency kept.
+    case png
+    /// Baseline JPEG over the background colour (`JPEGOptions`).
+    case jpeg(JPEGOptions)
+}
+
 /// What a poster output wrote.
 public struct PosterResult: Sendable {
     public var target: String
+    public var format: PosterFormat
     public var frame: Int
     public var width: Int
     public var height: Int
 }
 
-/// A still of one composited frame as an RGBA PNG (alpha kept, as the canvas has it). The pass stops
-/// asking for canvases once its frame is written, so a frame-0 poster costs one frame's decode.
+/// A still of one composited frame: an RGBA PNG (alpha kept, as the canvas has it) or a JPEG over the
+/// background. The pass stops asking for canvases once its frame is written, so a frame-0 poster costs
+/// one frame's decode.
 public final class PosterSink: ConversionSink {
     public let target: String
     public let frame: Int
+    public let format: PosterFormat
     private let size: CanvasSize
     private var output: AtomicOutput?
     private var written = false
 
-    public init(target: String, frame: PosterFrame, context: ConversionContext) throws {
+    public init(target: String, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
         let count = context.metadata.images.count
         guard let index = frame.resolved(frameCount: count) else {
             let requested: Int
@@ -58,6 +69,7 @@ public final class PosterSink: ConversionSink {
         }
         self.target = target
         self.frame = index
+        self.format = format
         size = context.metadata.canvas
     }
 
@@ -67,7 +79,11 @@ public final class PosterSink: ConversionSink {
 
     public func consume(_ canvas: Canvas) throws -> Bool {
         guard canvas.index == frame, let output else { return canvas.index < frame }
-        try writeCanvasPNG(canvas, fileDescriptor: output.fileDescriptor, path: target)
+        switch format {
+        case .png: try writeCanvasPNG(canvas, fileDescriptor: output.fileDescriptor, path: target)
+        case .jpeg(let options):
+            try writeCanvasJPEG(canvas, options: options, fileDescriptor: output.fileDescriptor, path: target)
+        }
         written = true
         return false
     }
@@ -82,6 +98,6 @@ public final class PosterSink: ConversionSink {
 
     public func finish() throws {}
     public var result: OutputResult {
-        .poster(PosterResult(target: target, frame: frame, width: size.width, height: size.height))
+        .poster(PosterResult(target: target, format: format, frame: frame, width: size.width, height: size.height))
     }
 }
