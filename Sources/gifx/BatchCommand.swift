@@ -12,15 +12,17 @@ import Glibc
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
-        abstract: "Run to-mp4, to-sprite or timeline over many GIFs, in parallel, resumably.",
+        abstract: "Run to-mp4, to-sprite, timeline or convert over many GIFs, in parallel, resumably.",
         usage: "gifx batch <command> <inputs> ... --out-dir <dir> [<options>] [-- <command options> ...]",
         discussion: """
             Inputs are GIF files, folders (searched recursively for *.gif in any case, hidden entries \
             skipped, sorted) or - (newline-separated paths on standard input; a relative path read there \
             keeps its folders in the output name). Each output is OUT-DIR/<path relative to the input \
             folder> with the new extension: .mp4; .png (or pages -0.png, -1.png...) + .json; \
-            .timeline.json. A file named directly keeps just its base name. Two inputs with the same \
-            output: the first is converted, the others fail.
+            .timeline.json; for convert, one file per --formats entry (mp4, webm, webp, png and jpg \
+            posters, timeline.json; sheet: .sheet.png + .sheet.json), all from one decode, all \
+            committed together, listed on one report line. A file named directly keeps just its base \
+            name. Two inputs with the same output: the first is converted, the others fail.
 
             Options for the command itself go after `--`, and are passed to every conversion, e.g. \
             `gifx batch to-mp4 lib --out-dir out -- --crf 20 --width 480`. They are checked once before \
@@ -53,9 +55,18 @@ struct BatchCommand: ParsableCommand {
             remove their partial files; report lines already written stay).
             """)
 
-    @Argument(help: ArgumentHelp("The conversion to run: to-mp4, to-sprite or timeline.", valueName: "command"))
-    var command: BatchTarget
+    @Argument(help: ArgumentHelp("The conversion to run: to-mp4, to-sprite, timeline or convert.", valueName: "command"))
+    var command: BatchSubcommand
 
+    @Option(help: ArgumentHelp(
+        "convert's outputs, e.g. mp4,webm,png: mp4, webm, webp, png or jpg (poster), timeline.json, sheet.",
+        valueName: "list"))
+    var formats: String?
+
+    /// What every child runs and writes.
+    var target: BatchTarget {
+        BatchTarget(command: command, formats: formats.flatMap(BatchFormat.list(parsing:)) ?? [])
+    }
 
     @Option(help: ArgumentHelp("Folder for the outputs (created if missing).", valueName: "dir"))
     var outDir: String
@@ -112,6 +123,16 @@ struct BatchCommand: ParsableCommand {
                 "unknown option '\(unknown)' (options for \(command.rawValue) go after --, e.g. -- --crf 20)")
         }
         if inputs.isEmpty { throw ValidationError("give at least one input file, folder, or -") }
+        if command == .convert {
+            guard let formats else { throw ValidationError("batch convert needs --formats, e.g. --formats mp4,webm,png") }
+            if BatchFormat.list(parsing: formats) == nil {
+                throw ValidationError(
+                    "--formats takes a comma-separated list of distinct formats: "
+                        + BatchFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+        } else if formats != nil {
+            throw ValidationError("--formats names the outputs of batch convert only")
+        }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be 1...1024") }
         if let shard, shard != "auto", Shard(parsing: shard) == nil {
             throw ValidationError("--shard must be K/N with 0 <= K < N, or auto")
@@ -152,7 +173,7 @@ struct BatchCommand: ParsableCommand {
 
         var all = BatchInputs.expand(inputs, standardInput: Self.readStandardInput)
         BatchInputs.flagCollisions(&all) { input in
-            outDir + "/" + BatchRunner.removingExtension(input.relativePath) + command.outputExtension
+            outDir + "/" + BatchRunner.removingExtension(input.relativePath) + target.outputExtension
         }
         let selected = all.filter { shard.contains(relativePath: $0.relativePath) }
 
@@ -169,9 +190,9 @@ struct BatchCommand: ParsableCommand {
         let started = Date()
         let runner = BatchRunner(
             settings: .init(
-                target: command, outDir: outDir, jobs: jobs,
+                target: target, outDir: outDir, jobs: jobs,
                 memoryBudgetPerJob: memoryBudget.map { max($0.bytes / jobs, 1) },
-                passthrough: passthrough + command.threadArguments(jobs: jobs, passthrough: passthrough),
+                passthrough: passthrough + target.threadArguments(jobs: jobs, passthrough: passthrough),
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
@@ -204,13 +225,13 @@ struct BatchCommand: ParsableCommand {
     /// The options after `--`, minus the flags the batch sets itself; refused options and anything
     /// the command's own parser rejects are a usage error before a single child starts.
     private func checkedPassthrough() throws -> [String] {
-        let (kept, refused) = command.filterPassthrough(options)
+        let (kept, refused) = target.filterPassthrough(options)
         if !refused.isEmpty {
             printError("batch", "\(refused.joined(separator: " ")): the batch names outputs and sets this itself "
                 + "(see gifx batch --help)")
             throw ExitCode(ExitStatus.usage)
         }
-        let sample = command.childArguments(
+        let sample = target.childArguments(
             input: "input.gif", base: outDir + "/input", memoryBudget: memoryBudget.map { $0.bytes },
             passthrough: kept)
         do {

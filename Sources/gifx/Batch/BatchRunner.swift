@@ -74,7 +74,7 @@ final class BatchRunner {
     }
 
     func run(_ inputs: [BatchInput]) -> Summary {
-        let bar = ProgressBar(total: inputs.count, label: "batch \(settings.target.rawValue)", quiet: settings.quiet)
+        let bar = ProgressBar(total: inputs.count, label: "batch \(settings.target.command.rawValue)", quiet: settings.quiet)
         progress = bar
         summary.leftoversRemoved += LeftoverTemporaries.sweep(
             bases: inputs.filter { $0.problem == nil }.map(base(of:)), target: settings.target)
@@ -166,7 +166,7 @@ final class BatchRunner {
         var stdoutPath = "\(scratch)/\(sequence).out"
         var temporaryOutput: String?
         if settings.target.outputIsStandardOutput {
-            let target = settings.target.markerPath(base: base)
+            let target = settings.target.standardOutputPath(base: base)
             guard let temporary = Self.makeTemporary(beside: target) else {
                 fail("\(target): cannot create output: \(String(cString: strerror(errno)))", 73)
                 return
@@ -231,7 +231,7 @@ final class BatchRunner {
         if code == 0 {
             let facts = JobFacts(json: ChildProcess.contents(ofFile: job.stdoutPath), target: settings.target)
             if let temporary = job.temporaryOutput {
-                let target = settings.target.markerPath(base: job.base)
+                let target = settings.target.standardOutputPath(base: job.base)
                 guard Self.commit(temporary, to: target) else {
                     let reason = String(cString: strerror(errno))
                     unlink(temporary)

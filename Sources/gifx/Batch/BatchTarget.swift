@@ -1,52 +1,92 @@
 import ArgumentParser
 import Foundation
 
-/// The subcommand a batch runs on every input, and what it writes where.
-enum BatchTarget: String, ExpressibleByArgument, CaseIterable, Sendable {
+/// The subcommand a batch runs on every input.
+enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
     case toMP4 = "to-mp4"
     case toSprite = "to-sprite"
     case timeline
+    case convert
+}
 
-    /// `OUT-DIR/sub/a.gif` → `OUT-DIR/sub/a` + this.
+/// One output of `gifx batch convert`, named by the suffix it gives the input's base name (`--formats`).
+enum BatchFormat: String, CaseIterable, Sendable {
+    case mp4, webm, webp
+    /// A PNG poster (`NAME.png`).
+    case png
+    /// A JPEG poster (`NAME.jpg`).
+    case jpg
+    case timelineJSON = "timeline.json"
+    /// A sprite sheet: `NAME.sheet.png` (or pages `NAME.sheet-0.png`, …) and `NAME.sheet.json`.
+    case sheet
+
+    /// `mp4,webm,png`: each a `BatchFormat`, none twice; nil when a name is unknown or repeated.
+    static func list(parsing text: String) -> [BatchFormat]? {
+        let formats = text.split(separator: ",").map { BatchFormat(rawValue: String($0)) }
+        guard !formats.isEmpty, !formats.contains(nil), Set(formats).count == formats.count else { return nil }
+        return formats.compactMap { $0 }
+    }
+
+    /// What it adds to the base path: the output itself, or for the sheet its JSON (which describes every page).
+    var suffix: String { self == .sheet ? ".sheet.json" : "." + rawValue }
+}
+
+/// What a batch runs on every input, and what it writes where.
+struct BatchTarget: Sendable, Equatable {
+    var command: BatchSubcommand
+    /// `convert`'s outputs (`--formats`); empty for the other commands.
+    var formats: [BatchFormat] = []
+
+    /// `OUT-DIR/sub/a.gif` → `OUT-DIR/sub/a` + this (convert: its first output's).
     var outputExtension: String {
-        switch self {
+        switch command {
         case .toMP4: ".mp4"
         case .toSprite: ".png"
         case .timeline: ".timeline.json"
+        case .convert: formats.first.map { $0 == .sheet ? ".sheet.png" : $0.suffix } ?? ""
         }
     }
 
-    /// The file whose existence and modification time say "this input is done": the MP4, the
-    /// timeline JSON (`NAME.timeline.json`, so a timeline batch and a sprite batch can share an
-    /// out-dir), or the sprite sheet's JSON (it describes every page, so it is the one a sheet split
-    /// into `NAME-0.png`, `NAME-1.png`… and a single `NAME.png` have in common).
-    func markerPath(base: String) -> String {
-        switch self {
-        case .toMP4: base + ".mp4"
-        case .toSprite: base + ".json"
-        case .timeline: base + ".timeline.json"
+    /// The files whose existence and modification time say "this input is done": the MP4, the timeline
+    /// JSON (`NAME.timeline.json`, so a timeline batch and a sprite batch can share an out-dir), or the
+    /// sprite sheet's JSON (it describes every page, so it is the one a sheet split into `NAME-0.png`,
+    /// `NAME-1.png`… and a single `NAME.png` have in common); for convert, every output's.
+    func markerPaths(base: String) -> [String] {
+        switch command {
+        case .toMP4: [base + ".mp4"]
+        case .toSprite: [base + ".json"]
+        case .timeline: [base + ".timeline.json"]
+        case .convert: formats.map { base + $0.suffix }
         }
     }
 
-    /// Done: the marker exists and is not older than the input (and, for a sprite sheet, a page exists too).
+    /// Done: every marker exists and is not older than the input (and, for a sprite sheet, a page exists too).
     func isUpToDate(base: String, input: String) -> Bool {
-        guard BatchRunner.isUpToDate(markerPath(base: base), input: input) else { return false }
-        return self != .toSprite || existingOutputs(base: base).count > 1
+        guard markerPaths(base: base).allSatisfy({ BatchRunner.isUpToDate($0, input: input) }) else { return false }
+        switch command {
+        case .toSprite: return !Self.sheetPages(base: base).isEmpty
+        case .convert where formats.contains(.sheet): return !Self.sheetPages(base: base + ".sheet").isEmpty
+        default: return true
+        }
     }
 
     /// The timeline subcommand prints its JSON on stdout: the batch writes it to the output file.
-    var outputIsStandardOutput: Bool { self == .timeline }
+    var outputIsStandardOutput: Bool { command == .timeline }
+
+    /// Where the batch writes a child's standard output (when `outputIsStandardOutput`).
+    func standardOutputPath(base: String) -> String { base + ".timeline.json" }
 
     /// Whether the subcommand takes `--memory-budget` (timeline reads metadata only).
-    var takesMemoryBudget: Bool { self != .timeline }
+    var takesMemoryBudget: Bool { command != .timeline }
 
     /// Options the batch sets itself for every child; given after `--` they are a usage error
     /// (`--quiet`, `--stats` and `--overwrite` are dropped silently: the batch always sets them).
     var reservedOptions: [String] {
-        switch self {
+        switch command {
         case .toMP4: ["-o", "--output", "--memory-budget"]
         case .toSprite: ["-o", "--output", "--json", "--memory-budget"]
         case .timeline: ["--json"]
+        case .convert: ["-o", "--output", "--sheet", "--json", "--memory-budget"]
         }
     }
     static let impliedFlags: Set<String> = ["--quiet", "--stats", "--overwrite"]
@@ -58,7 +98,7 @@ enum BatchTarget: String, ExpressibleByArgument, CaseIterable, Sendable {
         // A path that starts with `-` would read as an option (or `-` as standard input).
         let safeInput = input.hasPrefix("-") ? "./" + input : input
         var arguments: [String]
-        switch self {
+        switch command {
         case .toMP4:
             arguments = ["to-mp4", safeInput, "-o", base + ".mp4", "--overwrite", "--quiet", "--stats"]
         case .toSprite:
@@ -66,6 +106,16 @@ enum BatchTarget: String, ExpressibleByArgument, CaseIterable, Sendable {
                          "--overwrite", "--quiet", "--stats"]
         case .timeline:
             arguments = ["timeline", safeInput, "--json", "--quiet"]
+        case .convert:
+            arguments = ["convert", safeInput]
+            for format in formats {
+                if format == .sheet {
+                    arguments += ["--sheet", base + ".sheet.png", "--json", base + ".sheet.json"]
+                } else {
+                    arguments += ["-o", base + format.suffix]
+                }
+            }
+            arguments += ["--overwrite", "--quiet", "--stats"]
         }
         if takesMemoryBudget, let memoryBudget { arguments += ["--memory-budget", String(memoryBudget)] }
         return arguments + passthrough
@@ -74,24 +124,26 @@ enum BatchTarget: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// The files a finished conversion left for `base`, for the report's `outputs`.
     func existingOutputs(base: String) -> [String] {
         let manager = FileManager.default
-        switch self {
-        case .toMP4:
-            return [base + ".mp4"].filter { manager.fileExists(atPath: $0) }
-        case .timeline:
-            return [base + ".timeline.json"].filter { manager.fileExists(atPath: $0) }
+        switch command {
+        case .toMP4, .timeline:
+            return markerPaths(base: base).filter { manager.fileExists(atPath: $0) }
         case .toSprite:
-            var pages: [String] = []
-            if manager.fileExists(atPath: base + ".png") {
-                pages.append(base + ".png")
-            } else {
-                var page = 0
-                while manager.fileExists(atPath: "\(base)-\(page).png") {
-                    pages.append("\(base)-\(page).png")
-                    page += 1
-                }
+            return Self.sheetPages(base: base) + [base + ".json"].filter { manager.fileExists(atPath: $0) }
+        case .convert:
+            return formats.flatMap { format -> [String] in
+                let pages = format == .sheet ? Self.sheetPages(base: base + ".sheet") : []
+                return pages + [base + format.suffix].filter { manager.fileExists(atPath: $0) }
             }
-            return pages + [base + ".json"].filter { manager.fileExists(atPath: $0) }
         }
+    }
+
+    /// A sheet's page files: `base.png`, or `base-0.png`, `base-1.png`… when it has several.
+    static func sheetPages(base: String) -> [String] {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: base + ".png") { return [base + ".png"] }
+        var pages: [String] = []
+        while manager.fileExists(atPath: "\(base)-\(pages.count).png") { pages.append("\(base)-\(pages.count).png") }
+        return pages
     }
 
     /// Splits the options given after `--` into what is passed on and what is refused.
@@ -109,7 +161,6 @@ enum BatchTarget: String, ExpressibleByArgument, CaseIterable, Sendable {
         return (kept, refused)
     }
 }
-
 /// What a finished child's `--stats` (or, for `timeline`, its JSON) says about the conversion.
 struct JobFacts {
     var frames: Int?
@@ -121,7 +172,7 @@ struct JobFacts {
     /// Reads whatever fields are there; a missing or unparsable summary just leaves them empty.
     init(json data: Data, target: BatchTarget) {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
-        if target == .timeline {
+        if target.command == .timeline {
             frames = (object["frames"] as? [Any])?.count
             duration = Self.seconds(object["duration"])
             return

@@ -17,9 +17,17 @@ enum LeftoverTemporaries {
               fileName[marker.upperBound...].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
         else { return nil }
         let output = String(fileName[fileName.index(after: fileName.startIndex)..<marker.lowerBound])
-        switch target {
+        switch target.command {
         case .toMP4: return output.strippingSuffix(".mp4")
         case .timeline: return output.strippingSuffix(".timeline.json")
+        case .convert:
+            // Sheet pages (`a.sheet-2.png`) first, then each output's own suffix (`a.sheet.json`, `a.mp4`).
+            if target.formats.contains(.sheet), let range = output.range(of: ".sheet-", options: .backwards),
+               let page = output[range.upperBound...].strippingSuffix(".png"), page.allSatisfy(\.isNumber) {
+                return String(output[..<range.lowerBound])
+            }
+            let suffixes = target.formats.map(\.suffix) + (target.formats.contains(.sheet) ? [".sheet.png"] : [])
+            return suffixes.lazy.compactMap { output.strippingSuffix($0) }.first
         case .toSprite:
             if let base = output.strippingSuffix(".json") { return base }
             guard let base = output.strippingSuffix(".png") else { return nil }
@@ -33,7 +41,7 @@ enum LeftoverTemporaries {
     static func candidateBases(ofTemporary fileName: String, target: BatchTarget) -> [String] {
         guard let base = base(ofTemporary: fileName, target: target) else { return [] }
         var candidates = [base]
-        if target == .toSprite, fileName.contains(".png.gifx-"), let dash = base.lastIndex(of: "-"),
+        if target.command == .toSprite, fileName.contains(".png.gifx-"), let dash = base.lastIndex(of: "-"),
            !base[base.index(after: dash)...].isEmpty, base[base.index(after: dash)...].allSatisfy(\.isNumber) {
             candidates.append(String(base[..<dash]))
         }
@@ -65,7 +73,7 @@ enum LeftoverTemporaries {
     }
 }
 
-extension String {
+extension StringProtocol {
     fileprivate func strippingSuffix(_ suffix: String) -> String? {
         hasSuffix(suffix) && count > suffix.count ? String(dropLast(suffix.count)) : nil
     }
