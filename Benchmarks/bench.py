@@ -27,6 +27,7 @@ import make_gifs  # noqa: E402
 import report  # noqa: E402
 import runner  # noqa: E402
 import timing_bench  # noqa: E402
+import convert_bench  # noqa: E402
 from gifx_probe import DECODE_ONLY_FLAGS, GifxProbe  # noqa: E402
 
 RAISED_POLICY_DIR = os.path.join(HERE, "imagemagick-raised")
@@ -53,7 +54,7 @@ def parse_args():
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
     p.add_argument("--kinds", default=os.environ.get(
-        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing"))
+        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,convert"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
@@ -460,8 +461,14 @@ def main():
             "source": spec.source, "why": spec.why, "info": info,
         }
 
-    cases, skipped, micro, timing = [], [], None, None
+    cases, skipped, micro, timing, convert = [], [], None, None, None
     for kind in [k for k in args.kinds.split(",") if k]:
+        if kind == "convert":
+            if probe.has("convert"):
+                convert = convert_bench.run(probe.path, args.root, gif_paths, only, args.reps, args.timeout, log)
+            else:
+                skipped.append({"kind": kind, "reason": "gifx has no convert"})
+            continue
         if kind == "timing":
             if probe.has("to-mp4"):
                 timing = timing_bench.run(probe.path, args.root, only, args.reps, args.timeout, log)
@@ -511,6 +518,7 @@ def main():
                      "budget_min": args.budget_min},
         "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
         "timing": timing,
+        "convert": convert,
         "gif_build_s": round(gifs_built_s, 1),
         "note": os.environ.get("BENCH_NOTE", ""),
         "total_s": round(time.time() - started, 1),

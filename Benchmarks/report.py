@@ -1,5 +1,6 @@
 """Renders docs/benchmarks.md from the results of one run (see bench.py)."""
 
+import convert_bench
 import timing_bench
 
 # Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
@@ -355,6 +356,7 @@ def write(results, path):
             out += notes + [""]
     out += _micro(results.get("micro"))
     out += timing_bench.report(results.get("timing"))
+    out += convert_bench.report(results.get("convert"))
     out += ["## Timing fidelity of the MP4s", "",
             "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "
             "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "
