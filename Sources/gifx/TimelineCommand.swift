@@ -19,13 +19,28 @@ struct TimelineCommand: ParsableCommand {
         "Also print to-mp4's output plan for a mode: auto, vfr, tick or a rate (30, 30000/1001); with --json "
             + "as an added plan object.", valueName: "mode"))
     var fps: PlanModeArgument?
+    @Option(help: ArgumentHelp(
+        "Cap the plan's rate as to-mp4 --max-fps does (with --fps auto or tick, the default mode then).",
+        valueName: "rate"))
+    var maxFps: FrameRate?
+
+    func validate() throws {
+        if let maxFps, case .request(let request)? = fps {
+            switch request {
+            case .vfr: throw ValidationError("--max-fps caps a constant rate; it does not apply to --fps vfr")
+            case .rate: throw ValidationError("--max-fps caps the tick rate or --fps auto; with --fps N give a lower N instead")
+            case .tick, .auto: _ = maxFps
+            }
+        }
+    }
 
     func run() throws {
         try reportingErrors(input: input) {
             let source = try InputSource(input)
             let metadata = try readGifMetadata(path: source.path, limits: DecodeLimits(strict: strict))
             let timeline = Timeline(metadata.timelineInput, policy: policy)
-            let plan = fps.map { OutputPlan(timeline: timeline, request: $0.request) }
+            let mode = fps?.request ?? (maxFps != nil ? .tick : nil)
+            let plan = mode.map { OutputPlan(timeline: timeline, request: $0, maxRate: maxFps?.rate) }
             if json {
                 // Streamed in 64 KiB pieces: a schedule of millions of frames is never one document in
                 // memory. The plan (small, per output mode) is rendered by JSONEncoder and put in sorted place.

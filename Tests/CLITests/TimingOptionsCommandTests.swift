@@ -127,4 +127,27 @@ private let thirty = FixtureGIF.solidFrames(
         #expect((frames[2]["outputStart"] as? [String: Int]) == ["num": 6, "den": 1])
         #expect(frames[2]["errorMicroseconds"] as? Int == 0)
     }
+
+    /// `timeline --max-fps 20` shows the plan to-mp4 --max-fps 20 encodes: the same rate, frames and drops as
+    /// its --stats (20 fps, 8 output frames, 4 GIF frames never shown); --fps vfr or N with it is a usage error.
+    @Test func timelineMaxFpsShowsToMP4sCappedPlan() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try writeGIF(thirty, to: folder)
+        let run = try runGifx(["timeline", input, "--json", "--max-fps", "20"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let document = try #require(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        let plan = try #require(document["plan"] as? [String: Any])
+        #expect((plan["rate"] as? [String: Int]) == ["num": 20, "den": 1])
+        #expect(plan["outputFrames"] as? Int == 8)
+        #expect(plan["framesNeverShown"] as? Int == 4)
+        let stats = try runGifx(["to-mp4", input, "-o", folder.appendingPathComponent("a.mp4").path, "--max-fps", "20",
+                                 "--preset", "ultrafast", "--stats", "--quiet"])
+        let timing = try #require((JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any])?["timing"] as? [String: Any])
+        #expect(timing["outputFramesPerPlay"] as? Int == plan["outputFrames"] as? Int)
+        #expect(timing["gifFramesNeverShown"] as? Int == plan["framesNeverShown"] as? Int)
+        for bad in [["--fps", "vfr"], ["--fps", "30"]] {
+            #expect(try runGifx(["timeline", input, "--max-fps", "20"] + bad).status == 64)
+        }
+    }
 }
