@@ -28,6 +28,15 @@ import Glibc
         return url.path
     }
 
+    /// Two one-pixel frames on a 12000x12000 canvas: 576 MB a canvas, beyond --max-memory 256M.
+    static func makeHungryInput(in folder: URL) throws -> URL {
+        let hungry = folder.appendingPathComponent("hungry.gif")
+        try FixtureGIF(width: 12000, height: 12000, frames: [
+            .solid(1, width: 1, height: 1, delay: 10), .solid(2, left: 1, width: 1, height: 1, delay: 10),
+        ]).write(to: hungry)
+        return hungry
+    }
+
     static func makeSmallInput(in folder: URL, name: String = "small.gif") throws -> String {
         let url = folder.appendingPathComponent(name)
         try FixtureGIF.solidFrames(width: 6, height: 4, colorIndices: [1, 2, 3], delays: [5, 5, 5]).write(to: url)
@@ -149,10 +158,7 @@ import Glibc
     func maxMemoryFailsTheHungryConversionOnly() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let hungry = folder.appendingPathComponent("hungry.gif")
-        try FixtureGIF(width: 12000, height: 12000, frames: [
-            .solid(1, width: 1, height: 1, delay: 10), .solid(2, left: 1, width: 1, height: 1, delay: 10),
-        ]).write(to: hungry)
+        let hungry = try Self.makeHungryInput(in: folder)
         let small = try Self.makeSmallInput(in: folder)
         let out = folder.appendingPathComponent("out")
         let report = folder.appendingPathComponent("report.jsonl").path
@@ -178,10 +184,7 @@ import Glibc
     func maxMemoryStopsTheDecoderCleanlyToo() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let hungry = folder.appendingPathComponent("hungry.gif")
-        try FixtureGIF(width: 12000, height: 12000, frames: [
-            .solid(1, width: 1, height: 1, delay: 10), .solid(2, left: 1, width: 1, height: 1, delay: 10),
-        ]).write(to: hungry)
+        let hungry = try Self.makeHungryInput(in: folder)
         let out = folder.appendingPathComponent("out")
         let report = folder.appendingPathComponent("report.jsonl").path
         let run = try runGifx(

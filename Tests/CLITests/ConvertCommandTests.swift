@@ -169,6 +169,9 @@ struct ConvertCommandTests {
     @Test(arguments: [
         ["-o", "x.webm2"], ["--json", "s.json", "-o", "p.png"], ["-o", "a.png", "-o", "a.png"], [],
         ["-o", "p.png", "--poster-frame", "3"], ["-o", "p.png", "--poster-frame", "-1"], ["-o", "a.webp", "--webp-quality", "101"],
+        // The codec must fit the container, and crf follows the codec's scale (x264 0-51, VP9 0-63).
+        ["-o", "a.webm", "--codec", "h264"], ["-o", "a.webm", "--codec", "hevc"], ["-o", "a.mp4", "--crf", "60"],
+        ["-o", "a.webm", "--crf", "64"], ["-o", "p.jpg", "--jpeg-quality", "0"],
     ])
     func usageProblemsExit64AndWriteNothing(arguments: [String]) throws {
         let folder = try temporaryFolder()

@@ -149,20 +149,6 @@ struct ConvertWebMTests {
         #expect(worst <= 10, "JPEG off by \(worst)")
     }
 
-    @Test(arguments: [
-        ["-o", "a.webm", "--codec", "h264"], ["-o", "a.webm", "--codec", "hevc"], ["-o", "a.mp4", "--crf", "60"],
-        ["-o", "a.webm", "--crf", "64"], ["-o", "p.jpg", "--jpeg-quality", "0"],
-    ])
-    func containerAndQualityProblemsExit64(arguments: [String]) throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let input = try writeGIF(Self.gif, to: folder)
-        let absolute = arguments.map { $0.contains(".") ? folder.appendingPathComponent($0).path : $0 }
-        let run = try runGifx(["convert", input] + absolute)
-        #expect(run.status == 64, "\(arguments): \(run.stderr)")
-        #expect(ConvertCommandTests.contents(folder) == ["in.gif"])
-    }
-
     /// `--crf 60` is VP9's scale, not x264's: fine for a .webm alone.
     @Test func crfRangeFollowsTheCodec() throws {
         let folder = try temporaryFolder()

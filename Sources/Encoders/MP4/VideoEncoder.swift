@@ -11,10 +11,11 @@ import Frames
 /// real cadence) while `i_fps` (the peak rate for VFR) decides the level and VBV. Packet durations are the
 /// sample's length, looked up by pts because x264 returns packets in decode order.
 final class VideoEncoder {
-    let context: UnsafeMutablePointer<AVCodecContext>
+    private let handles: EncoderHandles
+    var context: UnsafeMutablePointer<AVCodecContext> { handles.context }
     /// The reusable input frame: the converter writes into it, `encode` sends it.
-    let frame: UnsafeMutablePointer<AVFrame>
-    private let packet: UnsafeMutablePointer<AVPacket>
+    var frame: UnsafeMutablePointer<AVFrame> { handles.frame }
+    private var packet: UnsafeMutablePointer<AVPacket> { handles.packet }
     /// Seconds per pts unit: `1 / fps` for CFR, 1/100 for VFR.
     let timeBase: AVRational
     /// Durations (in `timeBase`) of frames sent but not yet returned, by pts; only those not 1 unit long.
@@ -28,24 +29,10 @@ final class VideoEncoder {
         tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false
     ) throws {
         let pixelFormat = alpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
-        guard let encoder = gifx_avcodec_find_encoder_by_name(tuning.encoder) else {
-            throw MP4Error("this libavcodec has no \(tuning.encoder) encoder", failure: .internalError)
-        }
-        var context = gifx_avcodec_alloc_context3(encoder)
-        var frame = gifx_av_frame_alloc()
-        var packet = gifx_av_packet_alloc()
-        guard let context, let frame, let packet else {
-            gifx_av_packet_free(&packet)
-            gifx_av_frame_free(&frame)
-            gifx_avcodec_free_context(&context)
-            throw MP4Error("out of memory (encoder)")
-        }
-        self.context = context
-        self.frame = frame
-        self.packet = packet
+        handles = try EncoderHandles(encoder: tuning.encoder)
         self.timeBase = timeBase
-
-        let c = context
+        let frame = handles.frame
+        let c = handles.context
         c.pointee.width = Int32(width)
         c.pointee.height = Int32(height)
         c.pointee.pix_fmt = pixelFormat
@@ -66,7 +53,7 @@ final class VideoEncoder {
                 gifx_av_opt_set(c.pointee.priv_data, option.name, option.value, 0),
                 "setting \(tuning.encoder)'s \(option.name) to \(option.value)")
         }
-        try check(gifx_avcodec_open2(c, encoder, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
+        try check(gifx_avcodec_open2(c, handles.codec, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
 
         frame.pointee.format = pixelFormat.rawValue
         frame.pointee.width = Int32(width)
@@ -76,15 +63,6 @@ final class VideoEncoder {
         frame.pointee.colorspace = AVCOL_SPC_BT709
         frame.pointee.color_range = AVCOL_RANGE_MPEG
         try check(gifx_av_frame_get_buffer(frame, 0), "allocating a \(width)x\(height) frame")
-    }
-
-    deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        gifx_av_packet_free(&packet)
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        gifx_av_frame_free(&frame)
-        var context: UnsafeMutablePointer<AVCodecContext>? = context
-        gifx_avcodec_free_context(&context)
     }
 
     /// Makes `frame`'s buffers safe to overwrite (the encoder may still hold a reference to the last one).

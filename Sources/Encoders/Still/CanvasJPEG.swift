@@ -47,26 +47,12 @@ func writeCanvasJPEG(_ canvas: Canvas, options: JPEGOptions, fileDescriptor fd: 
 
 /// One libavcodec image encoder opened for a single full-range YUV frame at a fixed quantiser.
 private final class StillEncoder {
-    let context: UnsafeMutablePointer<AVCodecContext>
-    let frame: UnsafeMutablePointer<AVFrame>
-    private let packet: UnsafeMutablePointer<AVPacket>
+    private let handles: EncoderHandles
+    var frame: UnsafeMutablePointer<AVFrame> { handles.frame }
 
     init(name: String, width: Int, height: Int, quantiser: Int, format: AVPixelFormat) throws {
-        guard let codec = gifx_avcodec_find_encoder_by_name(name) else {
-            throw MP4Error("this libavcodec has no \(name) encoder", failure: .internalError)
-        }
-        var context = gifx_avcodec_alloc_context3(codec)
-        var frame = gifx_av_frame_alloc()
-        var packet = gifx_av_packet_alloc()
-        guard let context, let frame, let packet else {
-            gifx_av_packet_free(&packet)
-            gifx_av_frame_free(&frame)
-            gifx_avcodec_free_context(&context)
-            throw MP4Error("out of memory (\(name) encoder)")
-        }
-        self.context = context
-        self.frame = frame
-        self.packet = packet
+        handles = try EncoderHandles(encoder: name)
+        let context = handles.context, frame = handles.frame
         let lambda = Int32(quantiser) * FF_QP2LAMBDA
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
@@ -77,7 +63,7 @@ private final class StillEncoder {
         context.pointee.global_quality = lambda
         context.pointee.qmin = 1
         context.pointee.qmax = 31
-        try check(gifx_avcodec_open2(context, codec, nil), "opening the \(name) encoder at \(width)x\(height)")
+        try check(gifx_avcodec_open2(context, handles.codec, nil), "opening the \(name) encoder at \(width)x\(height)")
         frame.pointee.format = format.rawValue
         frame.pointee.width = Int32(width)
         frame.pointee.height = Int32(height)
@@ -87,17 +73,9 @@ private final class StillEncoder {
         try check(gifx_av_frame_get_buffer(frame, 0), "allocating a \(width)x\(height) frame")
     }
 
-    deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        gifx_av_packet_free(&packet)
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        gifx_av_frame_free(&frame)
-        var context: UnsafeMutablePointer<AVCodecContext>? = context
-        gifx_avcodec_free_context(&context)
-    }
-
     /// Sends the frame, flushes, and hands each packet (one, for an image codec) to `deliver`.
     func encode(_ deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        let context = handles.context, packet = handles.packet
         try check(gifx_avcodec_send_frame(context, frame), "encoding the image")
         try check(gifx_avcodec_send_frame(context, nil), "flushing the image encoder")
         while true {
