@@ -231,7 +231,9 @@ def _sprite_sizes(cases):
              "|---|---|---|---|---|---|---|"]
     for case in cases:
         gifx = next((t for t in case["tools"] if t["role"] == "gifx" and t.get("sheet_bytes")), None)
-        peer = next((t for t in case["tools"] if t["role"] != "gifx" and t.get("sheet_bytes")), None)
+        # The peer is montage ("peer", or "peer-raised" when Debian's policy limits stopped it), never one of
+        # gifx's own variants (--threads N), which write the same sheet.
+        peer = next((t for t in case["tools"] if t["role"].startswith("peer") and t.get("sheet_bytes")), None)
         g = gifx["sheet_bytes"] if gifx else None
         p = peer["sheet_bytes"] if peer else None
         o = case.get("optipng_bytes")
