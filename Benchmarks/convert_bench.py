@@ -90,6 +90,7 @@ def run(gifx, root, gif_paths, only, reps, timeout, log):
         walls = {label: [] for label in arms}
         rss = {label: 0 for label in arms}
         separate_parts = [[], [], []]
+        separate_rss = [0, 0, 0]
         for rep in range(reps):
             order = list(arms.items()) if rep % 2 == 0 else list(reversed(arms.items()))
             for label, steps in order:
@@ -101,11 +102,13 @@ def run(gifx, root, gif_paths, only, reps, timeout, log):
                     rss[label] = max(rss[label], result.peak_rss_kib)
                     if label == "3 separate runs":
                         separate_parts[index].append(result.wall_s)
+                        separate_rss[index] = max(separate_rss[index], result.peak_rss_kib)
                 if ok:
                     walls[label].append(total)
                 log(f"  convert   {name:18} {label:32} rep {rep + 1}: {'ok' if ok else 'failed':7} {total:8.2f} s "
                     f"{rss[label] / 1024:8.1f} MiB")
-        row = {"gif": name, "arms": {}, "separate_parts_s": [_median(p) for p in separate_parts]}
+        row = {"gif": name, "arms": {}, "separate_parts_s": [_median(p) for p in separate_parts],
+               "separate_parts_rss_mib": [round(r / 1024, 1) for r in separate_rss]}
         sizes = {"convert mp4+webm+jpg": [o(".1.mp4"), o(".1.webm"), o(".1.jpg")],
                  "convert, sinks in series": [o(".2.mp4"), o(".2.webm"), o(".2.jpg")],
                  "3 separate runs": [o(".3.mp4"), o(".3.webm"), o(".3.jpg")],
@@ -179,7 +182,9 @@ def report(section):
         "| GIF | WebM VP9 | median wall | × gifx | peak RSS | bytes |", "|---|---|---|---|---|---|"]
     for row in section["rows"]:
         gifx_webm = row["webm_alone_s"]
-        out.append(f"| {row['gif']} | gifx convert -o X.webm | {gifx_webm:.2f} s | 1.00 | | "
+        webm_rss = row.get("separate_parts_rss_mib", [None, None])[1]
+        out.append(f"| {row['gif']} | gifx convert -o X.webm | {gifx_webm:.2f} s | 1.00 | "
+                   f"{f'{webm_rss:.0f} MiB' if webm_rss else ''} | "
                    f"{row['arms']['3 separate runs']['bytes'][1]} |" if gifx_webm else f"| {row['gif']} | gifx | failed | | | |")
         for label in ("ffmpeg vp9 yuva420p (as posed)", "ffmpeg vp9, gifx's settings"):
             arm = row["arms"][label]
