@@ -33,8 +33,25 @@ func commandLineWording(_ error: any ToolError) -> String {
         return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
     case let error as MP4Error where error.resizingHelps:
         return "\(error.description); use --scale, --width or --height"
+    case let error as SpriteLayoutError:
+        return "\(error.description); \(spriteLayoutRemedy(error))"
     default:
         return error.description
+    }
+}
+
+/// The options that fix a sprite layout problem.
+private func spriteLayoutRemedy(_ error: SpriteLayoutError) -> String {
+    switch error {
+    case .frameTooLarge(_, _, let extrude, let maxSize):
+        let extrusion = extrude > 0 ? " (--extrude \(extrude) adds \(2 * extrude) px)" : ""
+        return "--max-size is \(maxSize)\(extrusion): shrink the frames with --scale/--width/--height or raise --max-size"
+    case .tooManyColumns(_, _, _, let maxSize, let fitting):
+        return "give --columns \(fitting) or fewer, or raise --max-size (\(maxSize))"
+    case .rowTooLarge:
+        return "lower --max-size or --columns, or shrink the frames with --scale/--width/--height"
+    case .singleSheetFormat:
+        return "raise --max-size, use --trim/--pack maxrects/--dedupe, or --format phaser"
     }
 }
 

@@ -64,3 +64,10 @@ struct VideoOptions: ParsableArguments {
             size: size, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
     }
 }
+
+extension MP4Writer {
+    /// The level warning in this command line's terms: the problem, and the options that lower the level.
+    var levelWarning: String? {
+        levelProblem.map { "\($0); " + (plan.kind == .vfr ? "--max-fps 60 (instead of --vfr)" : "--vfr or --max-fps 60") + " lowers it" }
+    }
+}

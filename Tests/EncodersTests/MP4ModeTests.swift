@@ -220,6 +220,6 @@ struct MP4ModeTests {
         #expect(level == expected)
         #expect(run.writer.requiredLevel == H264Level(levelIDC: expected))
         #expect(run.writer.signalledLevel == H264Level(levelIDC: expected))
-        #expect((run.writer.levelWarning != nil) == (expected > 42))
+        #expect((run.writer.levelAboveWidelySupported != nil) == (expected > 42))
     }
 }

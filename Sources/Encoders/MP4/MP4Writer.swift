@@ -143,17 +143,24 @@ public final class MP4Writer {
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase)
     }
 
-    /// The warning `to-mp4` prints (once, unless `--quiet`) when the stream's H.264 level is above 4.2, naming
-    /// the options that lower it; `nil` otherwise.
-    public var levelWarning: String? {
+    /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
+    /// naming the options that lower it); `nil` otherwise, and for other codecs.
+    public var levelAboveWidelySupported: H264Level? {
         guard let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported else { return nil }
-        let fix = plan.kind == .vfr ? "--max-fps 60 (instead of --vfr)" : "--vfr or --max-fps 60"
-        return "H.264 level \(level) (\(outputSize.width)x\(outputSize.height) at \(frameRate) fps) is above "
-            + "4.2, which many players cannot decode; \(fix) lowers it"
+        return level
     }
 
-    /// The warning `to-mp4` prints (unless `--quiet`) when the rate leaves GIF frames out (`--max-fps`, or
-    /// `--fps N` below the GIF's pace): how many and the worst start error, never silently.
+    /// The level warning's text without its remedy: "H.264 level 5.1 (1920x1080 at 100 fps) is above 4.2,
+    /// which many players cannot decode".
+    public var levelProblem: String? {
+        levelAboveWidelySupported.map {
+            "H.264 level \($0) (\(outputSize.width)x\(outputSize.height) at \(frameRate) fps) is above 4.2, "
+                + "which many players cannot decode"
+        }
+    }
+
+    /// The warning printed (unless quiet) when the rate leaves GIF frames out (a capped rate, or a fixed rate
+    /// below the GIF's pace): how many and the worst start error, never silently.
     public var droppedFramesWarning: String? {
         guard plan.framesNeverShown > 0, let rate = plan.rate else { return nil }
         let worst = String(format: "%.1f", Double(plan.worstStartErrorMicroseconds) / 1000)

@@ -114,10 +114,8 @@ public struct PackedLayout: SheetGeometry, Sendable {
             slotHeight = max(slotHeight, s.height + 2 * extrude)
         }
         if slotWidth > maxSize || slotHeight > maxSize {
-            let border = extrude > 0 ? " with --extrude \(extrude)" : ""
-            throw SpriteLayoutError(
-                "a frame of \(slotWidth - 2 * extrude)x\(slotHeight - 2 * extrude) px\(border) does not fit "
-                    + "--max-size \(maxSize); shrink it with --scale/--width/--height or raise --max-size")
+            throw SpriteLayoutError.frameTooLarge(
+                width: slotWidth - 2 * extrude, height: slotHeight - 2 * extrude, extrude: extrude, maxSize: maxSize)
         }
         func finishPage(width: Int, height: Int) {
             pageStarts.append(positions.count / 2)

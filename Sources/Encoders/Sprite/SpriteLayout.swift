@@ -3,10 +3,34 @@ import Timeline
 
 /// Why frames cannot be laid out on a sheet with the options given. A usage error (exit 64): the GIF is
 /// fine, the remedy is an option (`--max-size`, `--scale`/`--width`/`--height`, `--columns`, `--padding`).
-public struct SpriteLayoutError: ToolError {
-    public let description: String
+public enum SpriteLayoutError: ToolError, Equatable {
+    /// A frame (`width`×`height`, plus `extrude` on every side) is wider or taller than the sheet may be.
+    case frameTooLarge(width: Int, height: Int, extrude: Int, maxSize: Int)
+    /// `columns` slots of `slotWidth` (with `padding` between) exceed `maxSize`; `fitting` would fit.
+    case tooManyColumns(columns: Int, slotWidth: Int, padding: Int, maxSize: Int, fitting: Int)
+    /// One row of slots would need `bytes` in memory, beyond `limit`.
+    case rowTooLarge(columns: Int, slotWidth: Int, slotHeight: Int, bytes: Int, limit: Int)
+    /// A one-sheet format (Aseprite) would need `pages` pages of `maxSize`.
+    case singleSheetFormat(name: String, pages: Int, maxSize: Int)
+
     public var failureClass: FailureClass { .usage }
-    public init(_ description: String) { self.description = description }
+
+    /// The problem in the library's terms (no command-line flag): the CLI adds the options that fix it.
+    public var description: String {
+        switch self {
+        case .frameTooLarge(let width, let height, let extrude, let maxSize):
+            let border = extrude > 0 ? " with \(extrude) px of extrusion (\(width + 2 * extrude)x\(height + 2 * extrude))" : ""
+            return "a frame of \(width)x\(height) px\(border) does not fit a sheet of at most \(maxSize) px a side"
+        case .tooManyColumns(let columns, let slotWidth, let padding, let maxSize, let fitting):
+            return "\(columns) columns of \(slotWidth) px (padding \(padding)) are wider than a sheet of at most "
+                + "\(maxSize) px; at most \(fitting) fit"
+        case .rowTooLarge(let columns, let slotWidth, let slotHeight, let bytes, let limit):
+            return "one row of \(columns) cells of \(slotWidth)x\(slotHeight) px would need \(bytes >> 20) MiB "
+                + "(limit \(limit >> 20) MiB)"
+        case .singleSheetFormat(let name, let pages, let maxSize):
+            return "the \(name) format holds one sheet, and these frames need \(pages) pages of at most \(maxSize) px"
+        }
+    }
 }
 
 /// Where every cell of a sprite sheet goes: a grid of equal slots, split into pages when one sheet would
@@ -76,10 +100,8 @@ public struct SpriteLayout: Hashable, Sendable {
         let slotWidth = cellSize.width + 2 * extrude
         let slotHeight = cellSize.height + 2 * extrude
         if slotWidth > maxSize || slotHeight > maxSize {
-            let border = extrude > 0 ? " with --extrude \(extrude)" : ""
-            throw SpriteLayoutError(
-                "a frame of \(cellSize.width)x\(cellSize.height) px\(border) (\(slotWidth)x\(slotHeight)) does not fit "
-                    + "--max-size \(maxSize); shrink it with --scale/--width/--height or raise --max-size")
+            throw SpriteLayoutError.frameTooLarge(
+                width: cellSize.width, height: cellSize.height, extrude: extrude, maxSize: maxSize)
         }
         // k slots take k * slot + (k - 1) * padding pixels.
         let maxColumns = (maxSize + padding) / (slotWidth + padding)
@@ -87,9 +109,8 @@ public struct SpriteLayout: Hashable, Sendable {
         if let columns {
             precondition(columns > 0)
             guard columns <= maxColumns else {
-                throw SpriteLayoutError(
-                    "--columns \(columns) of \(slotWidth) px (padding \(padding)) is wider than --max-size \(maxSize); "
-                        + "at most \(maxColumns) fit")
+                throw SpriteLayoutError.tooManyColumns(
+                    columns: columns, slotWidth: slotWidth, padding: padding, maxSize: maxSize, fitting: maxColumns)
             }
             self.columns = columns
             rowsPerPage = min(maxRows, (cellCount + columns - 1) / columns)
@@ -106,9 +127,9 @@ public struct SpriteLayout: Hashable, Sendable {
         let rowWidth = self.columns * slotWidth + (self.columns - 1) * padding
         let rowBytes = rowWidth * slotHeight * 4
         if rowBytes > Self.maxRowBytes {
-            throw SpriteLayoutError(
-                "one row of \(self.columns) cells of \(slotWidth)x\(slotHeight) px would need \(rowBytes >> 20) MiB "
-                    + "(limit \(Self.maxRowBytes >> 20) MiB); lower --max-size or --columns, or shrink the frames")
+            throw SpriteLayoutError.rowTooLarge(
+                columns: self.columns, slotWidth: slotWidth, slotHeight: slotHeight, bytes: rowBytes,
+                limit: Self.maxRowBytes)
         }
     }
 

@@ -123,9 +123,7 @@ public final class SpriteSheetSink: ConversionSink {
             hasGaps = layout.hasGaps
         }
         if options.format == .aseprite && geometry.pageCount > 1 {
-            throw SpriteLayoutError(
-                "the aseprite format holds one sheet, and these frames need \(geometry.pageCount) pages of "
-                    + "--max-size \(options.maxSize); raise --max-size, use --trim/--pack maxrects/--dedupe, or --format phaser")
+            throw SpriteLayoutError.singleSheetFormat(name: "aseprite", pages: geometry.pageCount, maxSize: options.maxSize)
         }
         if options.forceRGBA {
             format = .rgba
