@@ -91,6 +91,39 @@ struct ConvertWebMTests {
         #expect(stream["TAG:alpha_mode"] == nil)
     }
 
+    /// Full-canvas opaque frames disposed to the background (as some exporters write every frame) stay
+    /// opaque: the next frame repaints the cleared area with a 256-colour palette and no transparent index.
+    /// A smaller next frame, or an 8-colour palette (an index beyond it would leave the cleared pixel
+    /// transparent), keeps alpha: the check is conservative, never wrong.
+    @Test(arguments: [(256, 16, false), (8, 16, true), (256, 8, true)])
+    func backgroundDisposalIsAlphaOnlyWhenTheCanvasCanClear(paletteSize: Int, secondSide: Int, alpha: Bool) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let palette = (0..<paletteSize).map { RGB(UInt8($0 % 256), UInt8(255 - $0 % 256), 128) }
+        let gif = FixtureGIF(width: 16, height: 16, globalPalette: palette, frames: [
+            .solid(1, width: 16, height: 16, delay: 10, disposal: 2),
+            .solid(2, width: secondSide, height: secondSide, delay: 10, disposal: 2),
+            .solid(3, width: 16, height: 16, delay: 10),
+        ])
+        let input = try writeGIF(gif, to: folder)
+        let webm = folder.appendingPathComponent("a.webm").path
+        let run = try runGifx(["convert", input, "-o", webm, "--stats", "--quiet"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(String(decoding: run.stdout, as: UTF8.self).contains("\"alpha\":\(alpha)"))
+        let stream = try probe(webm, entries: "stream_tags=alpha_mode")
+        #expect((stream["TAG:alpha_mode"] == "1") == alpha)
+        if secondSide < 16 {
+            // Frame 1 really shows transparent pixels (cleared by frame 0's disposal, not repainted): libvpx's
+            // decode must give alpha 0 there and 255 under the 8x8 frame.
+            let frames = try decodeRGBA(webm, codec: "libvpx-vp9", frameBytes: 16 * 16 * 4)
+            #expect(frames.count == 3)
+            if frames.count == 3 {
+                #expect(frames[1][(2 * 16 + 2) * 4 + 3] > 250)
+                #expect(frames[1][(12 * 16 + 12) * 4 + 3] < 5)
+            }
+        }
+    }
+
     /// AV1 in MP4 and in WebM: SVT-AV1 from 64 pixels a side, libaom below (SVT-AV1 refuses those), every
     /// sample decoded (dav1d/libaom, by ffmpeg) at the exact schedule: 30 cs at the 10 cs tick is 3 frames.
     @Test(arguments: [("mp4", 64, "libsvtav1"), ("webm", 64, "libsvtav1"), ("mp4", 20, "libaom-av1")])

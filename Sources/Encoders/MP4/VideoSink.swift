@@ -21,7 +21,7 @@ public struct VideoResult {
 public final class VideoSink: ConversionSink {
     public let target: String
     public let writer: MP4Writer
-    private let frames: FrameDescriptorList
+    private let metadata: GifMetadata
     private var output: AtomicOutput?
     private var session: MP4Session?
     private var summary = MP4Summary(canvases: 0, outputFrames: 0)
@@ -30,7 +30,7 @@ public final class VideoSink: ConversionSink {
     public init(target: String, options: MP4Options, context: ConversionContext) throws {
         self.target = target
         writer = try MP4Writer(timeline: context.timeline, options: options, encoderBudget: context.memoryBudget)
-        frames = context.metadata.frames
+        metadata = context.metadata
     }
 
     /// Opens the encoder now (so a frame size the encoder cannot hold fails before any decoding), or, for a
@@ -49,7 +49,7 @@ public final class VideoSink: ConversionSink {
 
     public func consume(_ canvas: Canvas) throws -> Bool {
         if session == nil, let output {
-            keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, frames: frames)
+            keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, metadata: metadata)
             session = try namingTarget { try writer.begin(path: output.temporaryPath, keepAlpha: keepsAlpha) }
         }
         try namingTarget { try openSession().add(canvas) }
