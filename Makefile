@@ -39,9 +39,10 @@ demo: build
 		$(GIFX) timeline $$gif --json > $(DEMO_OUT)/$$name.timeline.json || exit $$?; \
 		$(GIFX) to-mp4 $$gif -o $(DEMO_OUT)/$$name.mp4 --overwrite --quiet || exit $$?; \
 		$(GIFX) to-sprite $$gif -o $(DEMO_OUT)/$$name.png --json $(DEMO_OUT)/$$name.json --overwrite --quiet || exit $$?; \
+		$(GIFX) convert $$gif -o $(DEMO_OUT)/$$name.webm -o $(DEMO_OUT)/$$name.webp -o $(DEMO_OUT)/$$name.jpg --overwrite --quiet || exit $$?; \
 		echo; \
 	done
-	@echo "Outputs (MP4, sprite sheet PNG + JSON, timeline JSON) in $(abspath $(DEMO_OUT)):"
+	@echo "Outputs (MP4, sprite sheet PNG + JSON, timeline JSON; WebM with alpha, animated WebP, JPEG poster from one decode) in $(abspath $(DEMO_OUT)):"
 	@ls -1 $(DEMO_OUT) | sed 's|^|  $(DEMO_OUT)/|'
 
 ## test: build and run every test (Swift Testing), then one line "N passed, F failed, K skipped" and
