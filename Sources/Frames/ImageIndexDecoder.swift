@@ -39,7 +39,8 @@ final class ImageIndexDecoder {
     init(reader: GifFileReader, metadata: GifMetadata) {
         self.reader = reader
         self.metadata = metadata
-        let widest = metadata.images.map(\.descriptor.rect.width).max() ?? 1
+        // Lazily: a mapped array would hold 8 bytes per frame (40 MB for 5 million frames) per decoder thread.
+        let widest = metadata.images.descriptors.lazy.map(\.rect.width).max() ?? 1
         line = .allocate(capacity: Swift.max(1, widest))
     }
 

@@ -1,3 +1,5 @@
+import Timeline
+
 /// A 128-bit fingerprint of a canvas's bytes. Two canvases with equal digests are taken as byte-identical:
 /// the two 64-bit lanes are independent multiply-rotate hashes over every byte plus the length, so an
 /// accidental collision (about 2^-128 per pair) is not a practical concern for animation frames. It is not
@@ -62,8 +64,9 @@ public struct CanvasDigest: Hashable, Sendable {
 /// PNG header needs before the first pixel row is written.
 public struct FrameDeduper: Sendable {
     private var cellOfDigest: [CanvasDigest: Int] = [:]
-    /// Cell index of each frame so far (4 bytes a frame: a 5-million-frame GIF's aliases take 20 MB).
-    public private(set) var cellOfFrame: [UInt32] = []
+    /// Cell index of each frame so far (4 bytes a frame: a 5-million-frame GIF's aliases take 20 MB), in
+    /// chunks, so growing it never holds two copies (an array doubling from 4M to 8M slots would peak at 48 MB).
+    public private(set) var cellOfFrame = ChunkedColumn<UInt32>()
     /// Frame that fills each cell (the first frame showing that canvas).
     public private(set) var sourceFrameOfCell: [Int] = []
 
