@@ -200,6 +200,8 @@ private struct ConvertOutputStats: Encodable {
     /// mp4/webm: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
     var codec: String?
     var alpha: Bool?
+    /// mp4: `faststart`, or `fragmented` above 250,000 output frames.
+    var mp4Layout: MP4Layout?
     var webpSettings: WebPSettings?
 
     init(_ result: OutputResult) {
@@ -209,6 +211,7 @@ private struct ConvertOutputStats: Encodable {
             paths = [video.target]
             codec = video.writer.options.codec.rawValue
             alpha = video.keepsAlpha
+            mp4Layout = video.writer.layout
             frames = video.summary.outputFrames
             fps = video.writer.plan.rate?.description ?? "vfr"
             width = video.outputSize.width

@@ -77,7 +77,8 @@ struct ToMP4Command: ParsableCommand {
                     durationSeconds: plan.duration.doubleValue * Double(video.loops) / 100,
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
-                    encoder: writer.tuning, timing: ToMP4TimingStats(writer: writer)))
+                    encoder: writer.tuning, timing: ToMP4TimingStats(writer: writer),
+                    mp4Layout: writer.layout))
             }
         }
     }
@@ -100,6 +101,8 @@ private struct ToMP4Stats: Encodable {
     var peakRSSBytes: Int
     var encoder: EncoderTuning
     var timing: ToMP4TimingStats
+    /// `faststart`, or `fragmented` above 250,000 output frames (`null` for WebM).
+    var mp4Layout: MP4Layout?
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.

@@ -36,6 +36,7 @@
     XV(LIB_AVCODEC, av_packet_rescale_ts, (AVPacket *pkt, AVRational tb_src, AVRational tb_dst),              \
        (pkt, tb_src, tb_dst))                                                                                 \
     XV(LIB_AVCODEC, av_packet_unref, (AVPacket *pkt), (pkt))                                                  \
+    XV(LIB_AVCODEC, av_packet_move_ref, (AVPacket *dst, AVPacket *src), (dst, src))                           \
     X(LIB_AVCODEC, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))                 \
     X(LIB_AVCODEC, const AVCodec *, avcodec_find_encoder_by_name, (const char *name), (name))                 \
     XV(LIB_AVCODEC, avcodec_free_context, (AVCodecContext **avctx), (avctx))                                  \

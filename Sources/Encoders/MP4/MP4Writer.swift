@@ -36,6 +36,9 @@ public final class MP4Writer {
     public let tuning: EncoderTuning
     /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
     public let requiredLevel: H264Level?
+    /// How the MP4's index is written: faststart, or fragmented above `MP4Layout.fragmentAbove` output
+    /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
+    public let layout: MP4Layout?
 
     /// Output frames for one play of the animation.
     public var framesPerLoop: Int { plan.outputFrames }
@@ -90,6 +93,7 @@ public final class MP4Writer {
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
             throw MP4Error("too many output frames", failure: .usage)
         }
+        layout = MP4Layout.choose(outputFrames: total, container: options.container)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         tuning = EncoderTuning.choose(
@@ -128,7 +132,7 @@ public final class MP4Writer {
         let alpha = keepAlpha && canKeepAlpha
         let converter = try YUVConverter(
             canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
-        let muxer = try MP4Muxer(path: path, container: options.container)
+        let muxer = try MP4Muxer(path: path, container: options.container, layout: layout)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
         let encoder = try VideoEncoder(
