@@ -41,7 +41,7 @@ import Testing
             try FixtureGIF.repeatingFrame(width: 1, height: 1, frame: frame, count: count).write(to: gif)
             let report = folder.appendingPathComponent("time.txt")
             let out = folder.appendingPathComponent("out.json")
-            FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
             process.arguments = ["-f", "%M", "-o", report.path, gifxExecutable().path, "timeline", "--json", gif.path]
