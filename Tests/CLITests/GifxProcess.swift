@@ -31,13 +31,6 @@ struct GifxRun: Sendable {
     var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
-/// How much longer than usual a child may run before a test calls it hung: `GIFX_TEST_TIME_SCALE`
-/// (`make asan` sets 5: AddressSanitizer makes gifx several times slower), else 1.
-let testTimeScale: Double = ProcessInfo.processInfo.environment["GIFX_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
-
-/// Whether the gifx under test is an AddressSanitizer build (`make asan` sets GIFX_TEST_SANITIZER=address).
-let underAddressSanitizer = ProcessInfo.processInfo.environment["GIFX_TEST_SANITIZER"] == "address"
-
 /// Runs `gifx arguments…` with optional standard input, killing it after `timeout` seconds
 /// (times `testTimeScale`).
 /// posix_spawn with stdin/stdout/stderr on temporary files: no pipe to drain, exact exit status.

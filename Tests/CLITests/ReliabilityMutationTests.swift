@@ -116,7 +116,7 @@ struct GIFLayout {
         }
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(hangGuardMinutes(5))))
     func mutantsNeverCrashHangOrLeaveFiles() throws {
         let originals = try Self.originals()
         let folder = try temporaryFolder("mutants")

@@ -126,7 +126,7 @@ import Timeline
         try expectCorpusMatches("peterdn", atLeast: 10)
     }
 
-    @Test(.enabled(if: corpusDirectory("fuzz") != nil, "../shared/corpus/fuzz is absent"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: corpusDirectory("fuzz") != nil, "../shared/corpus/fuzz is absent"), .timeLimit(.minutes(hangGuardMinutes(5))))
     func fuzzCorpusMatchesTheSequentialDecoder() throws {
         try expectCorpusMatches("fuzz", atLeast: 250)
     }
