@@ -16,15 +16,10 @@ private struct ProbedPackets {
     var duration = 0.0
 
     init(_ path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                             "stream=time_base:format=duration:packet=pts,dts", "-of", "default=nw=1", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: try runTool("/usr/bin/ffprobe", [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base:format=duration:packet=pts,dts",
+            "-of", "default=nw=1", path,
+        ]), as: UTF8.self)
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { continue }
@@ -57,8 +52,6 @@ private func topLevelBoxes(_ path: String) throws -> [String] {
     }
     return boxes
 }
-
-private var hasFFprobe: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe") }
 
 /// Issue 17: the MP4 is fragmented above `MP4Layout.fragmentAbove` output frames (so libavformat's
 /// per-sample index does not grow with the video), faststart below; `GIFX_MP4_FRAGMENT_ABOVE` moves the
@@ -105,7 +98,7 @@ private var hasFFprobe: Bool { FileManager.default.isExecutableFile(atPath: "/us
     /// ffprobe reports a fragmented file's duration as its media (decode) span, which starts at the first
     /// dts: the edit list's media time (−first dts, the B-frame reorder delay) is subtracted here, as
     /// ISO/IEC 14496-12 players do for an edit extending to the end of a fragmented track.
-    @Test(.enabled(if: hasFFprobe, "ffprobe is not installed"), arguments: [[String](), ["--vfr"]])
+    @Test(.enabled(if: ffprobeAvailable(), "ffprobe is not installed"), arguments: [[String](), ["--vfr"]])
     func fragmentedPresentsExactlyWhatFaststartDoes(_ options: [String]) throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -4,16 +4,10 @@ import Testing
 
 /// ffprobe's `key=value` lines for the first video stream (empty when ffprobe is missing).
 private func probeStream(_ path: String) -> [String: String] {
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe") else { return [:] }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                         "stream=nb_frames,r_frame_rate,width,height,codec_tag_string", "-of", "default=nw=1", path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    guard (try? process.run()) != nil else { return [:] }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    guard ffprobeAvailable(), let data = try? runTool("/usr/bin/ffprobe", [
+        "-v", "error", "-select_streams", "v:0", "-show_entries",
+        "stream=nb_frames,r_frame_rate,width,height,codec_tag_string", "-of", "default=nw=1", path,
+    ]) else { return [:] }
     var fields: [String: String] = [:]
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
         let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
