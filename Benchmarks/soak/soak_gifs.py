@@ -81,8 +81,10 @@ def main(folder, count, seed):
         name = f"{sub}/g{i:05d}.gif"
         path = os.path.join(folder, name)
         if i in hang:
-            # 200,000 frames of 1 cs (10 cs once played): 5.5 hours of video; minutes of work at best.
-            data = gif_bytes(64, 64, [(i % 64, 0, 1, 1, i % 4, 1) for i in range(200_000)])
+            # 200,000 frames of 1 cs (10 cs once played): 5.5 hours of video on a 256x256 canvas; minutes
+            # of work at best. (On 64x64 a release build on an idle machine converted two of the three
+            # in under the soak's 20 s timeout: too small to be hang-prone.)
+            data = gif_bytes(256, 256, [(i % 64, 0, 1, 1, i % 4, 1) for i in range(200_000)])
             kind = "hang"
         elif i in hungry:
             # One pixel on a 12000x12000 canvas: 576 MB of RGBA before any encoder buffer.
