@@ -21,7 +21,7 @@ let package = Package(
         // libwebp's animation encoder (libwebp-dev): animated WebP with exact frame durations and loop count.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
         // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
-        .target(name: "CPng", linkerSettings: [.linkedLibrary("png16")]),
+        .target(name: "CPng", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("pthread")]),
 
         // POSIX file idioms written once: EINTR retry, write-all, hidden temporary, durable rename.
         .target(name: "POSIXFiles"),

@@ -1,4 +1,6 @@
 #include "CPng.h"
+#include "parallel_idat.h"
+#include <zlib.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -18,6 +20,9 @@ struct gifx_png_writer {
     int rgb;           /* 1: 8-bit RGB rows (3 bytes a pixel) */
     int has_key;       /* RGB only: one colour written as tRNS (transparent) */
     png_color_16 key;
+    int level, filters, strategy; /* kept for the parallel deflate */
+    int threads;                  /* > 1: RGB/RGBA image data deflated on that many threads */
+    gifx_idat *idat;
 };
 
 static void on_error(png_structp png, png_const_charp message) {
@@ -57,6 +62,10 @@ gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height,
     png_set_write_fn(w->png, w, on_write, on_flush);
     if (setjmp(png_jmpbuf(w->png))) return w; /* error text kept; begin reports it */
     png_set_compression_level(w->png, compression_level);
+    /* libpng's defaults for filtered images, until gifx_png_writer_set_filters says otherwise. */
+    w->level = compression_level;
+    w->filters = PNG_ALL_FILTERS;
+    w->strategy = Z_FILTERED;
     /* 1 MiB IDAT chunks instead of 8 KiB: 12 bytes of chunk framing per MiB rather than per 8 KiB. */
     png_set_compression_buffer_size(w->png, 1 << 20);
     return w;
@@ -69,6 +78,13 @@ int gifx_png_writer_set_filters(gifx_png_writer *w, int filters, int zlib_strate
     if (setjmp(png_jmpbuf(w->png))) return status(w);
     png_set_filter(w->png, PNG_FILTER_TYPE_BASE, filters);
     png_set_compression_strategy(w->png, zlib_strategy);
+    w->filters = filters;
+    w->strategy = zlib_strategy;
+    return 0;
+}
+
+int gifx_png_writer_set_threads(gifx_png_writer *w, int threads) {
+    w->threads = threads;
     return 0;
 }
 
@@ -113,12 +129,29 @@ int gifx_png_writer_begin(gifx_png_writer *w) {
     }
     png_write_info(w->png, w->info);
     if (depth < 8) png_set_packing(w->png);
+    /* Bytes the parallel deflate filters itself; packed (1/2/4-bit) palette rows stay with libpng. */
+    if (w->threads > 1 && depth == 8) {
+        int bpp = indexed ? 1 : w->rgb ? 3 : 4;
+        w->idat = gifx_idat_create(w->threads, w->width * (uint32_t)bpp, bpp, w->filters, w->level, w->strategy);
+        if (!w->idat) {
+            snprintf(w->error, sizeof w->error, "cannot start the deflating threads");
+            return -1;
+        }
+    }
     return 0;
 }
 
 int gifx_png_writer_write_rows(gifx_png_writer *w, const uint8_t *rows, uint32_t count, size_t stride) {
     if (w->error[0]) return status(w);
     if (setjmp(png_jmpbuf(w->png))) return status(w);
+    if (w->idat) {
+        for (uint32_t i = 0; i < count; i++) {
+            if (gifx_idat_write_row(w->idat, w->png, rows + (size_t)i * stride, w->error, sizeof w->error) != 0) {
+                return status(w);
+            }
+        }
+        return 0;
+    }
     for (uint32_t i = 0; i < count; i++) png_write_row(w->png, rows + (size_t)i * stride);
     return 0;
 }
@@ -126,6 +159,13 @@ int gifx_png_writer_write_rows(gifx_png_writer *w, const uint8_t *rows, uint32_t
 int gifx_png_writer_finish(gifx_png_writer *w) {
     if (w->error[0]) return status(w);
     if (setjmp(png_jmpbuf(w->png))) return status(w);
+    if (w->idat) {
+        /* The image data went out as IDAT chunks written here, which libpng's png_write_end does not
+         * know of; nothing follows the image data but IEND. */
+        if (gifx_idat_finish(w->idat, w->png, w->error, sizeof w->error) != 0) return status(w);
+        png_write_chunk(w->png, (png_const_bytep) "IEND", NULL, 0);
+        return 0;
+    }
     png_write_end(w->png, w->info);
     return 0;
 }
@@ -135,6 +175,7 @@ int gifx_png_writer_errno(const gifx_png_writer *w) { return w->io_errno; }
 
 void gifx_png_writer_destroy(gifx_png_writer *w) {
     if (!w) return;
+    gifx_idat_destroy(w->idat);
     png_destroy_write_struct(&w->png, &w->info);
     free(w);
 }
