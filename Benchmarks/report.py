@@ -1,6 +1,7 @@
 """Renders docs/benchmarks.md from the results of one run (see bench.py)."""
 
 import convert_bench
+import framecount_bench
 import timing_bench
 
 # Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
@@ -277,7 +278,7 @@ def write(results, path):
         "Run it with `make bench` (release build, then `bash Benchmarks/run.sh`), or "
         "`GIFX=path/to/gifx bash Benchmarks/run.sh`. Knobs (environment): `BENCH_REPS` (3), `BENCH_REPS_4K` (2), "
         "`BENCH_REPS_BATCH` (1), `BENCH_TIMEOUT` (300 s per run), `BENCH_ONLY` (GIF names), "
-        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro). Subcommands gifx lacks are skipped; "
+        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,convert,frame-count). Subcommands gifx lacks are skipped; "
         "the peers are still measured. Not part of `make test` or CI.",
         "",
         "## Machine",
@@ -359,6 +360,7 @@ def write(results, path):
     out += _micro(results.get("micro"))
     out += timing_bench.report(results.get("timing"))
     out += convert_bench.report(results.get("convert"))
+    out += framecount_bench.report(results.get("frame_count"))
     out += ["## Timing fidelity of the MP4s", "",
             "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "
             "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "
