@@ -88,26 +88,30 @@ def run(gifx, root, gif_paths, only, reps, timeout, log):
                   o(".5.webm")], None)],
         }
         walls = {label: [] for label in arms}
+        cpus = {label: [] for label in arms}
         rss = {label: 0 for label in arms}
         separate_parts = [[], [], []]
         separate_rss = [0, 0, 0]
         for rep in range(reps):
             order = list(arms.items()) if rep % 2 == 0 else list(reversed(arms.items()))
             for label, steps in order:
-                total, ok = 0.0, True
+                total, cpu, ok = 0.0, 0.0, True
                 for index, (cmd, env) in enumerate(steps):
                     result = _timed(cmd, timeout, env)
                     ok = ok and result.status == "ok"
                     total += result.wall_s
+                    cpu += result.cpu_s
                     rss[label] = max(rss[label], result.peak_rss_kib)
                     if label == "3 separate runs":
                         separate_parts[index].append(result.wall_s)
                         separate_rss[index] = max(separate_rss[index], result.peak_rss_kib)
                 if ok:
                     walls[label].append(total)
+                    cpus[label].append(cpu)
                 log(f"  convert   {name:18} {label:32} rep {rep + 1}: {'ok' if ok else 'failed':7} {total:8.2f} s "
                     f"{rss[label] / 1024:8.1f} MiB")
-        row = {"gif": name, "arms": {}, "separate_parts_s": [_median(p) for p in separate_parts],
+        row = {"gif": name, "cores": os.cpu_count(), "arms": {},
+               "separate_parts_s": [_median(p) for p in separate_parts],
                "separate_parts_rss_mib": [round(r / 1024, 1) for r in separate_rss]}
         sizes = {"convert mp4+webm+jpg": [o(".1.mp4"), o(".1.webm"), o(".1.jpg")],
                  "convert, sinks in series": [o(".2.mp4"), o(".2.webm"), o(".2.jpg")],
@@ -116,6 +120,7 @@ def run(gifx, root, gif_paths, only, reps, timeout, log):
         for label in arms:
             row["arms"][label] = {
                 "median_s": _median(walls[label]), "walls": [round(w, 3) for w in walls[label]],
+                "median_cpu_s": _median(cpus[label]),
                 "peak_rss_mib": round(rss[label] / 1024, 1),
                 "bytes": [os.path.getsize(p) if os.path.exists(p) else None for p in sizes[label]]}
         row["webm_alone_s"] = row["separate_parts_s"][1]
@@ -165,8 +170,9 @@ def report(section):
         return []
     out = ["## One decode, many outputs: convert, WebM, AV1 (issue 15)", "",
            __doc__.split("\n\n", 1)[1].strip().replace("\n", " "), "",
-           "| GIF | arm | median wall | × 3 separate runs | peak RSS | bytes (mp4, webm, jpg) |",
-           "|---|---|---|---|---|---|"]
+           "| GIF | arm | median wall | × 3 separate runs | median CPU | peak RSS | bytes (mp4, webm, jpg) |",
+           "|---|---|---|---|---|---|---|"]
+    floors = []
     for row in section["rows"]:
         separate = row["arms"]["3 separate runs"]["median_s"]
         for label, arm in row["arms"].items():
@@ -174,8 +180,20 @@ def report(section):
                 continue
             ratio = f"{arm['median_s'] / separate:.2f}" if arm["median_s"] and separate else ""
             wall = f"{arm['median_s']:.2f} s" if arm["median_s"] else "failed"
-            out.append(f"| {row['gif']} | {label} | {wall} | {ratio} | {arm['peak_rss_mib']:.0f} MiB | "
-                       f"{', '.join(str(b) for b in arm['bytes'])} |")
+            cpu = arm.get("median_cpu_s")
+            out.append(f"| {row['gif']} | {label} | {wall} | {ratio} | {'' if cpu is None else f'{cpu:.2f} s'} | "
+                       f"{arm['peak_rss_mib']:.0f} MiB | {', '.join(str(b) for b in arm['bytes'])} |")
+        one_run = row["arms"]["convert mp4+webm+jpg"]
+        sep_cpu = row["arms"]["3 separate runs"].get("median_cpu_s")
+        if separate and sep_cpu and one_run.get("median_cpu_s") and row.get("cores"):
+            floors.append(
+                f"{row['gif']}: the separate runs use {sep_cpu:.2f} s of CPU, so on {row['cores']} cores no "
+                f"overlap of the same work can finish before {sep_cpu / row['cores']:.2f} s = "
+                f"{sep_cpu / row['cores'] / separate:.2f}× their wall; the one run uses {one_run['median_cpu_s']:.2f} s "
+                f"({one_run['median_cpu_s'] / row['cores'] / separate:.2f}×)")
+    if floors:
+        out += ["", "The CPU floor of the target (convert ≤ 0.8× the separate runs): a run cannot take less wall time "
+                "than its CPU time divided by the cores. " + "; ".join(floors) + "."]
     out += ["", "The separate runs' parts (to-mp4, webm, jpg), medians: " + "; ".join(
         f"{r['gif']}: " + ", ".join(f"{p:.2f} s" if p else "-" for p in r["separate_parts_s"])
         for r in section["rows"]) + ".", "",
