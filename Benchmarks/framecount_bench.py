@@ -27,17 +27,17 @@ ARMS = [
 
 def _command(label, gifx, gif, out):
     if label == "gifx timeline --json":
-        return [gifx, "timeline", gif, "--json"], None
+        return [gifx, "timeline", gif, "--json"]
     if label == "gifx to-mp4 --vfr":
-        return [gifx, "to-mp4", gif, "--vfr", "--overwrite", "--quiet", "-o", os.path.join(out, "g.mp4")], None
+        return [gifx, "to-mp4", gif, "--vfr", "--overwrite", "--quiet", "-o", os.path.join(out, "g.mp4")]
     if label == "gifx to-sprite --dedupe":
-        return [gifx, "to-sprite", gif, "--dedupe", "--overwrite", "--quiet", "-o", os.path.join(out, "s.png")], None
+        return [gifx, "to-sprite", gif, "--dedupe", "--overwrite", "--quiet", "-o", os.path.join(out, "s.png")]
     if label.startswith("ffprobe"):
-        return ["ffprobe", "-v", "error", "-show_frames", "-of", "json", gif], None
+        return ["ffprobe", "-v", "error", "-show_frames", "-of", "json", gif]
     # libx264 wants even sizes: the 1x1 canvas is padded to 2x2, as gifx pads it.
     return ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", gif, "-fps_mode", "passthrough",
             "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264",
-            "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", os.path.join(out, "f.mp4")], None
+            "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", os.path.join(out, "f.mp4")]
 
 
 def run(gifx, root, timeout, log):
@@ -54,7 +54,7 @@ def run(gifx, root, timeout, log):
         os.makedirs(out, exist_ok=True)
         row = {"frames": count, "gif_bytes": os.path.getsize(gif), "arms": {}}
         for label, _ in ARMS:
-            cmd, _ = _command(label, gifx, gif, out)
+            cmd = _command(label, gifx, gif, out)
             with open(os.devnull, "wb") as sink:
                 result = runner.run(cmd, timeout, stdout=sink)
             log(f"frame-count {count}: {label}: {result.status} {result.wall_s:.1f} s "

@@ -237,14 +237,12 @@ def run(gifx, root, only, reps, timeout, log):
                 entry.update({"median_s": round(_median(ok), 3), "walls": [round(r.wall_s, 3) for r in ok],
                               "median_cpu_s": round(_median(ok, lambda r: r.cpu_s), 3),
                               "peak_rss_mib": round(max(r.peak_rss_kib for r in ok) / 1024, 1)})
-                if label == DECODE_ARM:
-                    pass
-                elif label.startswith("floor"):
+                if label != DECODE_ARM:  # the decode-only arm writes no file
                     entry["file_mb"] = round(os.path.getsize(outputs[label]) / 1e6, 3)
-                    entry["video_frames"] = len(frame_times(outputs[label]))
-                else:
-                    entry["file_mb"] = round(os.path.getsize(outputs[label]) / 1e6, 3)
-                    entry.update(timing_error(outputs[label], gif_thumbs, starts, duration_cs))
+                    if label.startswith("floor"):
+                        entry["video_frames"] = len(frame_times(outputs[label]))
+                    else:
+                        entry.update(timing_error(outputs[label], gif_thumbs, starts, duration_cs))
             else:
                 entry["error"] = runs[label][0].stderr_tail if runs[label] else ""
             row["tools"][label] = entry
