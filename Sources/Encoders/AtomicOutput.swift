@@ -8,7 +8,7 @@ import Glibc
 
 /// Why an output could not be written.
 /// `description` names no command-line flag: the CLI adds the remedy `kind` calls for.
-public struct OutputError: ToolError {
+public struct OutputError: GifxError {
     /// What kind of refusal, for the caller to suggest a remedy.
     public enum Kind: Sendable {
         /// The target exists and replacing it was not allowed.
@@ -29,12 +29,12 @@ public struct OutputError: ToolError {
         self.path = path; self.reason = reason; self.failureClass = failure; self.kind = kind
     }
 
-    /// The target exists and may not be replaced (73).
+    /// The target exists and may not be replaced (`cannotCreateOutput`).
     public static func exists(_ path: String) -> OutputError {
         OutputError(path: path, reason: "already exists", failure: .cannotCreateOutput, kind: .exists)
     }
 
-    /// Maps an errno from writing to the right exit code: a full disk or size limit is an I/O error (74).
+    /// Maps an errno from writing to its failure class: a full disk or size limit is `io`.
     public static func writing(_ path: String, errno code: Int32) -> OutputError {
         OutputError(path: path, reason: "write failed: \(String(cString: strerror(code)))", failure: .io)
     }

@@ -20,8 +20,8 @@ enum Libav {
     }
 }
 
-/// The libav shared libraries could not be opened: an installation problem, reported as internal (70).
-public struct LibavUnavailable: ToolError {
+/// The libav shared libraries could not be opened: an installation problem, reported as `internalError`.
+public struct LibavUnavailable: GifxError {
     public let description: String
     public var failureClass: FailureClass { .internalError }
 }

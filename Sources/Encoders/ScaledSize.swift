@@ -1,6 +1,6 @@
 import Timeline
 
-/// How the user asked to resize frames: `--width`, `--height` or `--scale` (aspect kept).
+/// How the user asked to resize frames: a width, a height or a scale (aspect kept).
 public enum SizeRequest: Hashable, Sendable {
     case original
     case width(Int)

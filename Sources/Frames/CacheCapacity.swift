@@ -32,7 +32,7 @@ public enum CacheCapacity {
     /// Frames decoded ahead per decoding thread, when memory allows.
     public static let windowPerThread = 2
 
-    /// The cores this process may use (the default for `--threads`).
+    /// The cores this process may use (the default thread count).
     public static var availableCores: Int { Swift.max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// How a stream's memory is split between the canvas ring and the decode-ahead window.

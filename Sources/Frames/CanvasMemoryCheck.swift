@@ -2,10 +2,10 @@
 import Glibc
 #endif
 
-/// The memory for a canvas could not be had (a memory limit such as `batch --max-memory`, or a machine out
+/// The memory for a canvas could not be had (a memory limit such as an rlimit on the process, or a machine out
 /// of memory): an environment failure reported as one line (exit 70), where Swift's own allocator would
 /// abort the process.
-public struct CanvasMemoryError: ToolError {
+public struct CanvasMemoryError: GifxError {
     public let bytes: Int
     public var description: String {
         "out of memory: cannot allocate \(bytes >> 20) MiB for the decoder's canvases (Cannot allocate memory)"

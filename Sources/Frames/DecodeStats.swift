@@ -1,4 +1,4 @@
-/// How a stream decoded, for `--stats`: the threads, the decode-ahead window, and what the window held.
+/// How a stream decoded, for the caller's statistics: the threads, the decode-ahead window, and what the window held.
 public struct DecodeStats: Codable, Hashable, Sendable {
     /// Threads decoding, the compositing thread included (1: the sequential decoder).
     public var threads: Int

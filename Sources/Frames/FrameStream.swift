@@ -58,14 +58,14 @@ public final class FrameStream: CanvasSource {
 
     deinit { close() }
 
-    /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for `--stats`.
+    /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for the caller's statistics.
     public var peakCacheBytes: Int { ring.peakBytes }
 
     /// Most bytes the decode-ahead window's index buffers have held at once (0 when sequential); final once
     /// the producer has stopped (after the last canvas's `nextCanvas` returned `nil`, or `close()`).
     public var peakDecodeAheadBytes: Int { ring.peakDecodeAheadBytes }
 
-    /// Threads, window and the window's peak bytes, for `--stats` (final like `peakDecodeAheadBytes`).
+    /// Threads, window and the window's peak bytes, for the caller's statistics (final like `peakDecodeAheadBytes`).
     public var decodeStats: DecodeStats {
         DecodeStats(threads: threads, window: decodeWindow, peakWindowBytes: peakDecodeAheadBytes)
     }

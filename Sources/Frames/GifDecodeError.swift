@@ -1,17 +1,17 @@
-/// Why a GIF could not be read, classified so the CLI can pick its sysexits code.
+/// Why a GIF could not be read, classified by whose fault it is (`failureClass`).
 /// `description` is one line without the file name (the CLI prefixes it).
-public struct GifDecodeError: ToolError, Equatable, Sendable {
-    /// What went wrong, which decides the exit code.
+public struct GifDecodeError: GifxError, Equatable, Sendable {
+    /// What went wrong, which decides the failure class.
     public enum Kind: String, Sendable {
-        /// The input file could not be opened (66).
+        /// The input file could not be opened (`cannotOpenInput`).
         case cannotOpen
-        /// The data is not a valid GIF, or something giflib refuses (65).
+        /// The data is not a valid GIF, or something giflib refuses (`malformedData`).
         case malformed
-        /// The data ends before it should (65).
+        /// The data ends before it should (`malformedData`).
         case truncated
-        /// A canvas or frame beyond `DecodeLimits` (65).
+        /// A canvas or frame beyond `DecodeLimits` (`malformedData`).
         case tooLarge
-        /// Reading failed for a reason other than the data (74).
+        /// Reading failed for a reason other than the data (`io`).
         case io
     }
 
@@ -24,6 +24,8 @@ public struct GifDecodeError: ToolError, Equatable, Sendable {
     public init(_ kind: Kind, at byteOffset: Int?, _ reason: String) {
         self.kind = kind; self.byteOffset = byteOffset; self.reason = reason
     }
+
+    public var inputByteOffset: Int? { kind == .cannotOpen ? nil : byteOffset }
 
     public var failureClass: FailureClass {
         switch kind {

@@ -3,7 +3,7 @@ import Timeline
 
 /// Reads a GIF's structure (canvas, loop count, per-image descriptors and GCEs) without decompressing any
 /// image data, through a 64 KiB buffer. Fast on huge files: only block headers are touched.
-/// Throws `GifDecodeError`: `.cannotOpen` (66), `.malformed`/`.truncated`/`.tooLarge` (65), `.io` (74).
+/// Throws `GifDecodeError`: `.cannotOpen`, `.malformed`/`.truncated`/`.tooLarge`, `.io`.
 /// A file that ends early keeps the images whose descriptors were read, with a warning (an error when
 /// `limits.strict`); a file with no image at all is malformed.
 public func readGifMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {

@@ -6,8 +6,8 @@
 /// rationals, reported in whole microseconds rounded up (never understated).
 ///
 /// - CFR at rate `r = num/den` fps: output frame `k` is at `k/r` s and shows the GIF frame whose interval
-///   holds the instant `k/r + lead` (timeline.md §2; `lead` is 0 for the tick and `--fps N`, exactly as
-///   before, and ½ cs for the rates `--fps auto` and `--max-fps` choose, so a frame shows at the output
+///   holds the instant `k/r + lead` (timeline.md §2; `lead` is 0 for the tick and a requested rate, exactly as
+///   before, and ½ cs for the rates the automatic search and a rate cap choose, so a frame shows at the output
 ///   instant nearest its start: GIFs written from 30 fps video have starts rounded to the nearest cs,
 ///   0 3 7 10). GIF frame `i` first appears at output frame `ceil((start_i − lead) · r / 100)` and lasts
 ///   until the first output frame of frame `i + 1`; the video has `round(duration · r)` frames (at least
@@ -18,21 +18,21 @@ public struct OutputPlan: Codable, Hashable, Sendable {
     public enum Request: Hashable, Sendable {
         /// Constant frame rate at the tick: 100/tick fps, every delay exact (the default).
         case tick
-        /// Constant frame rate at a given rate, resampled without drift (`--fps N`).
+        /// Constant frame rate at a given rate, resampled without drift (a requested rate).
         case rate(Rational)
-        /// The lowest common video rate that shows every frame within 10 ms, else the tick (`--fps auto`).
+        /// The lowest common video rate that shows every frame within 10 ms, else the tick (automatic).
         case auto
-        /// One sample per GIF frame, each lasting its delay (`--vfr`).
+        /// One sample per GIF frame, each lasting its delay (VFR).
         case vfr
     }
 
     /// `cfr` or `vfr`.
     public enum Kind: String, Codable, Sendable { case cfr, vfr }
 
-    /// The largest start error `--fps auto` accepts: 10 ms, the GIF format's own resolution (1 cs).
+    /// The largest start error the automatic search accepts: 10 ms, the GIF format's own resolution (1 cs).
     public static let autoToleranceCentiseconds = 1
 
-    /// The common video rates `--fps auto` and `--max-fps` consider, besides 100/k. Each is tried before its
+    /// The common video rates the automatic search and a rate cap consider, besides 100/k. Each is tried before its
     /// /1.001 (NTSC) form, so a short 30 fps export gets 30, not 29.97.
     public static let commonRates: [Int] = [12, 15, 20, 24, 25, 30, 50, 60]
     /// `100/k` fps for k in 1...this: the rates on which some cs delays are exact (down to 4 fps).
@@ -58,19 +58,19 @@ public struct OutputPlan: Codable, Hashable, Sendable {
     public var peakRate: Rational
     /// Video duration of one play in cs, exact (a rational for CFR rates that do not divide 100).
     public var duration: Rational
-    /// Why this rate: one line for `--stats` and `timeline`.
-    public var reason: String
+    /// Why this rate (the caller words it: the CLI shows it in its statistics and `timeline`).
+    public var reason: RateReason
     /// How far ahead of each output instant the GIF is sampled, in half centiseconds (0 or 1).
     public var leadHalfCentiseconds: Int
 
-    /// Plans `timeline` for `request`; `maxRate` caps a CFR rate (`--max-fps`): when the rate the request
+    /// Plans `timeline` for `request`; `maxRate` caps a CFR rate: when the rate the request
     /// gives exceeds it, the rate at or below it with the smallest worst start error is used instead
     /// (ties: fewer frames dropped, then the lower rate).
     public init(timeline: Timeline, request: Request, maxRate: Rational? = nil) {
         let tickRate = timeline.tickRate
         var mode: String
         var rate: Rational
-        var reason: String
+        var reason: RateReason
         var lead = 0
         switch request {
         case .vfr:
@@ -78,26 +78,24 @@ public struct OutputPlan: Codable, Hashable, Sendable {
             return
         case .tick:
             (mode, rate) = ("tick", tickRate)
-            reason = "tick \(timeline.tick.centiseconds) cs: every delay exact"
+            reason = .tick(centiseconds: timeline.tick.centiseconds)
         case .rate(let r):
             (mode, rate) = ("fps", r)
-            reason = "--fps \(r)"
+            reason = .requestedRate(r)
         case .auto:
             mode = "auto"
             lead = Self.searchLead
             if let found = Self.lowestExactEnoughRate(timeline) {
                 rate = found
-                reason = found == tickRate
-                    ? "auto: no lower common rate shows every frame within 10 ms; tick \(timeline.tick.centiseconds) cs"
-                    : "auto: lowest rate showing every frame within 10 ms"
+                reason = found == tickRate ? .automaticTick(centiseconds: timeline.tick.centiseconds) : .automaticLowest
             } else {
                 rate = tickRate
-                reason = "auto: no common rate shows every frame within 10 ms; tick \(timeline.tick.centiseconds) cs"
+                reason = .automaticNoCommonRate(tickCentiseconds: timeline.tick.centiseconds)
             }
         }
         if let maxRate, Self.compare(rate, maxRate) > 0 {
             let best = Self.bestRate(timeline, atMost: maxRate)
-            reason = "--max-fps \(maxRate): \(rate) fps capped to \(best) fps (smallest worst start error)"
+            reason = .capped(limit: maxRate, asked: rate, chosen: best)
             rate = best
             mode += "+max-fps"
             lead = Self.searchLead
@@ -117,11 +115,11 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         let shortest = timeline.frames.lazy.map(\.delay).min() ?? Timeline.defaultDelay
         peakRate = Rational(100, shortest)
         duration = Rational(timeline.duration.centiseconds)
-        reason = "vfr: one sample per GIF frame, each lasting its delay"
+        reason = .variable
         leadHalfCentiseconds = 0
     }
 
-    private init(cfr timeline: Timeline, rate: Rational, lead: Int, mode: String, reason: String) {
+    private init(cfr timeline: Timeline, rate: Rational, lead: Int, mode: String, reason: RateReason) {
         kind = .cfr
         leadHalfCentiseconds = lead
         self.mode = mode
@@ -207,7 +205,7 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         return rates.filter { seen.insert($0).inserted }.sorted { key($0) < key($1) }
     }
 
-    /// `--fps auto`: the first candidate (at most the tick rate) that shows every frame within 10 ms and
+    /// The automatic search: the first candidate (at most the tick rate) that shows every frame within 10 ms and
     /// ends within 10 ms of the GIF's duration (where the next play starts).
     static func lowestExactEnoughRate(_ timeline: Timeline) -> Rational? {
         let tickRate = timeline.tickRate
@@ -220,7 +218,7 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         return nil
     }
 
-    /// `--max-fps`: among candidates <= `maxRate` and `maxRate` itself, the smallest worst error over every
+    /// The rate cap: among candidates <= `maxRate` and `maxRate` itself, the smallest worst error over every
     /// frame (a dropped frame counts the wait until the next output instant, so dropping is penalised;
     /// compared exactly), then fewest frames never shown, then the lowest rate.
     static func bestRate(_ timeline: Timeline, atMost maxRate: Rational) -> Rational {
@@ -278,7 +276,7 @@ struct CFRFit {
         /// Worst absolute start error of a shown frame, in cs times `rate.num`.
         var worstNumerator = 0
         /// Worst error over every frame, a never-shown one counting the wait until the first output instant
-        /// at or after its start (which shows a later frame): what `--max-fps` minimises, so dropping frames
+        /// at or after its start (which shows a later frame): what a rate cap minimises, so dropping frames
         /// is never a way to look exact.
         var worstAnyNumerator = 0
         var neverShown = 0

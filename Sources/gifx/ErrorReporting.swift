@@ -8,12 +8,12 @@ func printError(_ subject: String, _ message: String) {
     FileHandle.standardError.write(Data("gifx: \(subject): \(message)\n".utf8))
 }
 
-/// Runs `body`, turning a `ToolError` into one stderr line naming the file and its sysexits code,
+/// Runs `body`, turning a `GifxError` into one stderr line naming the file and its sysexits code,
 /// and any other error into exit 70: no stack traces, no half sentences.
 func reportingErrors(input: String, _ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let error as any ToolError {
+    } catch let error as any GifxError {
         printError(displayName(error.subjectPath ?? input), commandLineWording(error))
         throw ExitCode(error.exitCode)
     } catch let error as ExitCode {
@@ -25,7 +25,7 @@ func reportingErrors(input: String, _ body: () throws -> Void) throws {
 }
 
 /// The library's message with the remedy in this command line's terms: the library names no flag.
-func commandLineWording(_ error: any ToolError) -> String {
+func commandLineWording(_ error: any GifxError) -> String {
     switch error {
     case let error as OutputError where error.kind == .exists:
         return "\(error.description) (use --overwrite to replace it)"

@@ -1,13 +1,31 @@
 import Frames
 
 /// The exit codes gifx uses (design.md, "Exit codes"): sysexits(3) for failures, 128 + signal for stops.
+/// The library classifies its errors (`FailureClass`); only the CLI turns a class into a number.
 enum ExitStatus {
-    static let usage = FailureClass.usage.rawValue
-    static let dataError = FailureClass.malformedData.rawValue
-    static let noInput = FailureClass.cannotOpenInput.rawValue
-    static let software = FailureClass.internalError.rawValue
-    static let cannotCreate = FailureClass.cannotCreateOutput.rawValue
-    static let ioError = FailureClass.io.rawValue
+    static let usage: Int32 = 64        // EX_USAGE
+    static let dataError: Int32 = 65    // EX_DATAERR
+    static let noInput: Int32 = 66      // EX_NOINPUT
+    static let software: Int32 = 70     // EX_SOFTWARE
+    static let cannotCreate: Int32 = 73 // EX_CANTCREAT
+    static let ioError: Int32 = 74      // EX_IOERR
     static let interrupted: Int32 = 130
     static let terminated: Int32 = 143
+
+    /// The sysexits code of a library failure class.
+    static func code(for failure: FailureClass) -> Int32 {
+        switch failure {
+        case .usage: return usage
+        case .malformedData: return dataError
+        case .cannotOpenInput: return noInput
+        case .internalError: return software
+        case .cannotCreateOutput: return cannotCreate
+        case .io: return ioError
+        }
+    }
+}
+
+extension GifxError {
+    /// The sysexits code the CLI exits with for this error.
+    var exitCode: Int32 { ExitStatus.code(for: failureClass) }
 }

@@ -63,7 +63,7 @@ struct FramesCommand: ParsableCommand {
                     megapixels / max(seconds, 1e-9), metadataSeconds, stream.capacity, stream.peakCacheBytes,
                     stream.threads, stream.decodeWindow))
             }
-        } catch let error as any ToolError {
+        } catch let error as any GifxError {
             let subject = (error as? GifDecodeError).map { _ in input } ?? error.subjectPath ?? out ?? input
             FileHandle.standardError.write(Data("gifx: \(subject): \(error.description)\n".utf8))
             throw ExitCode(error.exitCode)

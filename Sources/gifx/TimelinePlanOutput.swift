@@ -46,7 +46,7 @@ struct PlanJSON: Encodable {
         try c.encode(plan.worstStartErrorMicroseconds, forKey: .worstStartErrorMicroseconds)
         try c.encode(plan.framesNeverShown, forKey: .framesNeverShown)
         try c.encode(plan.peakRate, forKey: .peakRate)
-        try c.encode(plan.reason, forKey: .reason)
+        try c.encode(plan.reason.commandLineWording, forKey: .reason)
         var frames = c.nestedUnkeyedContainer(forKey: .frames)
         for index in timeline.frames.indices {
             try frames.encode(PlanFrameJSON(plan: plan, timeline: timeline, index: index))
@@ -108,7 +108,7 @@ struct PlanTable {
         let rate = plan.rate.map { "\($0) fps" } ?? "vfr (peak \(plan.peakRate) fps, time base 1/100 s)"
         let worst = String(format: "%.3f", Double(plan.worstStartErrorMicroseconds) / 1000)
         return "plan \(plan.mode): \(rate), \(plan.outputFrames) output frames, worst start error \(worst) ms, "
-            + "\(plan.framesNeverShown) GIF frames never shown (\(plan.reason))"
+            + "\(plan.framesNeverShown) GIF frames never shown (\(plan.reason.commandLineWording))"
     }
 
     private func row(_ cells: String...) -> String {

@@ -129,7 +129,7 @@ private struct ToMP4TimingStats: Encodable {
         worstStartErrorMs = Double(plan.worstStartErrorMicroseconds) / 1000
         gifFramesNeverShown = plan.framesNeverShown
         h264Level = (writer.signalledLevel ?? writer.requiredLevel)?.description
-        reason = plan.reason
+        reason = plan.reason.commandLineWording
     }
 }
 

@@ -73,7 +73,7 @@ struct ToSpriteCommand: ParsableCommand {
 }
 
 /// A usage problem found while running (not by the parser): one line, exit 64.
-private struct ValidationErrorLine: ToolError {
+private struct ValidationErrorLine: GifxError {
     let path: String
     let message: String
     init(path: String, _ message: String) { self.path = path; self.message = message }

@@ -73,7 +73,7 @@ private let thirty = FixtureGIF.solidFrames(
         let stats = try #require(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
         let encoder = try #require(stats["encoder"] as? [String: Any])
         #expect(encoder["lowMemory"] as? Bool == true)
-        #expect((encoder["reason"] as? String)?.contains("encoder needs ~774 KiB, over the budget: --memory-budget 100 KiB") == true)
+        #expect((encoder["reason"] as? String)?.contains("encoder needs ~774 KiB, over the budget: memory budget 100 KiB") == true)
     }
 
     @Test("a stream above level 4.2 warns once, naming --vfr and --max-fps 60; --quiet silences it")

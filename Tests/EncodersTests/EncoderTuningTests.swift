@@ -37,7 +37,7 @@ import Timeline
     func givenBudget() {
         let tuning = choose(width: 934, height: 750, given: 64 << 20, available: 8 << 30)
         #expect(tuning.lowMemory)
-        #expect(tuning.reason == "encoder needs ~118 MiB, over the budget: --memory-budget 64 MiB")
+        #expect(tuning.reason == "encoder needs ~118 MiB, over the budget: memory budget 64 MiB")
     }
 
     @Test("nothing known about memory: never low-memory; forcing still works and says so")
@@ -48,6 +48,6 @@ import Timeline
         #expect(unknown.reason == "encoder needs ~1266 MiB; no memory limit known")
         let forced = choose(width: 64, height: 64, available: 8 << 30, lowMemory: true)
         #expect(forced.lowMemory)
-        #expect(forced.reason == "low-memory forced on (--low-memory on)")
+        #expect(forced.reason == "low-memory settings forced on")
     }
 }

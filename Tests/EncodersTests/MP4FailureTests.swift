@@ -55,7 +55,7 @@ struct MP4FailureTests {
         let error = try #require(throws: MP4Error.self) {
             try MP4Writer(timeline: timeline(width: 16385, height: 8), options: MP4Options())
         }
-        #expect(error.exitCode == 65)
+        #expect(error.failureClass == .malformedData)
         #expect(error.description.contains("16384"))
     }
 
@@ -64,7 +64,7 @@ struct MP4FailureTests {
         let error = try #require(throws: MP4Error.self) {
             try MP4Writer(timeline: timeline(width: 1000, height: 10), options: MP4Options(size: .scale(20)))
         }
-        #expect(error.exitCode == 64)
+        #expect(error.failureClass == .usage)
     }
 
     @Test("HEVC refuses canvases under libx265's 16×16 (exit 65)")
@@ -72,7 +72,7 @@ struct MP4FailureTests {
         let error = try #require(throws: MP4Error.self) {
             try MP4Writer(timeline: timeline(width: 8, height: 8), options: MP4Options(codec: .hevc))
         }
-        #expect(error.exitCode == 65)
+        #expect(error.failureClass == .malformedData)
     }
 
     @Test("the plan: padded size, tick rate, repeat counts and total frames with loops")

@@ -77,7 +77,7 @@ import Timeline
         do {
             _ = try SpriteLayout(cellSize: CanvasSize(width: 65, height: 10), cellCount: 1, maxSize: 64)
         } catch let error as SpriteLayoutError {
-            #expect(error.exitCode == 64)
+            #expect(error.failureClass == .usage)
             #expect(error == .frameTooLarge(width: 65, height: 10, extrude: 0, maxSize: 64))
             // The library names no flag (the CLI adds the remedy: ToSpriteCommandTests).
             #expect(!error.description.contains("--"))

@@ -191,7 +191,7 @@ import Timeline
         #expect {
             _ = try runSprite(gif, in: folder) { $0.maxSize = 64 }
         } throws: { error in
-            (error as? SpriteLayoutError)?.exitCode == 64 && "\(error)".contains("100x10")
+            (error as? SpriteLayoutError)?.failureClass == .usage && "\(error)".contains("100x10")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["in.gif"])
     }
@@ -204,7 +204,7 @@ import Timeline
         #expect {
             _ = try runSprite(gif, in: folder)
         } throws: { error in
-            (error as? OutputError)?.exitCode == 73
+            (error as? OutputError)?.failureClass == .cannotCreateOutput
         }
         #expect(try Data(contentsOf: png) == Data("keep".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Y.png", "in.gif"])

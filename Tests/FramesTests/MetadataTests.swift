@@ -76,24 +76,24 @@ import Timeline
             try readGifMetadata(path: temporaryFile(Data(cut)), limits: DecodeLimits(strict: true))
         }
         #expect(strict?.kind == .truncated)
-        #expect(strict?.exitCode == 65)
+        #expect(strict?.failureClass == .malformedData)
         #expect(strict?.description == "truncated GIF at byte \(third + 4): data ends while reading an image descriptor")
     }
 
     @Test func errorsAreClassifiedForExitCodes() throws {
         let missing = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: "/nonexistent/x.gif") }
-        #expect(missing?.exitCode == 66)
+        #expect(missing?.failureClass == .cannotOpenInput)
         let directory = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: "/tmp") }
-        #expect(directory?.exitCode == 66)
+        #expect(directory?.failureClass == .cannotOpenInput)
         let notGIF = #expect(throws: GifDecodeError.self) {
             try readGifMetadata(path: temporaryFile(Data("PNG is not GIF at all".utf8)))
         }
-        #expect(notGIF?.exitCode == 65)
+        #expect(notGIF?.failureClass == .malformedData)
         #expect(notGIF?.description.hasPrefix("malformed GIF at byte") == true)
         let noImage = #expect(throws: GifDecodeError.self) {
             try readGifMetadata(path: temporaryGIF(FixtureGIF(width: 2, height: 2, frames: [])))
         }
-        #expect(noImage?.exitCode == 65)
+        #expect(noImage?.failureClass == .malformedData)
         #expect(noImage?.reason == "the file contains no image")
     }
 

@@ -117,7 +117,7 @@ private func placements(_ plan: OutputPlan, _ timeline: Timeline) -> [[Int]] {
         let plan = OutputPlan(timeline: timeline, request: .auto)
         #expect(plan.rate == Rational(20))
         #expect(placements(plan, timeline) == [[0, 2, 1], [2, 2, 1], [4, 1, 1]])
-        #expect(plan.reason.contains("tick"))
+        #expect(plan.reason == .automaticTick(centiseconds: 5))
     }
 
     @Test("auto on a single frame: no candidate at or below 2 fps, so the tick; VFR one 50 cs sample")

@@ -3,7 +3,7 @@ import Foundation
 /// How much memory this process can still use, read from the system: the cgroup limit (v2 `memory.max`
 /// minus `memory.current`, or v1 `memory.limit_in_bytes` minus `memory.usage_in_bytes`, for this process's
 /// own cgroup) and `MemAvailable` from /proc/meminfo, whichever is smaller. It decides whether libx264's
-/// low-memory settings are needed when no `--memory-budget` is given.
+/// low-memory settings are needed when no memory budget is given.
 public struct AvailableMemory: Sendable, Hashable {
     /// Bytes available, `nil` when nothing could be read (then no low-memory settings are imposed).
     public var bytes: Int?

@@ -45,7 +45,7 @@ public enum VideoCodec: String, CaseIterable, Codable, Sendable {
     /// The encoder's constant-quality scale: x264/x265 `crf` 0...51, libvpx and SVT-AV1 `crf` 0...63.
     public var crfRange: ClosedRange<Double> { self == .h264 || self == .hevc ? 0...51 : 0...63 }
 
-    /// The quality used when `--crf` is not given: ffmpeg's 23 for x264 (kept for x265 as before), and for
+    /// The quality used when no CRF is given: ffmpeg's 23 for x264 (kept for x265 as before), and for
     /// VP9 and AV1 the values measured to give about the SSIM of x264 at 23 on the benchmark GIFs
     /// (docs/benchmarks.md, kind `convert`).
     public var defaultCRF: Double {
@@ -98,12 +98,12 @@ public struct MP4Options: Sendable, Hashable {
     /// How video frames are laid out in time (`OutputPlan`): the tick (default, every delay exact), a fixed
     /// rate, `auto` (the source video's rate) or `vfr` (one sample per GIF frame).
     public var timing: OutputPlan.Request = .tick
-    /// A cap on a constant rate (`--max-fps`): above it, the plan resamples at the best rate below.
+    /// A cap on a constant rate (a maximum rate): above it, the plan resamples at the best rate below.
     public var maxFrameRate: Rational?
     /// Force (true) or forbid (false) the encoder's low-memory settings; `nil` decides from the budget.
     public var lowMemory: Bool?
 
-    /// A fixed output rate (`--fps N`); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
+    /// A fixed output rate (a requested rate); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
     public var frameRate: Rational? {
         get { if case .rate(let rate) = timing { rate } else { nil } }
         set { timing = newValue.map { .rate($0) } ?? .tick }

@@ -1,7 +1,7 @@
 import Frames
 import Timeline
 
-/// The encoder settings actually used, reported by `--stats` so a run can be reproduced and its memory
+/// The encoder settings actually used, reported in the result so a run can be reproduced and its memory
 /// understood. libx264 keeps roughly `rc-lookahead + b-frames + references + threads` full frames, each
 /// with half-resolution lookahead planes and, for references, half-pel planes: about 3 bytes per padded
 /// pixel (measured ≈ 25 MB a frame at 3840×2160), which at 4K dwarfs gifx's own frame cache. Low-memory
@@ -26,16 +26,16 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     public var estimatedBytes: Int
     /// The encoder budget the choice was made against (bytes), `nil` when none was known.
     public var budgetBytes: Int?
-    /// Why low-memory settings were (or were not) chosen, one line for `--stats`.
+    /// Why low-memory settings were (or were not) chosen, one line for the caller's statistics.
     public var reason: String
 
-    /// Share of the available memory the encoder may take when no `--memory-budget` is given: the rest is
+    /// Share of the available memory the encoder may take when no memory budget is given: the rest is
     /// left to gifx's frame cache and to whatever else runs (a batch runs several conversions at once).
     public static let availableShare = 4
 
     /// Picks the settings for `frameSize` output frames within `budget` bytes of encoder buffers, or as
     /// `options.lowMemory` forces. The low-memory settings cost time (measured 1.3× on a 934×750 screen
-    /// recording) to save memory, so they engage only when a budget demands it: the `--memory-budget`
+    /// recording) to save memory, so they engage only when a budget demands it: the memory budget
     /// given, else a quarter of the memory actually `available` (cgroup limit or MemAvailable); with
     /// neither known, never. The settings:
     /// - the preset's own settings when its ~51 frames fit (e.g. 480×270: ~28 MB);
@@ -54,7 +54,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         var budget = given
         var reason: String
         if let given {
-            reason = "--memory-budget \(mebibytes(given))"
+            reason = "memory budget \(mebibytes(given))"
         } else {
             let available = available ?? .current()
             budget = available.bytes.map { $0 / availableShare }
@@ -64,8 +64,8 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         let needed = budget.map { estimated > $0 } ?? false
         let low = options.lowMemory ?? needed
         switch (options.lowMemory, low) {
-        case (true?, _): reason = "low-memory forced on (--low-memory on)"
-        case (false?, _): reason = "low-memory forced off (--low-memory off)"
+        case (true?, _): reason = "low-memory settings forced on"
+        case (false?, _): reason = "low-memory settings forced off"
         case (nil, true): reason = "encoder needs ~\(mebibytes(estimated)), over the budget: \(reason)"
         case (nil, false) where budget == nil: reason = "encoder needs ~\(mebibytes(estimated)); \(reason)"
         case (nil, false): reason = "encoder needs ~\(mebibytes(estimated)), within the budget: \(reason)"
@@ -160,7 +160,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     static let fixedFramesHeld = 10
 }
 
-/// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as `--stats` shows it.
+/// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as the result reports it.
 public struct EncoderOption: Codable, Sendable, Hashable {
     public var name: String
     public var value: String

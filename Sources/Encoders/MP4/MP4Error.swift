@@ -5,10 +5,10 @@ import Frames
 import Glibc
 #endif
 
-/// A libav call that failed, reported as one line with libav's own text (`av_strerror`) and a sysexits
-/// code that says whose fault it is: a full disk or I/O failure is 74, an unwritable output 73,
-/// anything else in the encoder an internal error (70).
-public struct MP4Error: ToolError {
+/// A libav call that failed, reported as one line with libav's own text (`av_strerror`) and a failure
+/// class that says whose fault it is: a full disk or I/O failure is `io`, an unwritable output
+/// `cannotCreateOutput`, anything else in the encoder `internalError`.
+public struct MP4Error: GifxError {
     /// What gifx was doing, e.g. "opening the libx264 encoder".
     public let operation: String
     /// libav's error code (a negative AVERROR), or 0 when the failure has no code.
@@ -45,7 +45,8 @@ public struct MP4Error: ToolError {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Disk full, I/O errors and quota are the environment's fault (74); permissions 73; the rest is ours (70).
+    /// Disk full, I/O errors and quota are the environment's fault (`io`); permissions `cannotCreateOutput`;
+    /// the rest is ours (`internalError`).
     static func failureClass(for code: Int32) -> FailureClass {
         for errnoCode in [ENOSPC, EIO, EDQUOT, EFBIG, EPIPE] where code == gifx_averror(errnoCode) {
             return .io

@@ -19,7 +19,7 @@ public struct MP4Summary: Sendable, Hashable {
 /// Where each canvas goes comes from the `OutputPlan`: by default true constant frame rate at the GIF's tick
 /// (100/tick fps, time base tick/100 s), each canvas sent `delay / tick` times with consecutive timestamps,
 /// so the duration equals the GIF's, last delay included; at another rate the plan's drift-free resample;
-/// with `--vfr` one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
+/// in VFR one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
 /// (frame size, rate) is checked in `init`, before anything is encoded or written.
 public final class MP4Writer {
     public let timeline: Timeline
@@ -45,7 +45,7 @@ public final class MP4Writer {
     /// Output frames in the whole video.
     public var totalOutputFrames: Int { framesPerLoop * options.loops }
 
-    /// Plans the video. `encoderBudget` (bytes, `--memory-budget`) bounds the encoder's own buffers
+    /// Plans the video. `encoderBudget` (bytes, the memory budget) bounds the encoder's own buffers
     /// (low-memory mode when the preset's defaults would exceed it); without it the budget comes from the
     /// `available` memory (read from the system when `nil`); `cores` sets how many threads low-memory mode keeps.
     /// Throws `MP4Error` with exit 64 when the request is unusable (size, rate, loops) or 65 when the GIF

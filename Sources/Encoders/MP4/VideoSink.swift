@@ -1,7 +1,7 @@
 import Frames
 import Timeline
 
-/// What an MP4 output wrote, with the plan it followed (for `--stats`).
+/// What an MP4 output wrote, with the plan it followed (for the caller's statistics).
 public struct VideoResult {
     public var target: String
     /// The plan, with what the encoder reported (signalled level, warnings).
@@ -16,7 +16,7 @@ public struct VideoResult {
 }
 
 /// The video sink (MP4 or WebM): its plan is an `MP4Writer` (frame rate, size, repeat counts, encoder tuning,
-/// all checked when the sink is made); one pass per `--loops` play pushes canvases into an `MP4Session`.
+/// all checked when the sink is made); one pass per play pushes canvases into an `MP4Session`.
 /// A VP9 WebM opens its encoder on the first canvas, which decides whether the stream keeps alpha.
 public final class VideoSink: ConversionSink {
     public let target: String

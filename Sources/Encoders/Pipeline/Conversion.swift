@@ -19,7 +19,7 @@ public enum OutputRequest {
     case webp(target: String, options: WebPOptions)
 }
 
-/// What one output wrote, for summaries and `--stats`.
+/// What one output wrote, for summaries and statistics.
 public enum OutputResult {
     case video(VideoResult)
     case spriteSheet(SpriteResult)

@@ -3,10 +3,10 @@ import Frames
 /// One output of a `Conversion`: an MP4, a sprite sheet, the schedule as JSON, and in time WebM, WebP or
 /// a poster. The pipeline calls a sink in this order, and never concurrently:
 ///
-/// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet with `--dedupe`
+/// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet that deduplicates frames
 ///    must know its distinct cells before its page count, and so its files, exist);
 /// 2. `open`: create every file in the shared all-or-nothing `OutputTransaction`;
-/// 3. per pass over the canvases (a video with `--loops 3` takes three): `beginPass`, `consume` for each
+/// 3. per pass over the canvases (a video that plays 3 times takes three): `beginPass`, `consume` for each
 ///    canvas in frame order, `endPass`;
 /// 4. `finish`: trailers, JSON; the pipeline then commits every sink's files together, or none.
 ///

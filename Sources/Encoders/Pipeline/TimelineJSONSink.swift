@@ -2,7 +2,7 @@ import Foundation
 import Frames
 import Timeline
 
-/// The schedule as JSON (schema gifx.timeline/1, as `gifx timeline --json` prints it): needs no pixels.
+/// The schedule as JSON (schema gifx.timeline/1, as `TimelineJSONWriter` streams it): needs no pixels.
 public final class TimelineJSONSink: ConversionSink {
     public let target: String
     private let timeline: Timeline

@@ -60,7 +60,7 @@ public struct CanvasDigest: Hashable, Sendable {
 }
 
 /// Assigns sprite cells to frames: byte-identical canvases share the cell of the first one.
-/// Fed one digest per frame in order (the first pass of `--dedupe`), it yields the cell count, which the
+/// Fed one digest per frame in order (the first pass of deduplication), it yields the cell count, which the
 /// PNG header needs before the first pixel row is written.
 public struct FrameDeduper: Sendable {
     private var cellOfDigest: [CanvasDigest: Int] = [:]

@@ -5,7 +5,7 @@ import Timeline
 /// Writes the pages of a `PackedLayout` (trimmed and/or MaxRects-packed cells): one page at a time is held
 /// in memory (its width × height in the buffer format), cells are copied in cell order from their frame's
 /// pixels (only their source rect) and extruded, and when a page's last cell has arrived the page goes to
-/// libpng row by row. Memory is bounded by `--max-size`² (64 MiB RGBA at 4096, 16 MiB indexed).
+/// libpng row by row. Memory is bounded by the page size limit squared (64 MiB RGBA at 4096, 16 MiB indexed).
 public final class PackedSheetWriter {
     public let layout: PackedLayout
     private let descriptors: [Int32]
@@ -18,7 +18,7 @@ public final class PackedSheetWriter {
     private var pageIndex = -1
     private var stride = 0
     private var nextCell = 0
-    /// Largest page buffer held (for `--stats`).
+    /// Largest page buffer held (for the caller's statistics).
     public private(set) var pageBufferBytes = 0
 
     public init(

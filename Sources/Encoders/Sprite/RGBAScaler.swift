@@ -3,7 +3,7 @@ import Frames
 import Timeline
 
 /// Why a scaler could not be set up.
-public struct ScalerError: ToolError {
+public struct ScalerError: GifxError {
     public let description: String
     public var failureClass: FailureClass { .internalError }
 }

@@ -33,7 +33,7 @@ extension SpriteLayout: SheetGeometry {
     public var trimmed: Bool { false }
 }
 
-/// `--pack`: how cells are arranged on pages.
+/// How cells are arranged on pages.
 public enum SpritePacking: String, CaseIterable, Sendable {
     /// Equal slots in rows (the default; the only choice for `yy`, whose contentsRect needs equal cells).
     case grid

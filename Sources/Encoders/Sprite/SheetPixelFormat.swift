@@ -2,7 +2,7 @@ internal import CPng
 import Foundation
 import Frames
 
-/// `--png-level`: how hard zlib works on the sheet (time against bytes).
+/// How hard zlib works on the sheet (time against bytes).
 public enum PNGLevel: String, CaseIterable, Sendable {
     /// zlib level 1, no row filter: the quickest; files 1.3-2.1× the default's on the bench GIFs.
     case fast
@@ -30,7 +30,7 @@ public enum SheetPixelFormat {
         return 4
     }
 
-    /// "indexed", "rgb" or "rgba" (for `--stats`).
+    /// "indexed", "rgb" or "rgba" (for the caller's statistics).
     public var name: String {
         switch self {
         case .indexed: return "indexed"

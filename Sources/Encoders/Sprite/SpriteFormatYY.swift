@@ -2,7 +2,7 @@ import Timeline
 
 /// `gifx.sprite/1`: the YY sprite protocol (`contentsRectForFrame`, `animatedImageDurationAtIndex`,
 /// `animatedImageLoopCount`) with nothing left to compute. `loopCount` and `plays` are always present
-/// (`null` has a meaning); `cellsSaved` only with `--dedupe`.
+/// (`null` has a meaning); `cellsSaved` only when deduplicating.
 extension SpriteSheetDescription {
     func writeYY(to out: TextOutput) throws {
         var total = 0

@@ -13,7 +13,7 @@ public enum SpriteJSONFormat: String, Codable, Sendable, CaseIterable {
     case texturepackerArray = "texturepacker-array"
     /// Phaser 3's multi-atlas: `textures[]`, one per page, each with its `frames`.
     case phaser
-    /// Aseprite's `--format json-hash` sheet data: `duration` in ms, `meta.frameTags`. One page.
+    /// Aseprite's json-hash sheet data: `duration` in ms, `meta.frameTags`. One page.
     case aseprite
     /// A Godot 4 `SpriteFrames` resource (`.tres`): `AtlasTexture` regions, durations relative to `speed`.
     case godot
@@ -57,7 +57,7 @@ public struct SpriteSheetDescription {
     public var cellFrame: (Int) -> Frame
     /// The GIF's canvas.
     public var sourceSize: CanvasSize
-    /// Frame size on the sheet before trimming (the canvas after `--width`/`--height`/`--scale`).
+    /// Frame size on the sheet before trimming (the canvas after resizing).
     public var frameSize: CanvasSize
     public var trimmed: Bool
     public var loopCount: Int?
@@ -65,7 +65,7 @@ public struct SpriteSheetDescription {
     public var policy: TimelinePolicy
     public var padding: Int
     public var extrude: Int
-    /// Frames sharing an earlier frame's cell (`--dedupe`), `nil` when deduplication was off.
+    /// Frames sharing an earlier frame's cell (deduplication), `nil` when deduplication was off.
     public var cellsSaved: Int?
 
     public init(

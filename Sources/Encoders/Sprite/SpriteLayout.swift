@@ -2,8 +2,8 @@ import Frames
 import Timeline
 
 /// Why frames cannot be laid out on a sheet with the options given. A usage error (exit 64): the GIF is
-/// fine, the remedy is an option (`--max-size`, `--scale`/`--width`/`--height`, `--columns`, `--padding`).
-public enum SpriteLayoutError: ToolError, Equatable {
+/// fine, the remedy is an option (the page size limit, the frame size, the column count, the padding).
+public enum SpriteLayoutError: GifxError, Equatable {
     /// A frame (`width`×`height`, plus `extrude` on every side) is wider or taller than the sheet may be.
     case frameTooLarge(width: Int, height: Int, extrude: Int, maxSize: Int)
     /// `columns` slots of `slotWidth` (with `padding` between) exceed `maxSize`; `fitting` would fit.
@@ -43,9 +43,9 @@ public struct SpriteLayout: Hashable, Sendable {
     /// One PNG of the sheet.
     public struct Page: Hashable, Sendable {
         public var index: Int
-        /// Sheet size in pixels (a power of two on each side with `--pot`).
+        /// Sheet size in pixels (a power of two on each side when asked).
         public var width: Int, height: Int
-        /// The part the slots span (top-left); the rest, with `--pot`, is transparent.
+        /// The part the slots span (top-left); the rest, with power-of-two pages, is transparent.
         public var usedWidth: Int, usedHeight: Int
         /// First cell on this page and how many cells it holds.
         public var firstCell: Int, cellCount: Int
@@ -66,7 +66,7 @@ public struct SpriteLayout: Hashable, Sendable {
     public let cellCount: Int
     public let padding: Int
     public let extrude: Int
-    /// Pages are powers of two on each side (`--pot`).
+    /// Pages are powers of two on each side (when asked).
     public let powerOfTwo: Bool
     /// Columns of slots on a full page.
     public let columns: Int
@@ -175,7 +175,7 @@ public struct SpriteLayout: Hashable, Sendable {
             firstCell: first, cellCount: count, columns: usedColumns, rows: rows)
     }
 
-    /// Whether some page pixel belongs to no cell (padding, empty slots, `--pot` margins): then the sheet
+    /// Whether some page pixel belongs to no cell (padding, empty slots, power-of-two margins): then the sheet
     /// needs a transparent colour even when every frame is opaque.
     public var hasGaps: Bool {
         if padding > 0 { return true }

@@ -21,13 +21,13 @@ public struct SpriteOptions: Sendable {
     public var threads: Int?
     /// Base of frame names in the hash formats (default: the PNG's file name without extension).
     public var name: String?
-    /// `--png-level`.
+    /// How hard zlib works on the sheet.
     public var pngLevel: PNGLevel = .default
-    /// `--trim`: crop each frame to its non-transparent bounds.
+    /// Crop each frame to its non-transparent bounds.
     public var trim = false
-    /// `--pack`.
+    /// How cells are arranged on pages.
     public var packing: SpritePacking = .grid
-    /// `--pot`: power-of-two pages.
+    /// Power-of-two pages.
     public var powerOfTwo = false
     /// Always write RGBA pages (to compare a chosen colour type against the plain one).
     public var forceRGBA = false
@@ -37,14 +37,14 @@ public struct SpriteOptions: Sendable {
     }
 }
 
-/// What was written, for the summary line and `--stats`.
+/// What was written, for the summary line and statistics.
 public struct SpriteResult: Sendable {
     public var pagePaths: [String]
     public var jsonPath: String
     public var pageSizes: [CanvasSize]
     public var frames: Int
     public var cells: Int
-    /// Frames that reuse an earlier cell (0 without `--dedupe`).
+    /// Frames that reuse an earlier cell (0 without deduplication).
     public var cellsSaved: Int
     public var cellSize: CanvasSize
     public var columns: Int

@@ -3,12 +3,12 @@ import Frames
 import Timeline
 
 /// What the first reading of the GIF learns before any PNG header can be written: which frames repeat
-/// (`--dedupe`), each distinct frame's non-transparent bounds (`--trim`), and the colours on the sheet
+/// (deduplication), each distinct frame's non-transparent bounds (trimming), and the colours on the sheet
 /// (the PNG colour type). Per frame it keeps the deduper's 4-byte cell index; per distinct cell 8 bytes
 /// of bounds.
 struct SpritePrePass {
     var deduper: FrameDeduper?
-    /// Trim rects, four UInt16 a cell (x, y, width, height); empty without `--trim`.
+    /// Trim rects, four UInt16 a cell (x, y, width, height); empty without trimming.
     var bounds: [UInt16] = []
     let census = ColourCensus()
     let cellSize: CanvasSize
@@ -20,7 +20,7 @@ struct SpritePrePass {
         deduper = dedupe ? FrameDeduper() : nil
     }
 
-    /// Frames seen so far (with `--dedupe`).
+    /// Frames seen so far (when deduplicating).
     var framesSeen: Int? { deduper?.cellOfFrame.count }
 
     /// One canvas, in frame order; `cellPixels` gives its pixels as they go on the sheet (scaled), and
@@ -42,7 +42,7 @@ struct SpritePrePass {
         }
     }
 
-    /// The trim rect of `cell` (the whole frame without `--trim`).
+    /// The trim rect of `cell` (the whole frame without trimming).
     func source(ofCell cell: Int) -> PixelRect {
         guard !bounds.isEmpty else { return PixelRect(x: 0, y: 0, width: cellSize.width, height: cellSize.height) }
         return PixelRect(

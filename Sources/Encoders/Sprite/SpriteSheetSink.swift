@@ -27,8 +27,8 @@ public func writeSpriteSheet(
 /// The sprite sheet sink: PNG page(s) (the streamed grid, or packed pages one at a time), then the
 /// description, streamed.
 ///
-/// It asks for a pre-pass when the layout or the PNG colour type depends on the pixels: `--dedupe` (which
-/// frames repeat), `--trim` / `--pack maxrects` (the regions' sizes), or a colour type the GIF's palettes
+/// It asks for a pre-pass when the layout or the PNG colour type depends on the pixels: deduplication (which
+/// frames repeat), trimming / max-rects packing (the regions' sizes), or a colour type the GIF's palettes
 /// cannot settle (`SpritePrePass`, `ColourCensus`). Nothing but digests, bounds and a bounded colour count
 /// is kept between the passes.
 public final class SpriteSheetSink: ConversionSink {
@@ -180,7 +180,7 @@ public final class SpriteSheetSink: ConversionSink {
             restartInRGBA = true
             return false
         }
-        // With --dedupe, the frames after the last distinct cell are repeats.
+        // When deduplicating, the frames after the last distinct cell are repeats.
         return deduper == nil || cellsWritten < cellCount
     }
 

@@ -19,7 +19,7 @@ public struct PNGSettings: Hashable, Sendable {
         self.level = level; self.filters = filters; self.strategy = strategy
     }
 
-    /// `--png-level fast`: zlib level 1, no row filter, default strategy (the writers' default when no
+    /// `PNGLevel.fast`: zlib level 1, no row filter, default strategy (the writers' default when no
     /// settings are given; `SheetPixelFormat.settings(_:)` chooses per colour type and level).
     public static let fast = PNGSettings(level: 1, filters: Int32(PNG_FILTER_NONE), strategy: 0)
 }
@@ -33,7 +33,7 @@ struct PaletteMiss: Error {}
 /// palette index each for an indexed sheet (entry 0 transparent, so zero bytes are transparent either way).
 public final class SpriteSheetWriter {
     public let layout: SpriteLayout
-    /// Bytes of the row-of-cells buffer (for `--stats`).
+    /// Bytes of the row-of-cells buffer (for the caller's statistics).
     public var rowBufferBytes: Int { rowCapacity }
     private let descriptors: [Int32]
     private let paths: [String]
@@ -163,7 +163,7 @@ public final class SpriteSheetWriter {
 
     private func finishPage(_ page: SpriteLayout.Page) throws {
         guard let writer = png else { return }
-        // --pot: the rows below the last row of slots.
+        // Power-of-two pages: the rows below the last row of slots.
         try writer.writeBlankRows(page.height - page.usedHeight)
         try writer.finish()
         png = nil

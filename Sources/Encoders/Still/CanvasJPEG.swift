@@ -11,7 +11,7 @@ import Glibc
 public struct JPEGOptions: Sendable, Hashable {
     /// 1...100, as image tools take it (90 by default): mapped onto libavcodec's MJPEG quantiser scale.
     public var quality: Int
-    /// What transparent pixels show: JPEG has no alpha (the same `--background` as the video).
+    /// What transparent pixels show: JPEG has no alpha (the same background colour as the video).
     public var background: RGBColor
 
     public init(quality: Int = 90, background: RGBColor = .white) {

@@ -23,7 +23,7 @@ public enum PosterFrame: Sendable, Equatable {
 }
 
 /// A poster frame asked for that the GIF does not have: a usage problem found once the frames are counted.
-public struct PosterFrameError: ToolError {
+public struct PosterFrameError: GifxError {
     public let path: String
     public let requested: Int
     public let frameCount: Int

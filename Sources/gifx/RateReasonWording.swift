@@ -1,0 +1,13 @@
+import Timeline
+
+extension RateReason {
+    /// The reason in this command line's terms: a requested rate or a cap is named by its flag.
+    var commandLineWording: String {
+        switch self {
+        case .requestedRate(let rate): return "--fps \(rate)"
+        case .capped(let limit, let asked, let chosen):
+            return "--max-fps \(limit): " + RateReason.cappedDetail(asked: asked, chosen: chosen)
+        default: return description
+        }
+    }
+}
