@@ -83,8 +83,7 @@ struct ConvertCommand: ParsableCommand {
             }
         }
         if let sheet, let sheetJSONPath {
-            requests.append(.spriteSheet(sheetLayout.spriteOptions(
-                png: sheet, json: sheetJSONPath, size: size.request, policy: policy, common: common)))
+            requests.append(.spriteSheet(sheetLayout.spriteOptions(png: sheet, json: sheetJSONPath, size: size.request)))
         }
         return requests
     }
@@ -95,9 +94,7 @@ struct ConvertCommand: ParsableCommand {
         try reportingErrors(input: input) {
             for target in allTargets { try ensureOutput(target, isNot: input) }
             let source = try InputSource(input)
-            let conversion = Conversion(
-                inputPath: source.path, policy: policy, limits: common.limits,
-                memoryBudget: common.memoryBudget?.bytes, threads: common.threads, overwrite: common.overwrite)
+            let conversion = try Conversion(inputPath: source.path, settings: common.settings(policy: policy))
             let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {

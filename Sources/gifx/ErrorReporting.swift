@@ -63,3 +63,15 @@ func printWarnings(_ warnings: [String], input: String, quiet: Bool) {
     guard !quiet else { return }
     for warning in warnings { printError(displayName(input), "warning: \(warning)") }
 }
+
+extension RunSettingsProblem {
+    /// The problem in this command line's terms (the environment switches are named by their variable).
+    var commandLineWording: String {
+        switch self {
+        case .threads: return "--threads must be \(RunSettings.threadRange.lowerBound)...\(RunSettings.threadRange.upperBound)"
+        case .memoryBudget: return "--memory-budget must be at least 1 byte"
+        case .pngDeflateThreads: return "GIFX_PNG_THREADS: \(description)"
+        case .fragmentedMP4Above: return "GIFX_MP4_FRAGMENT_ABOVE: \(description)"
+        }
+    }
+}

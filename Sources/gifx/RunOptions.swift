@@ -22,8 +22,16 @@ struct RunOptions: ParsableArguments {
     var threads: Int?
 
     func validate() throws {
-        if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be 1...256") }
+        if let problem = settings(policy: .flanimated).problem { throw ValidationError(problem.commandLineWording) }
     }
 
     var limits: DecodeLimits { DecodeLimits(strict: strict) }
+
+    /// The run's settings: these options, `policy`, and the developer switches of the environment.
+    func settings(policy: TimelinePolicy) -> RunSettings {
+        var settings = RunSettings(
+            policy: policy, limits: limits, memoryBudget: memoryBudget?.bytes, threads: threads, overwrite: overwrite)
+        DeveloperSwitches.current.apply(to: &settings)
+        return settings
+    }
 }

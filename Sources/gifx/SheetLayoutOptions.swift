@@ -47,9 +47,7 @@ struct SheetLayoutOptions: ParsableArguments {
     var descriptionExtension: String { format == .godot ? "tres" : "json" }
 
     /// The sheet's options for `png` and `json`, with the run-wide settings of `common`.
-    func spriteOptions(
-        png: String, json: String, size: SizeRequest, policy: TimelinePolicy, common: RunOptions
-    ) -> SpriteOptions {
+    func spriteOptions(png: String, json: String, size: SizeRequest) -> SpriteOptions {
         var options = SpriteOptions(pngPath: png, jsonPath: json)
         options.format = format
         options.columns = columns
@@ -62,11 +60,6 @@ struct SheetLayoutOptions: ParsableArguments {
         options.packing = pack
         options.powerOfTwo = pot
         options.pngLevel = pngLevel
-        options.policy = policy
-        options.overwrite = common.overwrite
-        options.limits = common.limits
-        options.memoryBudget = common.memoryBudget?.bytes
-        options.threads = common.threads
         return options
     }
 }

@@ -51,9 +51,7 @@ struct ToMP4Command: ParsableCommand {
             try ensureOutput(target, isNot: input)
             let source = try InputSource(input)
             let options = video.mp4Options(size: size.request)
-            let conversion = Conversion(
-                inputPath: source.path, policy: policy, limits: common.limits,
-                memoryBudget: common.memoryBudget?.bytes, threads: common.threads, overwrite: common.overwrite)
+            let conversion = try Conversion(inputPath: source.path, settings: common.settings(policy: policy))
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {

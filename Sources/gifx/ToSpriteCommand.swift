@@ -52,11 +52,11 @@ struct ToSpriteCommand: ParsableCommand {
             try ensureOutput(pngPath, isNot: input)
             try ensureOutput(jsonPath, isNot: input)
             let source = try InputSource(input)
-            let options = sheet.spriteOptions(
-                png: pngPath, json: jsonPath, size: size.request, policy: policy, common: common)
+            let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try withExtendedLifetime(source) {
-                try writeSpriteSheet(inputPath: source.path, options: options, progress: bar.update)
+                try writeSpriteSheet(
+                    inputPath: source.path, options: options, settings: common.settings(policy: policy), progress: bar.update)
             }
             bar.finish()
             printWarnings(result.warnings, input: input, quiet: common.quiet)

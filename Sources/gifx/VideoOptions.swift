@@ -31,20 +31,14 @@ struct VideoOptions: ParsableArguments {
 
     func validate() throws {
         if vfr && fps != nil { throw ValidationError("give either --vfr or --fps, not both") }
-        if vfr && maxFps != nil { throw ValidationError("--max-fps caps a constant rate; it does not apply to --vfr") }
-        if case .rate? = fps, maxFps != nil {
-            throw ValidationError("--max-fps caps the tick rate or --fps auto; with --fps N give a lower N instead")
-        }
+        if let problem = mp4Options(size: .original).timingProblem { throw ValidationError(problem.commandLineWording) }
     }
 
     /// Refuses options the encoder of a `container` output cannot take (codec, crf range, preset, loops):
     /// the commands call it for each kind of video output they write.
     func validate(for container: VideoContainer) throws {
         let options = MP4Options(container: container, codec: codec, crf: crf, preset: preset, loops: loops)
-        if let problem = options.problem {
-            let flags = problem.description.replacingOccurrences(of: "codec ", with: "--codec ")
-            throw ValidationError(flags.hasPrefix("--") ? flags : "--\(flags)")
-        }
+        if let problem = options.problem { throw ValidationError(problem.commandLineWording) }
     }
 
     /// The timing the options ask for.
@@ -69,5 +63,18 @@ extension MP4Writer {
     /// The level warning in this command line's terms: the problem, and the options that lower the level.
     var levelWarning: String? {
         levelProblem.map { "\($0); " + (plan.kind == .vfr ? "--max-fps 60 (instead of --vfr)" : "--vfr or --max-fps 60") + " lowers it" }
+    }
+}
+
+extension MP4OptionsProblem {
+    /// The problem in this command line's terms: each option by its flag.
+    var commandLineWording: String {
+        switch self {
+        case .capDoesNotApply(.vfr): return "--max-fps caps a constant rate; it does not apply to --vfr"
+        case .capDoesNotApply: return "--max-fps caps the tick rate or --fps auto; with --fps N give a lower N instead"
+        case .rateOutOfRange: return "--fps/--max-fps: \(description)"
+        case .container: return description.replacingOccurrences(of: "codec ", with: "--codec ")
+        case .loops, .crf, .preset: return "--\(description)"
+        }
     }
 }

@@ -54,7 +54,7 @@ import Timeline
             .solid(1, left: 1, top: 1, width: 2, height: 2, delay: 5),
             .solid(3, left: 0, top: 0, width: 1, height: 1, delay: 6),
         ])
-        let (_, json) = try runSprite(gif, in: folder) { $0.policy = .browser }
+        let (_, json) = try runSprite(gif, in: folder, settings: RunSettings(policy: .browser))
         var first = filled(clearPixel, 4, 4)
         for (x, y) in [(1, 1), (2, 1), (1, 2), (2, 2)] { first.replaceSubrange((y * 4 + x) * 4..<(y * 4 + x) * 4 + 4, with: rgba(1)) }
         var second = first
@@ -209,7 +209,7 @@ import Timeline
         #expect(try Data(contentsOf: png) == Data("keep".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Y.png", "in.gif"])
         // With overwrite both files are (re)written.
-        let (_, json) = try runSprite(gif, in: folder) { $0.overwrite = true }
+        let (_, json) = try runSprite(gif, in: folder, settings: RunSettings(overwrite: true))
         #expect(try yyFrames(json).count == 2)
         #expect(try Sheet(png.path).width == 8)
     }

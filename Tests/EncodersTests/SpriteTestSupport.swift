@@ -14,14 +14,15 @@ func spriteFolder(_ name: String = #function) throws -> URL {
 /// Writes `gif` as `in.gif` in `folder`, runs the encoder into `Y.png` / `Y.json` there, and returns the
 /// result with the parsed JSON.
 func runSprite(
-    _ gif: FixtureGIF, in folder: URL, configure: (inout SpriteOptions) -> Void = { _ in }
+    _ gif: FixtureGIF, in folder: URL, settings: RunSettings = RunSettings(),
+    configure: (inout SpriteOptions) -> Void = { _ in }
 ) throws -> (result: SpriteResult, json: [String: Any]) {
     let input = folder.appendingPathComponent("in.gif")
     try gif.write(to: input)
     var options = SpriteOptions(
         pngPath: folder.appendingPathComponent("Y.png").path, jsonPath: folder.appendingPathComponent("Y.json").path)
     configure(&options)
-    let result = try writeSpriteSheet(inputPath: input.path, options: options)
+    let result = try writeSpriteSheet(inputPath: input.path, options: options, settings: settings)
     let data = try Data(contentsOf: URL(fileURLWithPath: options.jsonPath))
     let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     return (result, json)

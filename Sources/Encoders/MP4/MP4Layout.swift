@@ -16,18 +16,15 @@ public enum MP4Layout: String, Sendable, Hashable, Codable {
     case fragmented
 
     /// Output frames above which the MP4 is fragmented: 250,000 frames keep a faststart index at ~19 MB
-    /// (about 42 minutes at 100 fps, longer than any real GIF). `GIFX_MP4_FRAGMENT_ABOVE=N` overrides it
-    /// (tests use 0 to exercise the fragmented layout on small GIFs).
-    public static var fragmentAbove: Int {
-        if let value = getenv("GIFX_MP4_FRAGMENT_ABOVE"), let limit = Int(String(cString: value)), limit >= 0 {
-            return limit
-        }
-        return 250_000
-    }
+    /// (about 42 minutes at 100 fps, longer than any real GIF). `RunSettings.fragmentedMP4Above` overrides
+    /// it (tests use 0 to exercise the fragmented layout on small GIFs).
+    public static let defaultFragmentAbove = 250_000
 
     /// The layout for a video of `outputFrames` frames in `container` (`nil` for WebM, whose cues are
-    /// written per cluster anyway).
-    public static func choose(outputFrames: Int, container: VideoContainer) -> MP4Layout? {
+    /// written per cluster anyway), fragmented above `fragmentAbove` frames.
+    public static func choose(
+        outputFrames: Int, container: VideoContainer, fragmentAbove: Int = defaultFragmentAbove
+    ) -> MP4Layout? {
         guard container == .mp4 else { return nil }
         return outputFrames > fragmentAbove ? .fragmented : .faststart
     }

@@ -36,9 +36,11 @@ public final class MP4Writer {
     public let tuning: EncoderTuning
     /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
     public let requiredLevel: H264Level?
-    /// How the MP4's index is written: faststart, or fragmented above `MP4Layout.fragmentAbove` output
+    /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
     /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
     public let layout: MP4Layout?
+    /// Whether libav may print its own warnings and errors (a debugging aid).
+    private let libavLogging: Bool
 
     /// Output frames for one play of the animation.
     public var framesPerLoop: Int { plan.outputFrames }
@@ -52,8 +54,10 @@ public final class MP4Writer {
     /// itself is (no frames, canvas beyond the encoder's limits).
     public init(
         timeline: Timeline, options: MP4Options, encoderBudget: Int? = nil,
-        cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), available: AvailableMemory? = nil
+        cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), available: AvailableMemory? = nil,
+        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false
     ) throws {
+        self.libavLogging = libavLogging
         self.timeline = timeline
         self.options = options
         canvasSize = timeline.canvas
@@ -61,11 +65,6 @@ public final class MP4Writer {
             throw MP4Error("the GIF has no frames to encode", failure: .malformedData)
         }
         if let problem = options.problem { throw MP4Error(problem.description, failure: .usage) }
-        for rate in [options.frameRate, options.maxFrameRate].compactMap({ $0 }) {
-            guard rate.num > 0, rate.den > 0, rate.num <= Int(Int32.max), rate.den <= Int(Int32.max) else {
-                throw MP4Error("frame rate \(rate) is out of range", failure: .usage)
-            }
-        }
         plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: options.maxFrameRate)
         frameRate = plan.rate ?? plan.peakRate
 
@@ -93,7 +92,7 @@ public final class MP4Writer {
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
             throw MP4Error("too many output frames", failure: .usage)
         }
-        layout = MP4Layout.choose(outputFrames: total, container: options.container)
+        layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         tuning = EncoderTuning.choose(
@@ -177,10 +176,9 @@ public final class MP4Writer {
     public private(set) var signalledLevel: H264Level?
 
     /// libav and x264 print banners and statistics on stderr; gifx reports errors itself.
-    /// `GIFX_AV_LOG=1` keeps libav's messages (warnings and errors) for debugging.
+    /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.
     private func setLibavLogLevel() {
-        let verbose = getenv("GIFX_AV_LOG").map { String(cString: $0) == "1" } ?? false
-        gifx_av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
+        gifx_av_log_set_level(libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
     }
 }
 

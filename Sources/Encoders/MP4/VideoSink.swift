@@ -29,7 +29,10 @@ public final class VideoSink: ConversionSink {
 
     public init(target: String, options: MP4Options, context: ConversionContext) throws {
         self.target = target
-        writer = try MP4Writer(timeline: context.timeline, options: options, encoderBudget: context.memoryBudget)
+        writer = try MP4Writer(
+            timeline: context.timeline, options: options, encoderBudget: context.settings.memoryBudget,
+            fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
+            libavLogging: context.settings.libavLogging)
         metadata = context.metadata
     }
 

@@ -56,23 +56,13 @@ public typealias ConversionProgress = (_ done: Int, _ total: Int) -> Void
 /// `MP4Error`, `OutputError`, …); the CLI words them.
 public final class Conversion {
     public let inputPath: String
-    public let policy: TimelinePolicy
-    public let limits: DecodeLimits
-    public let memoryBudget: Int?
-    /// Threads decoding frames (`nil`: the cores; 1: the sequential decoder).
-    public let threads: Int?
-    public let overwrite: Bool
+    public let settings: RunSettings
 
-    public init(
-        inputPath: String, policy: TimelinePolicy = .flanimated, limits: DecodeLimits = .default,
-        memoryBudget: Int? = nil, threads: Int? = nil, overwrite: Bool = false
-    ) {
+    /// A conversion of the GIF at `inputPath`; throws `RunSettingsProblem` when `settings` cannot run.
+    public init(inputPath: String, settings: RunSettings = RunSettings()) throws {
+        if let problem = settings.problem { throw problem }
         self.inputPath = inputPath
-        self.policy = policy
-        self.limits = limits
-        self.memoryBudget = memoryBudget
-        self.threads = threads
-        self.overwrite = overwrite
+        self.settings = settings
     }
 
     private var warnings: [String] = []
@@ -90,7 +80,7 @@ public final class Conversion {
         let sinks = try requests.map { try makeSink($0, context) }
         planProgress(sinks, frames: metadata.images.count)
         try runPrePass(sinks, metadata)
-        let transaction = OutputTransaction(overwrite: overwrite)
+        let transaction = OutputTransaction(overwrite: settings.overwrite)
         do {
             try openOutputs(sinks, in: transaction)
             try streamCanvases(into: sinks, metadata)
@@ -103,8 +93,8 @@ public final class Conversion {
             frames: metadata.images.count, outputs: sinks.map(\.result), warnings: warnings,
             peakCacheBytes: peakCacheBytes,
             cacheCapacity: CacheCapacity.plan(
-                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
-                threads: threads ?? CacheCapacity.availableCores
+                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
+                memoryBudget: settings.memoryBudget, threads: settings.threads ?? CacheCapacity.availableCores
             ).canvases,
             decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0))
     }
@@ -113,7 +103,7 @@ public final class Conversion {
 
     /// 1. The GIF's structure: canvas, frames, delays, byte offsets (no pixels).
     private func readMetadata() throws -> GifMetadata {
-        let metadata = try readGifMetadata(path: inputPath, limits: limits)
+        let metadata = try readGifMetadata(path: inputPath, limits: settings.limits)
         warnings = metadata.warnings
         return metadata
     }
@@ -121,8 +111,8 @@ public final class Conversion {
     /// 2. The schedule every output follows.
     private func buildTimeline(_ metadata: GifMetadata) -> ConversionContext {
         ConversionContext(
-            inputPath: inputPath, metadata: metadata, timeline: Timeline(metadata.timelineInput, policy: policy),
-            limits: limits, memoryBudget: memoryBudget, overwrite: overwrite)
+            inputPath: inputPath, metadata: metadata,
+            timeline: Timeline(metadata.timelineInput, policy: settings.policy), settings: settings)
     }
 
     /// 2. Each output's plan: a bad request fails here, before anything is decoded or written.
@@ -157,7 +147,7 @@ public final class Conversion {
     /// 4. The canvases, decoded once per pass into every sink that takes part in it (side by side, one
     /// thread per sink: `SinkFanOut`).
     private func streamCanvases(into sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
-        let fanOut = SinkFanOut()
+        let fanOut = SinkFanOut(concurrent: !settings.serialSinks)
         var pass = 0
         while true {
             let active = try sinks.filter { try $0.beginPass(pass) }
@@ -189,7 +179,8 @@ public final class Conversion {
     /// Returns the canvases delivered.
     private func stream(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         let stream = try FrameStream(
-            path: inputPath, metadata: metadata, limits: limits, memoryBudget: memoryBudget, threads: threads)
+            path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: settings.memoryBudget,
+            threads: settings.threads)
         defer {
             peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
             for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }

@@ -7,9 +7,6 @@ public struct ConversionContext {
     public let inputPath: String
     public let metadata: GifMetadata
     public let timeline: Timeline
-    public let limits: DecodeLimits
-    /// Bytes for decoded canvases (and the encoders' own buffers); nil: the reference player's categories.
-    public let memoryBudget: Int?
-    /// Replace existing targets.
-    public let overwrite: Bool
+    /// The run's settings (policy, limits, budget, threads, overwrite), already checked.
+    public let settings: RunSettings
 }

@@ -95,8 +95,8 @@ final class PNGPageEncoder {
         blank = .allocate(capacity: max(1, width * 4))
         blank.initialize(repeating: 0, count: max(1, width * 4))
         try check(gifx_png_writer_set_filters(writer, settings.filters, settings.strategy))
-        if Self.deflateThreads > 1 {
-            try check(gifx_png_writer_set_threads(writer, Int32(Self.deflateThreads)))
+        if settings.deflateThreads > 1 {
+            try check(gifx_png_writer_set_threads(writer, Int32(settings.deflateThreads)))
         }
         switch format {
         case .indexed(let palette):
@@ -110,15 +110,6 @@ final class PNGPageEncoder {
         }
         try check(gifx_png_writer_begin(writer))
     }
-
-    /// Threads deflating a page (zlib is most of a noisy sheet's time): the cores, at most 4.
-    /// `GIFX_PNG_THREADS=1` keeps libpng's single stream (the tests' and benchmarks' baseline).
-    static let deflateThreads: Int = {
-        if let value = ProcessInfo.processInfo.environment["GIFX_PNG_THREADS"], let threads = Int(value), threads >= 1 {
-            return threads
-        }
-        return min(4, CacheCapacity.availableCores)
-    }()
 
     deinit {
         gifx_png_writer_destroy(writer)

@@ -1,7 +1,7 @@
 import Frames
 import Timeline
 
-/// What `gifx to-sprite` was asked for.
+/// One sprite sheet's own settings (the run-wide ones are the conversion's `RunSettings`).
 public struct SpriteOptions: Sendable {
     /// The sheet's PNG; with several pages, `NAME-0.png`, `NAME-1.png`, … beside it instead.
     public var pngPath: String
@@ -13,12 +13,6 @@ public struct SpriteOptions: Sendable {
     public var padding = 0
     public var extrude = 0
     public var dedupe = false
-    public var policy: TimelinePolicy = .flanimated
-    public var overwrite = false
-    public var limits: DecodeLimits = .default
-    public var memoryBudget: Int?
-    /// Decoding threads (`nil`: the cores; 1: the sequential decoder).
-    public var threads: Int?
     /// Base of frame names in the hash formats (default: the PNG's file name without extension).
     public var name: String?
     /// How hard zlib works on the sheet.

@@ -11,11 +11,9 @@ import Glibc
 /// the JSON; every file appears together (committed atomically) or none does. A `Conversion` with one
 /// `SpriteSheetSink`.
 public func writeSpriteSheet(
-    inputPath: String, options: SpriteOptions, progress: SpriteProgress? = nil
+    inputPath: String, options: SpriteOptions, settings: RunSettings = RunSettings(), progress: SpriteProgress? = nil
 ) throws -> SpriteResult {
-    let conversion = Conversion(
-        inputPath: inputPath, policy: options.policy, limits: options.limits, memoryBudget: options.memoryBudget,
-        threads: options.threads, overwrite: options.overwrite)
+    let conversion = try Conversion(inputPath: inputPath, settings: settings)
     let report = try conversion.run([.spriteSheet(options)], progress: progress)
     guard case .spriteSheet(var result) = report.outputs[0] else { preconditionFailure("one sprite sheet asked") }
     result.peakCacheBytes = report.peakCacheBytes
@@ -67,7 +65,7 @@ public final class SpriteSheetSink: ConversionSink {
                 cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
                 maxSize: options.maxSize, columns: options.columns, powerOfTwo: options.powerOfTwo)
         }
-        if !context.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
+        if !context.settings.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
             throw OutputError.exists(options.jsonPath)
         }
         let scaled = cellSize != context.metadata.canvas
@@ -156,7 +154,8 @@ public final class SpriteSheetSink: ConversionSink {
                 }
             }
         }
-        let settings = format.settings(options.pngLevel)
+        var settings = format.settings(options.pngLevel)
+        settings.deflateThreads = context.settings.resolvedPNGDeflateThreads
         let descriptors = pageOutputs.map(\.fileDescriptor)
         gridWriter = grid.map {
             SpriteSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)

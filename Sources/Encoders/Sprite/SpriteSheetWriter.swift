@@ -14,9 +14,11 @@ public struct PNGSettings: Hashable, Sendable {
     public var filters: Int32
     /// zlib strategy: 0 default, 1 filtered, 2 Huffman only, 3 RLE.
     public var strategy: Int32
+    /// Threads deflating a page (zlib is most of a noisy sheet's time); 1 keeps libpng's single stream.
+    public var deflateThreads: Int
 
-    public init(level: Int32, filters: Int32, strategy: Int32) {
-        self.level = level; self.filters = filters; self.strategy = strategy
+    public init(level: Int32, filters: Int32, strategy: Int32, deflateThreads: Int = 1) {
+        self.level = level; self.filters = filters; self.strategy = strategy; self.deflateThreads = deflateThreads
     }
 
     /// `PNGLevel.fast`: zlib level 1, no row filter, default strategy (the writers' default when no

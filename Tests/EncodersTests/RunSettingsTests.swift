@@ -1,0 +1,40 @@
+import Encoders
+import Frames
+import Testing
+import Timeline
+
+/// Run-wide and video settings are checked in one place each, in the library, and refused before any
+/// file is touched.
+@Suite struct RunSettingsTests {
+    @Test func rangesAreCheckedOnce() {
+        #expect(RunSettings().problem == nil)
+        #expect(RunSettings(threads: 1).problem == nil)
+        #expect(RunSettings(threads: 256).problem == nil)
+        #expect(RunSettings(threads: 0).problem == .threads(0))
+        #expect(RunSettings(threads: 257).problem == .threads(257))
+        #expect(RunSettings(memoryBudget: 0).problem == .memoryBudget(0))
+        var settings = RunSettings()
+        settings.pngDeflateThreads = 0
+        #expect(settings.problem == .pngDeflateThreads(0))
+        settings = RunSettings()
+        settings.fragmentedMP4Above = -1
+        #expect(settings.problem == .fragmentedMP4Above(-1))
+    }
+
+    @Test func conversionRefusesBadSettingsBeforeReadingTheInput() {
+        #expect(throws: RunSettingsProblem.threads(0)) {
+            try Conversion(inputPath: "/nonexistent/input.gif", settings: RunSettings(threads: 0))
+        }
+        #expect((try? Conversion(inputPath: "/nonexistent/input.gif")) != nil)
+    }
+
+    @Test func timingRulesLiveWithTheVideoOptions() {
+        #expect(MP4Options(timing: .tick, maxFrameRate: Rational(30)).timingProblem == nil)
+        #expect(MP4Options(timing: .auto, maxFrameRate: Rational(30)).timingProblem == nil)
+        #expect(MP4Options(timing: .vfr, maxFrameRate: Rational(30)).timingProblem == .capDoesNotApply(.vfr))
+        #expect(MP4Options(timing: .rate(Rational(25)), maxFrameRate: Rational(30)).problem
+            == .capDoesNotApply(.rate(Rational(25))))
+        #expect(MP4Options(timing: .rate(Rational(0, 1))).problem == .rateOutOfRange(Rational(0, 1)))
+        #expect(MP4Options(timing: .rate(Rational(1, Int(Int32.max) + 1))).problem != nil)
+    }
+}
