@@ -73,6 +73,25 @@ struct ConvertCommandTests {
         try expectPoster(path(together, "p.png"), equals: Self.composites[0])
     }
 
+    /// The `.timeline.json` output streams through the same writer as `timeline --json`: the same bytes, also
+    /// for a schedule many times the writer's 64 KiB piece (3,000 frames, about 950 KB), under both policies.
+    @Test(arguments: ["flanimated", "browser"])
+    func timelineJSONOutputStreamsTheSameBytesAsTimelineCommand(policy: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("many.gif").path
+        try FixtureGIF.repeatingFrame(
+            width: 1, height: 1, frame: FixtureFrame(width: 1, height: 1, indices: [1], delay: 1), count: 3_000
+        ).write(to: URL(fileURLWithPath: input))
+        let target = folder.appendingPathComponent("t.timeline.json").path
+        let convert = try runGifx(["convert", input, "-o", target, "--policy", policy, "--quiet"])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        let timeline = try runGifx(["timeline", input, "--json", "--policy", policy])
+        #expect(timeline.status == 0, "\(timeline.stderr)")
+        #expect(timeline.stdout.count > 10 * 65_536)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == timeline.stdout)
+    }
+
     @Test(arguments: [("1", 1), ("middle", 1), ("last", 2), ("0", 0)])
     func posterIsTheChosenFramesComposite(choice: String, frame: Int) throws {
         let folder = try temporaryFolder()

@@ -283,6 +283,11 @@ private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
 }
 
 func writeAll(_ data: Data, to output: AtomicOutput) throws {
-    let code = data.withUnsafeBytes { POSIXFiles.writeAll(output.fileDescriptor, $0) }
+    try data.withUnsafeBytes { try writeAll($0, to: output) }
+}
+
+/// Writes all of `bytes` to `output`'s temporary file, or throws the failure named after its target.
+func writeAll(_ bytes: UnsafeRawBufferPointer, to output: AtomicOutput) throws {
+    let code = POSIXFiles.writeAll(output.fileDescriptor, bytes)
     if code != 0 { throw OutputError.writing(output.targetPath, errno: code) }
 }
