@@ -1,6 +1,7 @@
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 import Timeline
 
 #if canImport(Glibc)
@@ -151,8 +152,11 @@ public final class SpriteSheetSink: ConversionSink {
             restartInRGBA = false
             format = .rgba
             for output in pageOutputs {
-                guard ftruncate(output.fileDescriptor, 0) == 0, lseek(output.fileDescriptor, 0, SEEK_SET) == 0 else {
-                    throw OutputError.writing(output.targetPath, errno: errno)
+                do {
+                    try output.descriptor!.resize(to: 0)
+                    try output.descriptor!.seek(offset: 0, from: .start)
+                } catch {
+                    throw OutputError.writing(output.targetPath, errno: (error as? Errno)?.rawValue ?? EIO)
                 }
             }
         }
@@ -284,6 +288,9 @@ private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
 }
 
 func writeAll(_ data: Data, to output: AtomicOutput) throws {
-    let code = data.withUnsafeBytes { POSIXFiles.writeAll(output.fileDescriptor, $0) }
-    if code != 0 { throw OutputError.writing(output.targetPath, errno: code) }
+    do throws(Errno) {
+        try POSIXFiles.writeAll(output.descriptor!, data)
+    } catch {
+        throw OutputError.writing(output.targetPath, errno: error.rawValue)
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -59,14 +59,12 @@ enum ChildProcess {
 
     /// The last 8 KiB of a file as text (where a child's fatal error message is).
     static func tail(ofFile path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        let size = lseek(fd, 0, SEEK_END)
-        guard size > 0 else { return "" }
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return "" }
+        defer { try? fd.close() }
+        guard let size = try? fd.seek(offset: 0, from: .end), size > 0 else { return "" }
         let length = Int(min(size, 8192))
         var buffer = [UInt8](repeating: 0, count: length)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(size) - off_t(length)) }
+        let count = (try? buffer.withUnsafeMutableBytes { try fd.read(fromAbsoluteOffset: size - Int64(length), into: $0) }) ?? 0
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
     }
 
@@ -79,13 +77,12 @@ enum ChildProcess {
 
     /// At most `limit` bytes of a file (a `--stats` summary is a few hundred bytes).
     static func contents(ofFile path: String, limit: Int = 1 << 20) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return Data() }
-        defer { close(fd) }
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return Data() }
+        defer { try? fd.close() }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while data.count < limit {
-            let count = POSIXFiles.retryingOnInterrupt { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            let count = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
             guard count > 0 else { break }
             data.append(contentsOf: buffer[0..<count])
         }
