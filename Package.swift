@@ -26,6 +26,8 @@ let package = Package(
 
         // POSIX file idioms written once: EINTR retry, write-all, hidden temporary, durable rename.
         .target(name: "POSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // posix_spawn and wait4 written once, for batch's children and the tests' runs (docs/architecture.md).
+        .target(name: "ChildProcesses", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Pure schedule: no C, no I/O.
         .target(name: "Timeline"),
         // Streaming GIF reader, compositor and bounded frame cache.
@@ -40,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "Frames", "Timeline", "Encoders", "POSIXFiles", "CProcess",
+                "Frames", "Timeline", "Encoders", "POSIXFiles", "CProcess", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -51,9 +53,12 @@ let package = Package(
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),
         .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures", "CPng"]),
-        .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng"]),
-        .testTarget(name: "CLITests", dependencies: ["gifx", "GifFixtures", "Timeline"]),
-        .testTarget(name: "POSIXFilesTests", dependencies: ["POSIXFiles"]),
+        .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng", "ChildProcesses"]),
+        .testTarget(name: "CLITests", dependencies: [
+            "gifx", "GifFixtures", "Timeline", "ChildProcesses",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        .testTarget(name: "POSIXFilesTests", dependencies: ["POSIXFiles", "ChildProcesses"]),
     ],
     swiftLanguageModes: [.v6]
 )
