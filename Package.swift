@@ -24,7 +24,7 @@ let package = Package(
         // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("pthread")]),
 
-        // POSIX file idioms written once: EINTR retry, write-all, hidden temporary, durable rename.
+        // What swift-system lacks, written once: a unique file under the umask, link, rename, durable rename.
         .target(name: "POSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // posix_spawn and wait4 written once, for batch's children and the tests' runs (docs/architecture.md).
         .target(name: "ChildProcesses", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
