@@ -1,6 +1,7 @@
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -47,8 +48,11 @@ public final class AtomicOutput {
     public let targetPath: String
     /// The hidden temporary file being written (same folder, so the final rename is atomic).
     public let temporaryPath: String
-    /// Open descriptor on the temporary file, for writers that take one (libav opens `temporaryPath` itself).
-    public private(set) var fileDescriptor: Int32
+    /// Open descriptor on the temporary file, nil once flushed or discarded.
+    private(set) var descriptor: FileDescriptor?
+    /// The raw descriptor, for the C writers that take one (libpng); -1 once closed. libav opens
+    /// `temporaryPath` itself.
+    public var fileDescriptor: Int32 { descriptor?.rawValue ?? -1 }
     private let overwrite: Bool
     private var finished = false
 
@@ -62,11 +66,11 @@ public final class AtomicOutput {
         }
         switch POSIXFiles.makeHiddenTemporary(beside: targetPath) {
         case .success(let file):
-            fileDescriptor = file.fd
+            descriptor = file.fd
             temporaryPath = file.path
         case .failure(let error):
             throw OutputError(
-                path: targetPath, reason: "cannot create output: \(error.text)", failure: .cannotCreateOutput)
+                path: targetPath, reason: "cannot create output: \(error)", failure: .cannotCreateOutput)
         }
         TemporaryFiles.shared.register(temporaryPath)
     }
@@ -81,7 +85,7 @@ public final class AtomicOutput {
     /// Puts the data on disk before any name points at it, so a crash never shows a truncated target.
     func flush() {
         precondition(!finished, "output committed twice")
-        if fileDescriptor >= 0 { POSIXFiles.sync(fileDescriptor) }
+        if let descriptor { POSIXFiles.sync(descriptor) }
         closeDescriptor()
     }
 
@@ -90,21 +94,24 @@ public final class AtomicOutput {
         precondition(!finished, "output committed twice")
         if !overwrite {
             // link(2) fails if the target exists: never replace a file created while we were writing.
-            if link(temporaryPath, targetPath) != 0 {
-                let code = errno
+            do throws(Errno) {
+                try POSIXFiles.link(temporaryPath, to: targetPath)
+            } catch {
                 discard()
-                if code == EEXIST { throw OutputError.exists(targetPath) }
+                if error == .fileExists { throw OutputError.exists(targetPath) }
                 throw OutputError(
-                    path: targetPath, reason: "cannot create output: \(String(cString: strerror(code)))",
-                    failure: code == EACCES || code == EROFS ? .cannotCreateOutput : .io)
+                    path: targetPath, reason: "cannot create output: \(error)",
+                    failure: error == .permissionDenied || error == .readOnlyFileSystem ? .cannotCreateOutput : .io)
             }
             unlink(temporaryPath)
-        } else if rename(temporaryPath, targetPath) != 0 {
-            let code = errno
-            discard()
-            throw OutputError(
-                path: targetPath, reason: "cannot replace output: \(String(cString: strerror(code)))",
-                failure: .cannotCreateOutput)
+        } else {
+            do throws(Errno) {
+                try POSIXFiles.rename(temporaryPath, to: targetPath)
+            } catch {
+                discard()
+                throw OutputError(
+                    path: targetPath, reason: "cannot replace output: \(error)", failure: .cannotCreateOutput)
+            }
         }
         finished = true
         TemporaryFiles.shared.unregister(temporaryPath)
@@ -127,7 +134,8 @@ public final class AtomicOutput {
     deinit { discard() }
 
     private func closeDescriptor() {
-        if fileDescriptor >= 0 { close(fileDescriptor); fileDescriptor = -1 }
+        try? descriptor?.close()
+        descriptor = nil
     }
 }
 

@@ -1,4 +1,4 @@
-import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +11,7 @@ import Darwin
 final class FileByteSource {
     static let bufferSize = 64 * 1024
 
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let buffer: UnsafeMutableRawPointer
     /// File offset of `buffer[0]`.
     private var bufferStart = 0
@@ -27,11 +27,15 @@ final class FileByteSource {
 
     /// Opens `path` read-only; throws `.cannotOpen` when it cannot be opened or is a directory.
     init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw GifDecodeError(.cannotOpen, at: nil, String(cString: strerror(errno))) }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
+        } catch {
+            throw GifDecodeError(.cannotOpen, at: nil, "\(error)")
+        }
         var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
+        if fstat(fd.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            try? fd.close()
             throw GifDecodeError(.cannotOpen, at: nil, String(cString: strerror(EISDIR)))
         }
         self.fd = fd
@@ -40,7 +44,7 @@ final class FileByteSource {
 
     deinit {
         buffer.deallocate()
-        close(fd)
+        try? fd.close()
     }
 
     /// Copies up to `count` bytes to `destination`; fewer only at end of file or on a read error.
@@ -62,8 +66,10 @@ final class FileByteSource {
             cursor = target - bufferStart
             return true
         }
-        guard lseek(fd, off_t(target), SEEK_SET) >= 0 else {
-            readErrno = errno
+        do {
+            try fd.seek(offset: Int64(target), from: .start)
+        } catch {
+            readErrno = (error as? Errno)?.rawValue ?? EIO
             return false
         }
         bufferStart = target; bufferLength = 0; cursor = 0; reachedEnd = false
@@ -73,11 +79,13 @@ final class FileByteSource {
     private func refill() -> Bool {
         bufferStart += bufferLength
         bufferLength = 0; cursor = 0
-        while true {
-            let n = POSIXFiles.retryingOnInterrupt { read(fd, buffer, Self.bufferSize) }
+        do {
+            let n = try fd.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Self.bufferSize))
             if n > 0 { bufferLength = n; return true }
-            if n == 0 { reachedEnd = true; return false }
-            readErrno = errno
+            reachedEnd = true
+            return false
+        } catch {
+            readErrno = (error as? Errno)?.rawValue ?? EIO
             return false
         }
     }

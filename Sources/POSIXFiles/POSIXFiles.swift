@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -6,80 +7,98 @@ import Glibc
 import Darwin
 #endif
 
-/// The few POSIX file idioms gifx needs, written once: retry on EINTR, write everything, a hidden temporary
-/// file beside its target, and a durable rename. Every function returns errno values instead of throwing,
-/// so each caller words the failure in its own terms (a GIF read error, an output error, a batch line).
+/// The few file idioms gifx needs, written once on top of swift-system's `FileDescriptor` (which retries
+/// EINTR and writes everything): a unique new file, a hidden temporary beside its target, and a durable
+/// rename. Failures come back as swift-system's `Errno`, so each caller words them in its own terms (a GIF
+/// read error, an output error, a batch line).
 public enum POSIXFiles {
-    /// Calls `call` again while it fails with EINTR (a signal arrived before any data moved); the result
-    /// is the first that is not an interrupted failure, `errno` set as the call left it.
-    @inline(__always)
-    public static func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result {
-        while true {
-            let result = call()
-            if result < 0 && errno == EINTR { continue }
-            return result
+    /// Who may read a file made by `makeUniqueFile`.
+    public enum NewFileAccess: Sendable {
+        /// 0600 (what mkstemp gives): a scratch file of this process, such as the stdin spool.
+        case ownerOnly
+        /// 0666 as the creation mode, so the kernel applies the process's umask as it does to any new
+        /// file: an output that becomes the user's file.
+        case asNewFile
+
+        var permissions: FilePermissions { self == .ownerOnly ? [.ownerReadWrite] : [.ownerReadWrite, .groupReadWrite, .otherReadWrite] }
+    }
+
+    /// Writes all of `bytes` to `fd`: swift-system's `writeAll` (short writes continued, EINTR retried),
+    /// with its error typed, since it only ever throws `Errno`.
+    public static func writeAll<Bytes: Sequence<UInt8>>(_ fd: FileDescriptor, _ bytes: Bytes) throws(Errno) {
+        do {
+            try fd.writeAll(bytes)
+        } catch let error as Errno {
+            throw error
+        } catch {
+            throw Errno.ioError
         }
     }
 
-    /// Writes all of `bytes` to `fd` (short writes continued, EINTR retried). Returns 0, or the errno
-    /// of the write that failed.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard var next = bytes.baseAddress else { return 0 }
-        var left = bytes.count
-        while left > 0 {
-            let written = retryingOnInterrupt { write(fd, next, left) }
-            if written < 0 { return errno }
-            next += written
-            left -= written
-        }
-        return 0
-    }
-
-    /// Creates a new empty file from `template` (a path ending in `XXXXXX`, replaced with a unique
-    /// suffix), private (0600, mkstemp's mode) unless `asNewFile`: then with the permissions a new file
-    /// gets under the process's umask, as an output should. Returns the open descriptor and the path, or
-    /// the errno of the failure.
+    /// Creates a new empty file named `prefix` + six random letters and digits, open for reading and
+    /// writing (close-on-exec). O_CREAT|O_EXCL makes the name ours alone (a taken name is retried with
+    /// another suffix); the creation mode comes from `access` and the kernel applies the umask to it, so
+    /// the process-wide umask is never read or changed (mkstemp plus `umask(0); umask(mask)` raced with
+    /// every other thread creating a file).
     public static func makeUniqueFile(
-        template: String, asNewFile: Bool = false
-    ) -> Result<(fd: Int32, path: String), POSIXErrorNumber> {
-        var bytes = Array(template.utf8CString)
-        let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return .failure(POSIXErrorNumber(errno)) }
-        if asNewFile {
-            let mask = umask(0)
-            umask(mask)
-            fchmod(fd, 0o666 & ~mask)
+        prefix: String, access: NewFileAccess = .ownerOnly
+    ) -> Result<(fd: FileDescriptor, path: String), Errno> {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<100 {
+            let suffix = String((0..<6).map { _ in letters[Int(generator.next(upperBound: UInt(letters.count)))] })
+            let path = prefix + suffix
+            do {
+                let fd = try FileDescriptor.open(
+                    FilePath(path), .readWrite, options: [.create, .exclusiveCreate, .closeOnExec],
+                    permissions: access.permissions)
+                return .success((fd, path))
+            } catch let error as Errno where error == .fileExists {
+                continue
+            } catch let error as Errno {
+                return .failure(error)
+            } catch {
+                return .failure(.ioError)
+            }
         }
-        return .success((fd, bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }))
+        return .failure(.fileExists)
     }
 
     /// A hidden temporary file beside `target` (`.NAME.gifx-XXXXXX` in the same folder, so renaming it
-    /// over the target is atomic), open for writing.
-    public static func makeHiddenTemporary(beside target: String) -> Result<(fd: Int32, path: String), POSIXErrorNumber> {
+    /// over the target is atomic), open for writing, with the permissions a new file gets under the umask.
+    public static func makeHiddenTemporary(beside target: String) -> Result<(fd: FileDescriptor, path: String), Errno> {
         let url = URL(fileURLWithPath: target)
         return makeUniqueFile(
-            template: "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).gifx-XXXXXX", asNewFile: true)
+            prefix: "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).gifx-", access: .asNewFile)
     }
 
-    /// Puts a file's data on disk (fsync) before any name points at it, so a crash never shows a
-    /// truncated target; `fd` stays open.
-    public static func sync(_ fd: Int32) { _ = retryingOnInterrupt { fsync(fd) } }
+    /// Puts a file's data on disk (fsync, EINTR retried) before any name points at it, so a crash never
+    /// shows a truncated target; `fd` stays open. swift-system has no fsync.
+    public static func sync(_ fd: FileDescriptor) {
+        while fsync(fd.rawValue) != 0 && errno == EINTR {}
+    }
 
-    /// Flushes the file at `temporary` to disk and renames it over `target`. Returns 0 or rename's errno.
-    public static func durableRename(_ temporary: String, to target: String) -> Int32 {
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
+    /// Flushes the file at `temporary` to disk and renames it over `target`; throws rename's errno.
+    public static func durableRename(_ temporary: String, to target: String) throws(Errno) {
+        if let fd = try? FileDescriptor.open(FilePath(temporary), .readOnly, options: .closeOnExec) {
             sync(fd)
-            close(fd)
+            try? fd.close()
         }
-        return rename(temporary, target) == 0 ? 0 : errno
+        try rename(temporary, to: target)
+    }
+
+    /// rename(2), which swift-system (1.8) does not wrap: replaces `target` atomically.
+    public static func rename(_ source: String, to target: String) throws(Errno) {
+        guard renameCall(source, target) == 0 else { throw Errno(rawValue: errno) }
+    }
+
+    /// link(2), which swift-system (1.8) does not wrap: fails with EEXIST when `target` exists, so a
+    /// file that appeared meanwhile is never replaced.
+    public static func link(_ source: String, to target: String) throws(Errno) {
+        guard linkCall(source, target) == 0 else { throw Errno(rawValue: errno) }
     }
 }
 
-/// An errno value, as the failure of a `POSIXFiles` call.
-public struct POSIXErrorNumber: Error, Equatable, Sendable {
-    public let code: Int32
-    public init(_ code: Int32) { self.code = code }
-    /// strerror's text.
-    public var text: String { String(cString: strerror(code)) }
-}
+// The C calls themselves, outside the enum whose own `rename`/`link` would shadow them.
+private func renameCall(_ source: String, _ target: String) -> Int32 { rename(source, target) }
+private func linkCall(_ source: String, _ target: String) -> Int32 { link(source, target) }

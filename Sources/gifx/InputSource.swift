@@ -2,6 +2,7 @@ import Encoders
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -35,28 +36,28 @@ final class InputSource {
     }
 
     private static func spoolStandardInput() throws -> String {
-        let file: (fd: Int32, path: String)
-        switch POSIXFiles.makeUniqueFile(template: "\(NSTemporaryDirectory())/gifx-stdin-XXXXXX") {
+        let file: (fd: FileDescriptor, path: String)
+        switch POSIXFiles.makeUniqueFile(prefix: "\(NSTemporaryDirectory())/gifx-stdin-", access: .ownerOnly) {
         case .success(let made): file = made
-        case .failure(let error): throw GifDecodeError(.io, at: nil, "cannot spool standard input: \(error.text)")
+        case .failure(let error): throw GifDecodeError(.io, at: nil, "cannot spool standard input: \(error)")
         }
-        defer { close(file.fd) }
+        defer { try? file.fd.close() }
         TemporaryFiles.shared.register(file.path)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = POSIXFiles.retryingOnInterrupt {
-                buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }
+            } catch {
+                unlink(file.path)
+                throw GifDecodeError(.io, at: nil, "reading standard input: \(error)")
             }
             if count == 0 { break }
-            if count < 0 {
-                let code = errno
+            do throws(Errno) {
+                try POSIXFiles.writeAll(file.fd, buffer[..<count])
+            } catch {
                 unlink(file.path)
-                throw GifDecodeError(.io, at: nil, "reading standard input: \(String(cString: strerror(code)))")
-            }
-            let code = buffer.withUnsafeBytes { POSIXFiles.writeAll(file.fd, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            if code != 0 {
-                unlink(file.path)
-                throw GifDecodeError(.io, at: nil, "spooling standard input: \(String(cString: strerror(code)))")
+                throw GifDecodeError(.io, at: nil, "spooling standard input: \(error)")
             }
         }
         return file.path

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 
@@ -100,38 +101,20 @@ func filesUnder(_ folder: URL) -> Set<String> {
 }
 
 /// Starts `gifx arguments…` in the background (stdout/stderr to files in `folder`) for tests that
-/// signal it midway; the caller waits for it with `waitpid`.
+/// signal it midway; the caller waits for it with `waitGifx`.
 func startGifx(_ arguments: [String], logsIn folder: URL) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(
-        &actions, 1, folder.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(
-        &actions, 2, folder.appendingPathComponent("stderr").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let executable = gifxExecutable().path
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-    guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-    return pid
+    try SpawnedProcess.spawn(
+        gifxExecutable().path, arguments, stdout: .file(folder.appendingPathComponent("stdout").path),
+        stderr: .file(folder.appendingPathComponent("stderr").path)
+    ).pid
 }
 
-/// Waits for a child started with `startGifx`, killing it after `timeout`; returns the shell-style status.
+/// Waits for a child started with `startGifx`, killing it after `timeout`; returns the shell-style
+/// status, or -1 when it had to be killed.
 func waitGifx(_ pid: pid_t, timeout: TimeInterval = 60) -> Int32 {
-    var status: Int32 = 0
-    let deadline = Date().addingTimeInterval(timeout * testTimeScale)
-    while waitpid(pid, &status, WNOHANG) == 0 {
-        if Date() > deadline {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-            return -1
-        }
-        usleep(2_000)
-    }
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    guard let (ended, timedOut) = try? SpawnedProcess(pid: pid).waitKilling(
+        after: Date().addingTimeInterval(timeout * testTimeScale)) else { return -1 }
+    return timedOut ? -1 : ended.shellStatus
 }
 
 /// The running children of `pid` (Linux: /proc/PID/task/*/children), e.g. a batch's conversions.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -107,13 +108,7 @@ func ffprobeAvailable() -> Bool {
 
 /// The container duration in seconds, as ffprobe reads it.
 func probeDuration(_ path: String) -> Double? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    guard (try? process.run()) != nil else { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    guard let run = try? CapturedRun.run(
+        "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]) else { return nil }
+    return Double(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -154,22 +155,17 @@ struct ConvertCommandTests {
         let input = try ReliabilityFaultTests.animation(in: folder)
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let executable = gifxExecutable().path
         let arguments = [
-            executable, "convert", input, "--loops", "5000", "-o", out.appendingPathComponent("v.mp4").path,
+            "convert", input, "--loops", "5000", "-o", out.appendingPathComponent("v.mp4").path,
             "-o", out.appendingPathComponent("p.png").path, "-o", out.appendingPathComponent("t.timeline.json").path,
             "--sheet", out.appendingPathComponent("s.png").path, "--quiet",
         ]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, nil, nil, argv, environ) == 0 else { throw POSIXError(.EIO) }
+        let child = try SpawnedProcess.spawn(gifxExecutable().path, arguments, stdout: .inherited, stderr: .inherited)
         // Wait until the MP4's hidden temporary holds data: every output is open and encoding has started.
         let deadline = Date().addingTimeInterval(60)
         var started = false
         while !started && Date() < deadline {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { Issue.record("convert ended before it was signalled"); return }
+            if try child.wait(until: Date()) != nil { Issue.record("convert ended before it was signalled"); return }
             started = Self.contents(out).contains { name in
                 name.hasPrefix(".v.mp4.gifx-")
                     && ((try? FileManager.default.attributesOfItem(
@@ -178,10 +174,8 @@ struct ConvertCommandTests {
             usleep(5_000)
         }
         #expect(started, "the MP4's temporary never got data: \(Self.contents(out))")
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        #expect((status >> 8) & 0xFF == 143)
+        child.send(SIGTERM)
+        #expect(try child.wait()?.exitStatus == 143)
         #expect(Self.contents(out).isEmpty, "left behind: \(Self.contents(out))")
     }
 
@@ -216,13 +210,7 @@ struct ConvertCommandTests {
 
 /// An image decoded by the ffmpeg CLI to raw RGBA bytes.
 func ffmpegRGBA(_ path: String) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    process.arguments = ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgba", "-"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return [UInt8](data)
+    let run = try CapturedRun.run(
+        "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+    return [UInt8](run.stdout)
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -233,17 +234,9 @@ struct ToolRunError: Error, CustomStringConvertible { let description: String }
 
 /// Runs a tool and returns its standard output; throws when it exits non-zero.
 func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ToolRunError(description: "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    let run = try CapturedRun.run(tool, arguments)
+    guard run.status == 0 else {
+        throw ToolRunError(description: "\(tool) \(arguments.joined(separator: " ")) exited \(run.status)")
     }
-    return data
+    return run.stdout
 }

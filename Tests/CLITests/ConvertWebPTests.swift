@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -26,15 +27,8 @@ struct ConvertWebPTests {
                 frames.append(list(im.convert("RGBA").tobytes()))
             print(json.dumps({"loop": im.info.get("loop", -1), "durations": durations, "frames": frames}))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONDecoder().decode(Reading.self, from: data)
+        let run = try CapturedRun.run("/usr/bin/env", ["python3", "-c", script, path])
+        return try JSONDecoder().decode(Reading.self, from: run.stdout)
     }
 
     /// Lossless (the default): three distinct frames with transparency, delays 5, 6, 7 cs, loop forever.
@@ -81,11 +75,6 @@ struct ConvertWebPTests {
 }
 
 func pillowReadsWebP() -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "from PIL import features; import sys; sys.exit(0 if features.check('webp') else 1)"]
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+    let check = "from PIL import features; import sys; sys.exit(0 if features.check('webp') else 1)"
+    return (try? CapturedRun.run("/usr/bin/env", ["python3", "-c", check]))?.status == 0
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 
@@ -32,52 +33,16 @@ struct GifxRun: Sendable {
 }
 
 /// Runs `gifx arguments…` with optional standard input, killing it after `timeout` seconds
-/// (times `testTimeScale`).
-/// posix_spawn with stdin/stdout/stderr on temporary files: no pipe to drain, exact exit status.
+/// (times `testTimeScale`). Through `CapturedRun` (stdin/stdout/stderr on temporary files: no pipe to
+/// drain, exact exit status, wait4's peak RSS).
 func runGifx(
     _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 30, environment: [String: String]? = nil
 ) throws -> GifxRun {
-    let folder = try temporaryFolder("run")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let inPath = folder.appendingPathComponent("stdin").path
-    let outPath = folder.appendingPathComponent("stdout").path
-    let errPath = folder.appendingPathComponent("stderr").path
-    try (stdin ?? Data()).write(to: URL(fileURLWithPath: inPath))
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-
-    let executable = gifxExecutable().path
-    let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    let envp = env.map { strdup($0) } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-    guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
-
-    var status: Int32 = 0
-    var usage = rusage()
-    var timedOut = false
-    let deadline = Date().addingTimeInterval(timeout * testTimeScale)
-    while wait4(pid, &status, WNOHANG, &usage) == 0 {
-        if Date() > deadline {
-            timedOut = true
-            kill(pid, SIGKILL)
-            wait4(pid, &status, 0, &usage)
-            break
-        }
-        usleep(1_000)
-    }
-    let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let run = try CapturedRun.run(
+        gifxExecutable().path, arguments, stdin: stdin, environment: environment, timeout: timeout * testTimeScale)
     return GifxRun(
-        status: exitStatus, stdout: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(),
-        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", timedOut: timedOut,
-        peakRSSBytes: usage.ru_maxrss * 1024)
+        status: run.status, stdout: run.stdout, stderr: String(decoding: run.stderr, as: UTF8.self),
+        timedOut: run.timedOut, peakRSSBytes: run.termination.peakRSSBytes)
 }
 
 /// A fresh empty folder under the temporary directory for one test's files.

@@ -1,5 +1,7 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
+import SystemPackage
 import Testing
 
 /// libav is opened on first use (Sources/CAV/loader.c), so commands that encode no video start without
@@ -24,19 +26,21 @@ struct LibavLoadingTests {
 
     /// Starts `gifx arguments` with a pipe on stdin, returns its mapped libraries, then feeds `gif`.
     private func librariesWhileWaiting(_ arguments: [String], feeding gif: Data) throws -> (maps: String, status: Int32) {
-        let process = Process()
-        process.executableURL = gifxExecutable()
-        process.arguments = arguments
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let maps = try mappedLibraries(of: process.processIdentifier)
-        try input.fileHandleForWriting.write(contentsOf: gif)
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return (maps, process.terminationStatus)
+        let input = try FileDescriptor.pipe()
+        // The write end must not stay open in the child, or its standard input never ends.
+        _ = fcntl(input.writeEnd.rawValue, F_SETFD, FD_CLOEXEC)
+        let child: SpawnedProcess
+        do {
+            defer { try? input.readEnd.close() }
+            child = try SpawnedProcess.spawn(gifxExecutable().path, arguments, stdin: .descriptor(input.readEnd))
+        } catch {
+            try? input.writeEnd.close()
+            throw error
+        }
+        let maps = try mappedLibraries(of: child.pid)
+        try input.writeEnd.writeAll(gif)
+        try input.writeEnd.close()
+        return (maps, try child.wait()?.shellStatus ?? -1)
     }
 
     private let gif = FixtureGIF.solidFrames(width: 8, height: 6, colorIndices: [1, 2], delays: [5, 10])

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -42,14 +43,10 @@ struct MetadataMemoryTests {
             try FixtureGIF.repeatingFrame(width: 1, height: 1, frame: frame, count: count).write(to: gif)
             let report = folder.appendingPathComponent("time.txt")
             let out = folder.appendingPathComponent("out.json")
-            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-            process.arguments = ["-f", "%M", "-o", report.path, gifxExecutable().path, "timeline", "--json", gif.path]
-            process.standardOutput = try FileHandle(forWritingTo: out)
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let child = try SpawnedProcess.spawn(
+                "/usr/bin/time", ["-f", "%M", "-o", report.path, gifxExecutable().path, "timeline", "--json", gif.path],
+                stdout: .file(out.path), stderr: .inherited)
+            #expect(try child.wait()?.exitStatus == 0)
             let size = try FileManager.default.attributesOfItem(atPath: out.path)[.size] as? Int ?? 0
             #expect(size > count * 300)  // the whole document was written
             let kilobytes = try String(contentsOf: report, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

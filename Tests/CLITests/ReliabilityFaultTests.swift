@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -52,13 +53,10 @@ import Glibc
     /// Runs `/bin/sh -c script` (mount, ulimit) and returns its exit status.
     @discardableResult
     static func shell(_ script: String) -> Int32 {
-        var pid: pid_t = 0
-        let argv = (["/bin/sh", "-c", script] as [String]).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        return (status >> 8) & 0xFF
+        guard let child = try? SpawnedProcess.spawn(
+            "/bin/sh", ["-c", script], stdin: .inherited, stdout: .inherited, stderr: .inherited),
+            let ended = try? child.wait() else { return -1 }
+        return ended.shellStatus
     }
 
     static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -207,27 +205,14 @@ import Glibc
         let out = folder.appendingPathComponent("out-\(signal)")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
         let errors = folder.appendingPathComponent("stderr-\(signal)").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let executable = gifxExecutable().path
         let target: String = out.appendingPathComponent("out.mp4").path
-        let arguments: [String] = [executable, "to-mp4", input, "--loops", "5000", "-o", target]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {
-            throw POSIXError(.EIO)
-        }
+        let child = try SpawnedProcess.spawn(
+            gifxExecutable().path, ["to-mp4", input, "--loops", "5000", "-o", target], stderr: .file(errors))
         // Wait (up to 30 s) until the hidden temporary file exists and holds data: writing has started.
         let deadline = Date().addingTimeInterval(30)
         var started = false
         while Date() < deadline {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
+            if try child.wait(until: Date()) != nil {
                 let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
                 Issue.record("to-mp4 ended before it was signalled: \(stderr)")
                 return (-1, contents(out), stderr)
@@ -241,15 +226,10 @@ import Glibc
             usleep(5_000)
         }
         #expect(started, "the temporary output never got data")
-        kill(pid, signal)
-        var status: Int32 = 0
-        let stopDeadline = Date().addingTimeInterval(30)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > stopDeadline { kill(pid, SIGKILL); waitpid(pid, &status, 0); Issue.record("no exit after signal"); break }
-            usleep(2_000)
-        }
-        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (exit, contents(out), (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        child.send(signal)
+        let (ended, timedOut) = try child.waitKilling(after: Date().addingTimeInterval(30))
+        if timedOut { Issue.record("no exit after signal") }
+        return (ended.shellStatus, contents(out), (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 
     @Test(arguments: [(SIGINT, Int32(130), "interrupted"), (SIGTERM, Int32(143), "terminated")])

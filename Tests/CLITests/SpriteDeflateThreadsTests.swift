@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
@@ -41,15 +42,9 @@ import Testing
             raw = z.decompress(stream) + z.flush()
             print(idat, int(z.eof and not z.unused_data and len(raw) == int(sys.argv[2])))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path, String(expected)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 failed on \(path)")
+        let run = try CapturedRun.run("/usr/bin/env", ["python3", "-c", script, path, String(expected)])
+        let output = run.stdoutText
+        try #require(run.status == 0, "python3 failed on \(path)")
         let fields = output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         try #require(fields.count == 2, "unexpected output \(output)")
         return (fields[0], fields[1] == 1)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Encoders
 import Foundation
 import GifFixtures
@@ -123,16 +124,9 @@ struct MP4ModeTests {
         let run = try convertFixture(gif, options: MP4Options(timing: .vfr))
         // x264 writes num_units_in_tick = i_timebase_num, time_scale = 2 × i_timebase_den and
         // fixed_frame_rate_flag = !b_vfr_input (encoder/set.c); ffmpeg's trace_headers prints them.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: MP4Oracle.ffmpeg!)
-        process.arguments = ["-v", "trace", "-nostdin", "-i", run.path, "-c", "copy", "-bsf:v", "trace_headers",
-                             "-f", "null", "-"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try CapturedRun.run(MP4Oracle.ffmpeg!, [
+            "-v", "trace", "-nostdin", "-i", run.path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
+        ]).stderrText
         func field(_ name: String) -> Int? {
             let line = text.split(separator: "\n").first { $0.contains(" \(name) ") }
             return line.flatMap { Int($0.split(separator: "=").last!.trimmingCharacters(in: .whitespaces)) }

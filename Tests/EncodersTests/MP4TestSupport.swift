@@ -1,3 +1,4 @@
+import ChildProcesses
 import Encoders
 import Foundation
 import Frames
@@ -19,24 +20,11 @@ enum MP4Oracle {
 
     /// Runs a tool and returns its standard output; throws on a non-zero exit.
     static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let folder = FileManager.default.temporaryDirectory
-        let outURL = folder.appendingPathComponent("gifx-mp4-oracle-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outURL) }
-        let out = try FileHandle(forWritingTo: outURL)
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        guard process.terminationStatus == 0 else {
-            throw MP4OracleError( "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        let run = try CapturedRun.run(tool, arguments)
+        guard run.status == 0 else {
+            throw MP4OracleError( "\(tool) \(arguments.joined(separator: " ")) exited \(run.status)")
         }
-        return try Data(contentsOf: outURL)
+        return run.stdout
     }
 
     /// What ffprobe says about the first video stream.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import CPng
 import Encoders
 import Foundation
@@ -6,13 +7,7 @@ import Testing
 
 /// Whether `python3 -c "import PIL"` works (Pillow is the second, independent PNG decoder).
 let pillowAvailable: Bool = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import PIL"]
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+    (try? CapturedRun.run("/usr/bin/env", ["python3", "-c", "import PIL"]))?.status == 0
 }()
 
 /// The PNG colour type byte of the file's IHDR (3 palette, 2 RGB, 6 RGBA).
@@ -99,16 +94,10 @@ func manyColoursGIF(frames: Int, transparentIndex: Int? = nil) -> FixtureGIF {
             assert ra == lib, "pillow != libpng"
             print("ok", a.size, len(ra))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, indexed.pagePaths[0], plain.pagePaths[0], libpng.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(output)")
+        let run = try CapturedRun.run(
+            "/usr/bin/env", ["python3", "-c", script, indexed.pagePaths[0], plain.pagePaths[0], libpng.path])
+        let output = run.stdoutText + run.stderrText
+        #expect(run.status == 0, "\(output)")
         #expect(output.hasPrefix("ok"))
     }
 

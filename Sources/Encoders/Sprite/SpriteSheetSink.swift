@@ -1,6 +1,7 @@
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 import Timeline
 
 #if canImport(Glibc)
@@ -149,8 +150,11 @@ public final class SpriteSheetSink: ConversionSink {
             restartInRGBA = false
             format = .rgba
             for output in pageOutputs {
-                guard ftruncate(output.fileDescriptor, 0) == 0, lseek(output.fileDescriptor, 0, SEEK_SET) == 0 else {
-                    throw OutputError.writing(output.targetPath, errno: errno)
+                do {
+                    try output.descriptor!.resize(to: 0)
+                    try output.descriptor!.seek(offset: 0, from: .start)
+                } catch {
+                    throw OutputError.writing(output.targetPath, errno: (error as? Errno)?.rawValue ?? EIO)
                 }
             }
         }
@@ -282,12 +286,11 @@ private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
     }
 }
 
-func writeAll(_ data: Data, to output: AtomicOutput) throws {
-    try data.withUnsafeBytes { try writeAll($0, to: output) }
-}
-
 /// Writes all of `bytes` to `output`'s temporary file, or throws the failure named after its target.
-func writeAll(_ bytes: UnsafeRawBufferPointer, to output: AtomicOutput) throws {
-    let code = POSIXFiles.writeAll(output.fileDescriptor, bytes)
-    if code != 0 { throw OutputError.writing(output.targetPath, errno: code) }
+func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) throws {
+    do throws(Errno) {
+        try POSIXFiles.writeAll(output.descriptor!, bytes)
+    } catch {
+        throw OutputError.writing(output.targetPath, errno: error.rawValue)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -9,13 +10,13 @@ import Glibc
 /// A buffered text stream into one file descriptor: sprite JSON and `.tres` documents are written as
 /// they are generated, so a 5-million-frame sheet never holds its document in memory.
 final class TextOutput {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let path: String
     private var buffer: [UInt8] = []
     private let capacity: Int
 
     init(fileDescriptor: Int32, path: String, capacity: Int = 1 << 16) {
-        fd = fileDescriptor
+        fd = FileDescriptor(rawValue: fileDescriptor)
         self.path = path
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
@@ -32,8 +33,11 @@ final class TextOutput {
     }
 
     func flush() throws {
-        let code = buffer.withUnsafeBytes { POSIXFiles.writeAll(fd, $0) }
-        if code != 0 { throw OutputError.writing(path, errno: code) }
+        do throws(Errno) {
+            try POSIXFiles.writeAll(fd, buffer)
+        } catch {
+            throw OutputError.writing(path, errno: error.rawValue)
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 }

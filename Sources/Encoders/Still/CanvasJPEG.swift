@@ -1,6 +1,7 @@
 internal import CAV
 import Frames
 import POSIXFiles
+import SystemPackage
 import Timeline
 
 #if canImport(Glibc)
@@ -40,8 +41,12 @@ func writeCanvasJPEG(_ canvas: Canvas, options: JPEGOptions, fileDescriptor fd: 
         format: fullChroma ? AV_PIX_FMT_YUVJ444P : AV_PIX_FMT_YUVJ420P)
     try converter.convert(canvas, into: encoder.frame)
     try encoder.encode { packet in
-        let status = POSIXFiles.writeAll(fd, UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
-        if status != 0 { throw OutputError.writing(path, errno: status) }
+        do throws(Errno) {
+            try POSIXFiles.writeAll(
+                FileDescriptor(rawValue: fd), UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
+        } catch {
+            throw OutputError.writing(path, errno: error.rawValue)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 internal import CPng
 import Frames
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -8,12 +9,17 @@ import Glibc
 /// Writes one composited canvas as an RGBA PNG at `path` (created or truncated), streamed row by row
 /// through libpng: what `gifx frames` shows of the encoders' input, and the core of a still output.
 public func writeCanvasPNG(_ canvas: Canvas, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-        throw OutputError(path: path, reason: String(cString: strerror(errno)), failure: .cannotCreateOutput)
+    let fd: FileDescriptor
+    do {
+        fd = try FileDescriptor.open(
+            FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [
+                .ownerReadWrite, .groupRead, .otherRead,
+            ])
+    } catch {
+        throw OutputError(path: path, reason: "\(error)", failure: .cannotCreateOutput)
     }
-    defer { close(fd) }
-    try writeCanvasPNG(canvas, fileDescriptor: fd, path: path)
+    defer { try? fd.close() }
+    try writeCanvasPNG(canvas, fileDescriptor: fd.rawValue, path: path)
 }
 
 /// Writes one composited canvas as an RGBA PNG to the open file `fd` (`path` names it in errors).

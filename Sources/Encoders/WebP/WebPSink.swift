@@ -2,6 +2,7 @@ internal import CWebP
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 import Timeline
 
 /// How an animated WebP is encoded.
@@ -111,8 +112,11 @@ public final class WebPSink: ConversionSink {
         }
         defer { WebPDataClear(&data) }
         if hasTransparency { markTransparent(UnsafeMutablePointer(mutating: data.bytes), count: data.size) }
-        let code = POSIXFiles.writeAll(output!.fileDescriptor, UnsafeRawBufferPointer(start: data.bytes, count: data.size))
-        if code != 0 { throw OutputError.writing(target, errno: code) }
+        do throws(Errno) {
+            try POSIXFiles.writeAll(output!.descriptor!, UnsafeRawBufferPointer(start: data.bytes, count: data.size))
+        } catch {
+            throw OutputError.writing(target, errno: error.rawValue)
+        }
     }
 
     public var result: OutputResult {

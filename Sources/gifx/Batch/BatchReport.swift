@@ -1,6 +1,7 @@
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -52,24 +53,27 @@ struct BatchReportLine {
 /// `O_APPEND` descriptor, so a killed batch leaves only whole lines, and runs (or shards sharing
 /// one file on a local disk) never interleave inside a line.
 final class BatchReport {
-    private let fd: Int32
+    private let fd: FileDescriptor
     let path: String
 
     init(path: String) throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .append, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
             throw BatchSetupError(
-                subject: path, message: "cannot open report: \(String(cString: strerror(errno)))", exitCode: ExitStatus.cannotCreate)
+                subject: path, message: "cannot open report: \(error)", exitCode: ExitStatus.cannotCreate)
         }
         self.path = path
     }
 
-    deinit { close(fd) }
+    deinit { try? fd.close() }
 
     /// Appends one line; a failure to write the report is reported once on stderr but does not stop the batch.
     func append(_ line: BatchReportLine) -> Bool {
         let data = line.json
-        return data.withUnsafeBytes { POSIXFiles.writeAll(fd, $0) } == 0
+        return (try? POSIXFiles.writeAll(fd, data)) != nil
     }
 }
 

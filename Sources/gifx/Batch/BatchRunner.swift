@@ -1,6 +1,7 @@
 import Foundation
 import Frames
 import POSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -167,8 +168,11 @@ final class BatchRunner {
         var temporaryOutput: String?
         if settings.target.outputIsStandardOutput {
             let target = settings.target.standardOutputPath(base: base)
-            guard let temporary = Self.makeTemporary(beside: target) else {
-                fail("\(target): cannot create output: \(String(cString: strerror(errno)))", 73)
+            let temporary: String
+            switch Self.makeTemporary(beside: target) {
+            case .success(let path): temporary = path
+            case .failure(let error):
+                fail("\(target): cannot create output: \(error)", 73)
                 return
             }
             stdoutPath = temporary
@@ -232,8 +236,8 @@ final class BatchRunner {
             let facts = JobFacts(json: ChildProcess.contents(ofFile: job.stdoutPath), target: settings.target)
             if let temporary = job.temporaryOutput {
                 let target = settings.target.standardOutputPath(base: job.base)
-                guard Self.commit(temporary, to: target) else {
-                    let reason = String(cString: strerror(errno))
+                if let failure = Self.commit(temporary, to: target) {
+                    let reason = failure.description
                     unlink(temporary)
                     record(BatchReportLine(
                         input: job.input.path, outputs: [], status: .failed,
@@ -329,14 +333,20 @@ final class BatchRunner {
 
     /// A hidden, empty file beside `target` (same folder, so the final rename is atomic), with the
     /// permissions a new file would get.
-    private static func makeTemporary(beside target: String) -> String? {
-        guard case .success(let file) = POSIXFiles.makeHiddenTemporary(beside: target) else { return nil }
-        close(file.fd)
-        return file.path
+    private static func makeTemporary(beside target: String) -> Result<String, Errno> {
+        POSIXFiles.makeHiddenTemporary(beside: target).map { file in
+            try? file.fd.close()
+            return file.path
+        }
     }
 
-    /// Flushes the finished temporary file and renames it over the target.
-    private static func commit(_ temporary: String, to target: String) -> Bool {
-        POSIXFiles.durableRename(temporary, to: target) == 0
+    /// Flushes the finished temporary file and renames it over the target; the failure is rename's errno.
+    private static func commit(_ temporary: String, to target: String) -> Errno? {
+        do throws(Errno) {
+            try POSIXFiles.durableRename(temporary, to: target)
+            return nil
+        } catch {
+            return error
+        }
     }
 }

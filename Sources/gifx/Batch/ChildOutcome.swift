@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Frames
 
@@ -13,13 +14,9 @@ struct ChildOutcome: Equatable {
     let signal: Int32?
 
     init(waitStatus status: Int32) {
-        if status & 0x7F == 0 {
-            exitStatus = (status >> 8) & 0xFF
-            signal = nil
-        } else {
-            exitStatus = nil
-            signal = status & 0x7F
-        }
+        let termination = ChildTermination(waitStatus: status)
+        exitStatus = termination.exitStatus
+        signal = termination.signal
     }
 
     /// The shell's view: the exit status, or 128 + the signal (what the report's `exitCode` has always said).

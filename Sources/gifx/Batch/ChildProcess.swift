@@ -1,12 +1,13 @@
 import Foundation
-import POSIXFiles
+import ChildProcesses
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Starts one child conversion with posix_spawn (Foundation's `Process` has had slow and unsafe
-/// behaviour on Linux). Standard input is /dev/null; stdout and stderr go to files, so nothing has
+/// Starts one child conversion (through `SpawnedProcess`, the project's one posix_spawn wrapper) and
+/// reads what it left. Standard input is /dev/null; stdout and stderr go to files, so nothing has
 /// to be drained while the child runs and a chatty child cannot fill memory.
 enum ChildProcess {
     /// This very binary: the children run the same code as the batch, whatever the PATH says.
@@ -18,55 +19,35 @@ enum ChildProcess {
         #endif
     }
 
-    /// Spawns `executable arguments…` and returns its pid. SIGINT and SIGTERM are reset to their
-    /// default action and the signal mask is cleared in the child: the batch ignores those signals
-    /// (it handles them on a dispatch source), and a child that inherited "ignore" could not be stopped.
-    /// `environment` is added to (and overrides) this process's own environment.
+    /// Spawns `executable arguments…` and returns its pid. SIGINT, SIGTERM (and the other signals of
+    /// `SpawnedProcess.signalsReset`) are reset to their default action and the signal mask is cleared
+    /// in the child: the batch ignores those signals (it handles them on a dispatch source), and a child
+    /// that inherited "ignore" could not be stopped. `environment` is added to (and overrides) this
+    /// process's own environment.
     static func spawn(
         executable: String, arguments: [String], stdoutPath: String, stderrPath: String,
         environment: [String: String] = [:]
     ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         var inherited = ProcessInfo.processInfo.environment
         inherited.merge(environment) { _, new in new }
-        let envp = inherited.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        return pid
+        do throws(Errno) {
+            return try SpawnedProcess.spawn(
+                executable, arguments, environment: inherited, stdin: .null, stdout: .file(stdoutPath),
+                stderr: .file(stderrPath), fileMode: 0o600
+            ).pid
+        } catch {
+            throw POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO)
+        }
     }
 
     /// The last 8 KiB of a file as text (where a child's fatal error message is).
     static func tail(ofFile path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        let size = lseek(fd, 0, SEEK_END)
-        guard size > 0 else { return "" }
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return "" }
+        defer { try? fd.close() }
+        guard let size = try? fd.seek(offset: 0, from: .end), size > 0 else { return "" }
         let length = Int(min(size, 8192))
         var buffer = [UInt8](repeating: 0, count: length)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(size) - off_t(length)) }
+        let count = (try? buffer.withUnsafeMutableBytes { try fd.read(fromAbsoluteOffset: size - Int64(length), into: $0) }) ?? 0
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
     }
 
@@ -79,13 +60,12 @@ enum ChildProcess {
 
     /// At most `limit` bytes of a file (a `--stats` summary is a few hundred bytes).
     static func contents(ofFile path: String, limit: Int = 1 << 20) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return Data() }
-        defer { close(fd) }
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return Data() }
+        defer { try? fd.close() }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while data.count < limit {
-            let count = POSIXFiles.retryingOnInterrupt { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            let count = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
             guard count > 0 else { break }
             data.append(contentsOf: buffer[0..<count])
         }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Synchronization
-import POSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -77,7 +76,10 @@ final class SignalForwarder: Sendable {
         while true {
             var info = siginfo_t()
             let options = WEXITED | WNOWAIT | (deadline == nil ? 0 : WNOHANG)
-            if POSIXFiles.retryingOnInterrupt({ waitid(P_ALL, 0, &info, options) }) != 0 { return .noChildren }
+            if waitid(P_ALL, 0, &info, options) != 0 {
+                if errno == EINTR { continue }
+                return .noChildren
+            }
             if let deadline, info._sifields._sigchld.si_pid == 0 {
                 if Date() >= deadline { return .deadline }
                 usleep(2_000)
