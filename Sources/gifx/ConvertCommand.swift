@@ -236,6 +236,10 @@ private struct ConvertOutputStats: Encodable {
             frames = 1
             width = poster.width
             height = poster.height
+        case .canvases(let folder, let count):
+            kind = "canvases"
+            paths = folder.map { [$0] } ?? []
+            frames = count
         }
         bytes = paths.reduce(0) { total, path in
             total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)

@@ -21,9 +21,16 @@ struct FramesCommand: ParsableCommand {
     @Flag(help: "No warnings on stderr.") var quiet = false
     @Option(help: "Threads decoding frames (default: the cores; 1: the sequential decoder).") var threads: Int?
 
+    /// The run's settings: only decoding ones apply (strictness, threads, the developer switches).
+    var settings: RunSettings {
+        var settings = RunSettings(limits: DecodeLimits(strict: strict), threads: threads)
+        DeveloperSwitches.current.apply(to: &settings)
+        return settings
+    }
+
     func validate() throws {
         if (out == nil) == !null { throw ValidationError("give either --out DIR or --null") }
-        if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be 1...256") }
+        if let problem = settings.problem { throw ValidationError(problem.commandLineWording) }
     }
 
     func run() throws {
@@ -31,42 +38,26 @@ struct FramesCommand: ParsableCommand {
             do {
                 try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             } catch {
-                FileHandle.standardError.write(Data("gifx: \(out): cannot create folder: \(error.localizedDescription)\n".utf8))
+                printError(out, "cannot create folder: \(error.localizedDescription)")
                 throw ExitCode(ExitStatus.cannotCreate)
             }
         }
-        do {
+        try reportingErrors(input: input) {
             let started = Date()
-            let limits = DecodeLimits(strict: strict)
-            let metadata = try readGifMetadata(path: input, limits: limits)
-            let metadataSeconds = Date().timeIntervalSince(started)
-            let stream = try FrameStream(path: input, metadata: metadata, limits: limits, threads: threads)
-            var written = 0
-            while try stream.nextCanvas({ (canvas: Canvas) -> Void in
-                if let out { try writeCanvasPNG(canvas, to: "\(out)/frame-\(String(format: "%04d", canvas.index)).png") }
-            }) != nil {
-                written += 1
-            }
-            if !quiet {
-                for warning in stream.metadata.warnings + stream.warnings {
-                    FileHandle.standardError.write(Data("gifx: \(input): warning: \(warning)\n".utf8))
-                }
-            }
+            let report = try Conversion(inputPath: input, settings: settings).run([.canvases(folder: out)])
+            guard case .canvases(_, let written) = report.outputs[0] else { return }
+            printWarnings(report.warnings, input: input, quiet: quiet)
             if let out {
                 print("\(written) frames written to \(out)")
             } else {
                 let seconds = Date().timeIntervalSince(started)
-                let megapixels = Double(written * stream.canvasSize.width * stream.canvasSize.height) / 1e6
+                let megapixels = Double(written * report.canvas.width * report.canvas.height) / 1e6
                 print(String(
                     format: "%d frames %dx%d, %.1f MP in %.3f s: %.1f MP/s (metadata %.3f s; cache %d canvases, peak %d bytes; %d threads, window %d frames)",
-                    written, stream.canvasSize.width, stream.canvasSize.height, megapixels, seconds,
-                    megapixels / max(seconds, 1e-9), metadataSeconds, stream.capacity, stream.peakCacheBytes,
-                    stream.threads, stream.decodeWindow))
+                    written, report.canvas.width, report.canvas.height, megapixels, seconds,
+                    megapixels / max(seconds, 1e-9), report.metadataSeconds, report.cacheCapacity,
+                    report.peakCacheBytes, report.decode.threads, report.decode.window))
             }
-        } catch let error as any GifxError {
-            let subject = (error as? GifDecodeError).map { _ in input } ?? error.subjectPath ?? out ?? input
-            FileHandle.standardError.write(Data("gifx: \(subject): \(error.description)\n".utf8))
-            throw ExitCode(error.exitCode)
         }
     }
 }

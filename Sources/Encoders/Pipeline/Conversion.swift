@@ -17,6 +17,8 @@ public enum OutputRequest {
     case jpegPoster(target: String, frame: PosterFrame, options: JPEGOptions)
     /// An animated WebP (`WebPSink`).
     case webp(target: String, options: WebPOptions)
+    /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
+    case canvases(folder: String?)
 }
 
 /// What one output wrote, for summaries and statistics.
@@ -26,12 +28,18 @@ public enum OutputResult {
     case timelineJSON(path: String)
     case poster(PosterResult)
     case webp(WebPResult)
+    /// Canvases decoded (and written as PNGs when a folder was given).
+    case canvases(folder: String?, count: Int)
 }
 
 /// What a conversion did.
 public struct ConversionReport {
     /// GIF frames.
     public var frames: Int
+    /// The GIF's canvas.
+    public var canvas: CanvasSize
+    /// Seconds spent reading the GIF's structure (step 1), before any pixel was decoded.
+    public var metadataSeconds: Double
     /// One result per request, in the order asked.
     public var outputs: [OutputResult]
     /// Metadata and decoder warnings (damaged data kept, and the like), each once.
@@ -75,7 +83,9 @@ public final class Conversion {
     /// Writes every requested output, all or none.
     public func run(_ requests: [OutputRequest], progress: ConversionProgress? = nil) throws -> ConversionReport {
         self.progress = progress
+        let started = Date()
         let metadata = try readMetadata()
+        let metadataSeconds = Date().timeIntervalSince(started)
         let context = buildTimeline(metadata)
         let sinks = try requests.map { try makeSink($0, context) }
         planProgress(sinks, frames: metadata.images.count)
@@ -90,7 +100,8 @@ public final class Conversion {
             throw error
         }
         return ConversionReport(
-            frames: metadata.images.count, outputs: sinks.map(\.result), warnings: warnings,
+            frames: metadata.images.count, canvas: metadata.canvas, metadataSeconds: metadataSeconds,
+            outputs: sinks.map(\.result), warnings: warnings,
             peakCacheBytes: peakCacheBytes,
             cacheCapacity: CacheCapacity.plan(
                 canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
@@ -125,6 +136,7 @@ public final class Conversion {
         case .jpegPoster(let target, let frame, let options):
             return try PosterSink(target: target, frame: frame, format: .jpeg(options), context: context)
         case .webp(let target, let options): return try WebPSink(target: target, options: options, context: context)
+        case .canvases(let folder): return CanvasFilesSink(folder: folder)
         }
     }
 

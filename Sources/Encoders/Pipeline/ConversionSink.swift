@@ -1,7 +1,8 @@
 import Frames
 
-/// One output of a `Conversion`: an MP4, a sprite sheet, the schedule as JSON, and in time WebM, WebP or
-/// a poster. The pipeline calls a sink in this order, and never concurrently:
+/// One output of a `Conversion`: a video (MP4 or WebM), an animated WebP, a sprite sheet, a poster, the
+/// schedule as JSON, or the canvases themselves. The pipeline calls a sink in this order, and never
+/// concurrently:
 ///
 /// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet that deduplicates frames
 ///    must know its distinct cells before its page count, and so its files, exist);
