@@ -11,7 +11,7 @@ final class EncoderHandles {
     /// Finds the encoder named `name` (`libx264`, `mjpeg`, …) and allocates its context, a frame and a packet.
     init(encoder name: String) throws {
         guard let codec = gifx_avcodec_find_encoder_by_name(name) else {
-            throw MP4Error("this libavcodec has no \(name) encoder", failure: .internalError)
+            throw LibavError("this libavcodec has no \(name) encoder", failure: .internalError)
         }
         var context = gifx_avcodec_alloc_context3(codec)
         var frame = gifx_av_frame_alloc()
@@ -20,7 +20,7 @@ final class EncoderHandles {
             gifx_av_packet_free(&packet)
             gifx_av_frame_free(&frame)
             gifx_avcodec_free_context(&context)
-            throw MP4Error("out of memory (\(name) encoder)")
+            throw LibavError("out of memory (\(name) encoder)")
         }
         self.codec = codec
         self.context = context

@@ -106,7 +106,7 @@ struct ConvertCommand: ParsableCommand {
             }
             var warnings = report.warnings
             for case .video(let result) in report.outputs {
-                warnings += [result.writer.droppedFramesWarning, result.writer.levelWarning].compactMap { $0 }
+                warnings += [result.droppedFramesWarning, result.levelWarning].compactMap { $0 }
             }
             printWarnings(warnings, input: input, quiet: common.quiet)
             if common.stats {
@@ -204,13 +204,13 @@ private struct ConvertOutputStats: Encodable {
     init(_ result: OutputResult) {
         switch result {
         case .video(let video):
-            kind = video.writer.options.container.rawValue
+            kind = video.settings.container.rawValue
             paths = [video.target]
-            codec = video.writer.options.codec.rawValue
+            codec = video.settings.codec.rawValue
             alpha = video.keepsAlpha
-            mp4Layout = video.writer.layout
+            mp4Layout = video.layout
             frames = video.summary.outputFrames
-            fps = video.writer.plan.rate?.description ?? "vfr"
+            fps = video.plan.rate?.description ?? "vfr"
             width = video.outputSize.width
             height = video.outputSize.height
             encoder = video.tuning

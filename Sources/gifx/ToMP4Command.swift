@@ -62,21 +62,20 @@ struct ToMP4Command: ParsableCommand {
                 throw error
             }
             guard case .video(let result) = report.outputs[0] else { return }
-            let writer = result.writer
             printWarnings(
-                report.warnings + [writer.droppedFramesWarning, writer.levelWarning].compactMap { $0 }, input: input,
+                report.warnings + [result.droppedFramesWarning, result.levelWarning].compactMap { $0 }, input: input,
                 quiet: common.quiet)
             if common.stats {
-                let plan = writer.plan
+                let plan = result.plan
                 printStats(ToMP4Stats(
                     frames: report.frames, outputFrames: result.summary.outputFrames,
                     fps: plan.rate?.description ?? "vfr", loops: video.loops,
-                    width: writer.outputSize.width, height: writer.outputSize.height,
+                    width: result.outputSize.width, height: result.outputSize.height,
                     durationSeconds: plan.duration.doubleValue * Double(video.loops) / 100,
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
-                    encoder: writer.tuning, timing: ToMP4TimingStats(writer: writer),
-                    mp4Layout: writer.layout))
+                    encoder: result.tuning, timing: ToMP4TimingStats(result: result),
+                    mp4Layout: result.layout))
             }
         }
     }
@@ -118,15 +117,15 @@ private struct ToMP4TimingStats: Encodable {
     var h264Level: String?
     var reason: String
 
-    init(writer: MP4Writer) {
-        let plan = writer.plan
+    init(result: VideoResult) {
+        let plan = result.plan
         mode = plan.mode
         rate = plan.rate?.description ?? "vfr"
         peakRate = plan.peakRate.description
         outputFramesPerPlay = plan.outputFrames
         worstStartErrorMs = Double(plan.worstStartErrorMicroseconds) / 1000
         gifFramesNeverShown = plan.framesNeverShown
-        h264Level = (writer.signalledLevel ?? writer.requiredLevel)?.description
+        h264Level = (result.signalledH264Level ?? result.requiredH264Level)?.description
         reason = plan.reason.commandLineWording
     }
 }

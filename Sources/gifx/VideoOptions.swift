@@ -37,7 +37,7 @@ struct VideoOptions: ParsableArguments {
     /// Refuses options the encoder of a `container` output cannot take (codec, crf range, preset, loops):
     /// the commands call it for each kind of video output they write.
     func validate(for container: VideoContainer) throws {
-        let options = MP4Options(container: container, codec: codec, crf: crf, preset: preset, loops: loops)
+        let options = VideoSettings(container: container, codec: codec, crf: crf, preset: preset, loops: loops)
         if let problem = options.problem { throw ValidationError(problem.commandLineWording) }
     }
 
@@ -52,21 +52,21 @@ struct VideoOptions: ParsableArguments {
     }
 
     /// The encoder's options for a `container` output at output size `size`.
-    func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> MP4Options {
-        MP4Options(
+    func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> VideoSettings {
+        VideoSettings(
             container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
             size: size, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
     }
 }
 
-extension MP4Writer {
+extension VideoResult {
     /// The level warning in this command line's terms: the problem, and the options that lower the level.
     var levelWarning: String? {
         levelProblem.map { "\($0); " + (plan.kind == .vfr ? "--max-fps 60 (instead of --vfr)" : "--vfr or --max-fps 60") + " lowers it" }
     }
 }
 
-extension MP4OptionsProblem {
+extension VideoSettingsProblem {
     /// The problem in this command line's terms: each option by its flag.
     var commandLineWording: String {
         switch self {

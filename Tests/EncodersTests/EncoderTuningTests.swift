@@ -8,7 +8,7 @@ import Timeline
         width: Int, height: Int, given: Int? = nil, available: Int?, lowMemory: Bool? = nil
     ) -> EncoderTuning {
         EncoderTuning.choose(
-            options: MP4Options(lowMemory: lowMemory), frameSize: CanvasSize(width: width, height: height),
+            options: VideoSettings(lowMemory: lowMemory), frameSize: CanvasSize(width: width, height: height),
             budget: given, cores: 2, available: AvailableMemory(bytes: available, source: "MemAvailable"))
     }
 

@@ -5,21 +5,6 @@ import GifFixtures
 import Testing
 import Timeline
 
-/// Real decoded canvases that stop with an error after `limit` of them (as a damaged file or a full disk would).
-private struct FailingSource: CanvasSource {
-    struct Stop: Error {}
-    let stream: FrameStream
-    let limit: Int
-    var delivered = 0
-    var canvasSize: CanvasSize { stream.canvasSize }
-
-    mutating func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
-        guard delivered < limit else { throw Stop() }
-        delivered += 1
-        return try stream.nextCanvas(body)
-    }
-}
-
 private func timeline(width: Int, height: Int, frames: Int = 1) -> Timeline {
     let descriptors = (0..<frames).map { _ in
         FrameDescriptor(
@@ -31,29 +16,32 @@ private func timeline(width: Int, height: Int, frames: Int = 1) -> Timeline {
 
 @Suite("MP4 failures")
 struct MP4FailureTests {
-    @Test("an error while encoding leaves neither the target nor a temporary file")
-    func failureLeavesNothing() throws {
+    @Test("a conversion stopped after two of four canvases leaves neither the targets nor a temporary file")
+    func stoppedConversionLeavesNothing() throws {
         let folder = try mp4Folder()
         let input = folder.appendingPathComponent("in.gif").path
         try FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3, 4], delays: [10, 10, 10, 10])
             .write(to: URL(fileURLWithPath: input))
-        let metadata = try readGifMetadata(path: input)
-        let writer = try MP4Writer(timeline: Timeline(metadata.timelineInput), options: MP4Options())
-        let target = folder.appendingPathComponent("out.mp4").path
-        let output = try AtomicOutput(targetPath: target, overwrite: false)
-        #expect(throws: FailingSource.Stop.self) {
-            _ = try writer.write(to: output.temporaryPath) { _ in
-                FailingSource(stream: try FrameStream(path: input, metadata: metadata), limit: 2)
-            }
+        let requests: [OutputRequest] = [
+            .video(target: folder.appendingPathComponent("out.mp4").path, options: VideoSettings()),
+            .video(target: folder.appendingPathComponent("out.webm").path, options: VideoSettings(container: .webm)),
+            .webp(target: folder.appendingPathComponent("out.webp").path, options: WebPOptions()),
+        ]
+        var asked = 0
+        #expect(throws: CancellationError.self) {
+            try Conversion(inputPath: input).run(requests, shouldStop: {
+                asked += 1
+                return asked == 2
+            })
         }
-        output.discard()
+        #expect(asked == 2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["in.gif"])
     }
 
     @Test("a canvas wider than libx264's 16384 is refused before encoding (exit 65)")
     func canvasTooWide() throws {
-        let error = try #require(throws: MP4Error.self) {
-            try MP4Writer(timeline: timeline(width: 16385, height: 8), options: MP4Options())
+        let error = try #require(throws: LibavError.self) {
+            try VideoWriter(timeline: timeline(width: 16385, height: 8), options: VideoSettings())
         }
         #expect(error.failureClass == .malformedData)
         #expect(error.description.contains("16384"))
@@ -61,23 +49,23 @@ struct MP4FailureTests {
 
     @Test("a requested size beyond the limit is a usage error (exit 64)")
     func requestTooLarge() throws {
-        let error = try #require(throws: MP4Error.self) {
-            try MP4Writer(timeline: timeline(width: 1000, height: 10), options: MP4Options(size: .scale(20)))
+        let error = try #require(throws: LibavError.self) {
+            try VideoWriter(timeline: timeline(width: 1000, height: 10), options: VideoSettings(size: .scale(20)))
         }
         #expect(error.failureClass == .usage)
     }
 
     @Test("HEVC refuses canvases under libx265's 16×16 (exit 65)")
     func hevcTooSmall() throws {
-        let error = try #require(throws: MP4Error.self) {
-            try MP4Writer(timeline: timeline(width: 8, height: 8), options: MP4Options(codec: .hevc))
+        let error = try #require(throws: LibavError.self) {
+            try VideoWriter(timeline: timeline(width: 8, height: 8), options: VideoSettings(codec: .hevc))
         }
         #expect(error.failureClass == .malformedData)
     }
 
     @Test("the plan: padded size, tick rate, repeat counts and total frames with loops")
     func plan() throws {
-        let writer = try MP4Writer(timeline: timeline(width: 333, height: 187, frames: 3), options: MP4Options(loops: 2))
+        let writer = try VideoWriter(timeline: timeline(width: 333, height: 187, frames: 3), options: VideoSettings(loops: 2))
         #expect(writer.outputSize == CanvasSize(width: 334, height: 188))
         #expect(writer.frameRate == Rational(10))
         #expect(writer.timeline.frames.indices.map { writer.plan.placement(of: $0, in: writer.timeline).samples } == [1, 1, 1])

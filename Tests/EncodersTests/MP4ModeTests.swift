@@ -82,7 +82,7 @@ struct MP4ModeTests {
         let (name, raw, resolved) = patterns[row]
         let colours = cycling(raw.count)
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: colours, delays: raw)
-        let run = try convertFixture(gif, options: MP4Options(timing: .vfr), name: "vfr\(row)")
+        let run = try convertFixture(gif, options: VideoSettings(timing: .vfr), name: "vfr\(row)")
         let starts = startsOf(resolved)
         let frames = try timedFrames(run)
         #expect(frames.count == raw.count, "\(name)")
@@ -106,13 +106,13 @@ struct MP4ModeTests {
         // Packets (decode order, B-frames reordered) carry exactly the GIF's starts as pts.
         #expect(try packets(run).map(\.pts).sorted { $0.doubleValue < $1.doubleValue } == starts.map { Rational($0) })
         // x264 was opened at the peak rate 100 / shortest delay.
-        #expect(run.writer.frameRate == Rational(100, resolved.min()!))
+        #expect(run.result.frameRate == Rational(100, resolved.min()!))
     }
 
     @Test("--vfr with --loops 2: the second play starts exactly at the GIF's duration")
     func vfrLoops() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3], delays: [3, 4, 3])
-        let run = try convertFixture(gif, options: MP4Options(loops: 2, timing: .vfr))
+        let run = try convertFixture(gif, options: VideoSettings(loops: 2, timing: .vfr))
         let frames = try timedFrames(run)
         #expect(frames.map(\.startCentiseconds) == [0, 3, 7, 10, 13, 17].map { Rational($0) })
         #expect(run.stream.durationCentiseconds == 20)
@@ -121,7 +121,7 @@ struct MP4ModeTests {
     @Test("--vfr: libx264 got the 1/100 s time base and VFR input (SPS VUI: tick 1/200 s, not fixed rate)")
     func vfrTimestampsReachX264() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3], delays: [3, 4, 150])
-        let run = try convertFixture(gif, options: MP4Options(timing: .vfr))
+        let run = try convertFixture(gif, options: VideoSettings(timing: .vfr))
         // x264 writes num_units_in_tick = i_timebase_num, time_scale = 2 × i_timebase_den and
         // fixed_frame_rate_flag = !b_vfr_input (encoder/set.c); ffmpeg's trace_headers prints them.
         let text = try CapturedRun.run(MP4Oracle.ffmpeg!, [
@@ -144,7 +144,7 @@ struct MP4ModeTests {
             let resolved = delays(pattern, count: 12)
             let colours = cycling(12)
             let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: colours, delays: resolved)
-            let run = try convertFixture(gif, options: MP4Options(timing: .auto), name: "auto\(pattern)")
+            let run = try convertFixture(gif, options: VideoSettings(timing: .auto), name: "auto\(pattern)")
             #expect(run.stream.r_frame_rate == "30/1")
             let frames = try timedFrames(run)
             #expect(frames.count == 12)
@@ -155,7 +155,7 @@ struct MP4ModeTests {
                 #expect(close(frame.centre, palette(colours[i])), "\(pattern) frame \(i)")
             }
             #expect(run.stream.durationCentiseconds == 40)
-            #expect(run.writer.plan.framesNeverShown == 0)
+            #expect(run.result.plan.framesNeverShown == 0)
         }
     }
 
@@ -164,7 +164,7 @@ struct MP4ModeTests {
         let resolved = delays([6, 7, 7], count: 9)
         let colours = cycling(9)
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: colours, delays: resolved)
-        let run = try convertFixture(gif, options: MP4Options(timing: .auto))
+        let run = try convertFixture(gif, options: VideoSettings(timing: .auto))
         #expect(run.stream.r_frame_rate == "15/1")
         let frames = try timedFrames(run)
         #expect(frames.map(\.centre).count == 9)
@@ -177,7 +177,7 @@ struct MP4ModeTests {
         let resolved = delays([3, 3, 4], count: 12)  // 40 cs
         let colours = cycling(12)
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: colours, delays: resolved)
-        let run = try convertFixture(gif, options: MP4Options(timing: .auto, maxFrameRate: Rational(20)))
+        let run = try convertFixture(gif, options: VideoSettings(timing: .auto, maxFrameRate: Rational(20)))
         #expect(run.stream.r_frame_rate == "20/1")
         let frames = try timedFrames(run)
         #expect(frames.count == 8)  // 40 cs at 20 fps
@@ -189,9 +189,9 @@ struct MP4ModeTests {
             shown.insert(index)
             #expect(close(frame.centre, palette(colours[index])), "output \(k) should show GIF frame \(index)")
         }
-        #expect(12 - shown.count == run.writer.plan.framesNeverShown)
-        #expect(run.writer.plan.framesNeverShown == 4)
-        #expect(run.writer.plan.worstStartErrorMicroseconds == 20_000)
+        #expect(12 - shown.count == run.result.plan.framesNeverShown)
+        #expect(run.result.plan.framesNeverShown == 4)
+        #expect(run.result.plan.worstStartErrorMicroseconds == 20_000)
     }
 
     @Test("the H.264 level computed from size and rate is the one libx264 writes (ffprobe)", arguments: [
@@ -206,14 +206,14 @@ struct MP4ModeTests {
         let gif = FixtureGIF.solidFrames(
             width: width, height: height, colorIndices: cycling(raw.count), delays: raw)
         let run = try convertFixture(
-            gif, options: MP4Options(preset: "ultrafast", timing: vfr ? .vfr : .tick), name: "level\(width)\(vfr)")
+            gif, options: VideoSettings(preset: "ultrafast", timing: vfr ? .vfr : .tick), name: "level\(width)\(vfr)")
         let probed = try MP4Oracle.run(MP4Oracle.ffprobe!, [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=level", "-of", "csv=p=0", run.path,
         ])
         let level = Int(String(decoding: probed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(level == expected)
-        #expect(run.writer.requiredLevel == H264Level(levelIDC: expected))
-        #expect(run.writer.signalledLevel == H264Level(levelIDC: expected))
-        #expect((run.writer.levelAboveWidelySupported != nil) == (expected > 42))
+        #expect(run.result.requiredH264Level == H264Level(levelIDC: expected))
+        #expect(run.result.signalledH264Level == H264Level(levelIDC: expected))
+        #expect((run.result.levelProblem != nil) == (expected > 42))
     }
 }

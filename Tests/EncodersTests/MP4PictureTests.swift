@@ -27,7 +27,7 @@ struct MP4PictureTests {
     @Test("transparent pixels show --background #102030")
     func transparencyOverColour() throws {
         let background = try #require(RGBColor(parsing: "#102030"))
-        let run = try convertFixture(transparentThenRed(), options: MP4Options(background: background))
+        let run = try convertFixture(transparentThenRed(), options: VideoSettings(background: background))
         #expect(close(run.frames[0].centre, RGB(0x10, 0x20, 0x30)), "\(run.frames[0].centre)")
         #expect(close(run.frames[1].centre, RGB(255, 0, 0)))
     }
@@ -35,7 +35,7 @@ struct MP4PictureTests {
     @Test("1×1 is padded to 2×2 with the background")
     func oneByOne() throws {
         let gif = FixtureGIF.solidFrames(width: 1, height: 1, colorIndices: [1, 3], delays: [10, 10])
-        let run = try convertFixture(gif, options: MP4Options(crf: 0))
+        let run = try convertFixture(gif, options: VideoSettings(crf: 0))
         #expect(run.stream.width == 2 && run.stream.height == 2)
         #expect(run.frames.count == 2)
         for (frame, colour) in zip(run.frames, [RGB(255, 0, 0), RGB(0, 0, 255)]) {
@@ -50,7 +50,7 @@ struct MP4PictureTests {
     func oddSize() throws {
         let gif = FixtureGIF.solidFrames(width: 333, height: 187, colorIndices: [2, 3], delays: [4, 4])
         let black = RGBColor.black
-        let run = try convertFixture(gif, options: MP4Options(crf: 0, background: black))
+        let run = try convertFixture(gif, options: VideoSettings(crf: 0, background: black))
         #expect(run.stream.width == 334 && run.stream.height == 188)
         for (frame, colour) in zip(run.frames, [RGB(0, 255, 0), RGB(0, 0, 255)]) {
             #expect(close(frame.centre, colour), "\(frame.centre)")
@@ -65,10 +65,10 @@ struct MP4PictureTests {
     @Test("--width and --scale resize with the aspect kept, rounded to even")
     func resized() throws {
         let gif = FixtureGIF.solidFrames(width: 40, height: 20, colorIndices: [4, 5], delays: [10, 10])
-        let smaller = try convertFixture(gif, options: MP4Options(size: .width(16)))
+        let smaller = try convertFixture(gif, options: VideoSettings(size: .width(16)))
         #expect(smaller.stream.width == 16 && smaller.stream.height == 8)
         #expect(close(smaller.frames[0].centre, RGB(255, 255, 0)))
-        let larger = try convertFixture(gif, options: MP4Options(size: .scale(1.5)))
+        let larger = try convertFixture(gif, options: VideoSettings(size: .scale(1.5)))
         #expect(larger.stream.width == 60 && larger.stream.height == 30)
         #expect(close(larger.frames[1].centre, RGB(255, 0, 255)))
     }
@@ -93,7 +93,7 @@ struct MP4PictureTests {
             "this libavcodec has no libx265"))
     func hevc() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 3], delays: [4, 8])
-        let run = try convertFixture(gif, options: MP4Options(codec: .hevc))
+        let run = try convertFixture(gif, options: VideoSettings(codec: .hevc))
         #expect(run.stream.codec_name == "hevc")
         #expect(run.stream.codec_tag_string == "hvc1")
         #expect(run.stream.color_space == "bt709" && run.stream.color_range == "tv")

@@ -148,33 +148,28 @@ func mp4Folder(_ name: String = #function) throws -> URL {
 
 /// The result of converting one fixture through the library: the plan, the output and ffprobe's view.
 struct MP4Run {
-    var writer: MP4Writer
-    var summary: MP4Summary
+    var result: VideoResult
+    var summary: VideoSummary
     var path: String
     var stream: ProbedStream
     var frames: [YUVFrame]
 }
 
-/// Writes `gif`, converts it with `MP4Writer` through `FrameStream` into an atomic output, probes and
-/// decodes the result with ffmpeg.
+/// Writes `gif`, converts it through `Conversion` (the path every command takes) into `out.mp4`, probes
+/// and decodes the result with ffmpeg. `memoryBudget` is the run's budget (frame cache and encoder).
 func convertFixture(
-    _ gif: FixtureGIF, options: MP4Options = MP4Options(), encoderBudget: Int? = nil, name: String = #function
+    _ gif: FixtureGIF, options: VideoSettings = VideoSettings(), memoryBudget: Int? = nil, name: String = #function
 ) throws -> MP4Run {
     let folder = try mp4Folder(name)
     let input = folder.appendingPathComponent("in.gif").path
     try gif.write(to: URL(fileURLWithPath: input))
-    let metadata = try readGifMetadata(path: input)
-    let writer = try MP4Writer(
-        timeline: Timeline(metadata.timelineInput), options: options, encoderBudget: encoderBudget)
     let target = folder.appendingPathComponent("out.mp4").path
-    let output = try AtomicOutput(targetPath: target, overwrite: false)
-    let summary = try writer.write(to: output.temporaryPath) { _ in
-        try FrameStream(path: input, metadata: metadata)
-    }
-    try output.commit()
+    let report = try Conversion(inputPath: input, settings: RunSettings(memoryBudget: memoryBudget))
+        .run([.video(target: target, options: options)])
+    let result = try #require({ if case .video(let video) = report.outputs[0] { video } else { nil } }())
     let stream = try MP4Oracle.probe(target)
     let frames = try MP4Oracle.decodeFrames(target, width: stream.width, height: stream.height)
-    return MP4Run(writer: writer, summary: summary, path: target, stream: stream, frames: frames)
+    return MP4Run(result: result, summary: result.summary, path: target, stream: stream, frames: frames)
 }
 
 /// Colours of the fixture palette by index.

@@ -33,7 +33,7 @@ struct MP4TimingTests {
     func tickThree() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3], delays: [3, 6, 9])
         let run = try convertFixture(gif)
-        #expect(run.writer.frameRate == Rational(100, 3))
+        #expect(run.result.frameRate == Rational(100, 3))
         expectVideo(
             run, colours: schedule([1, 2, 3], resolvedDelays: [3, 6, 9], tick: 3), fps: "100/3",
             durationCentiseconds: 18)
@@ -78,7 +78,7 @@ struct MP4TimingTests {
     @Test("--fps 30 on a 7 cs GIF samples the frame shown at k/30 s")
     func resampledToThirty() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3], delays: [7, 7, 7])
-        let run = try convertFixture(gif, options: MP4Options(frameRate: Rational(30)))
+        let run = try convertFixture(gif, options: VideoSettings(frameRate: Rational(30)))
         // 21 cs at 30 fps: round(6.3) = 6 frames; frame k is at 100k/30 cs, inside GIF frame floor(that / 7).
         let expected = (0..<6).map { k in palette([1, 2, 3][min(2, (100 * k) / (30 * 7))]) }
         expectVideo(run, colours: expected, fps: "30/1", durationCentiseconds: 20)
@@ -87,7 +87,7 @@ struct MP4TimingTests {
     @Test("--loops 3 writes the schedule three times")
     func threeLoops() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2], delays: [5, 10])
-        let run = try convertFixture(gif, options: MP4Options(loops: 3))
+        let run = try convertFixture(gif, options: VideoSettings(loops: 3))
         let once = schedule([1, 2], resolvedDelays: [5, 10], tick: 5)
         expectVideo(run, colours: once + once + once, fps: "20/1", durationCentiseconds: 45)
         #expect(run.summary.canvases == 6)
@@ -96,9 +96,9 @@ struct MP4TimingTests {
     @Test("low-memory settings (sliced threads, 1 B-frame, 1 reference) keep the exact schedule")
     func lowMemoryKeepsTiming() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3, 4], delays: [3, 6, 9, 3])
-        let run = try convertFixture(gif, options: MP4Options(lowMemory: true), encoderBudget: 1)
-        #expect(run.writer.tuning.lowMemory)
-        #expect(run.writer.tuning.params.contains("bframes=1"))
+        let run = try convertFixture(gif, options: VideoSettings(lowMemory: true), memoryBudget: 1)
+        #expect(run.result.tuning.lowMemory)
+        #expect(run.result.tuning.params.contains("bframes=1"))
         expectVideo(
             run, colours: schedule([1, 2, 3, 4], resolvedDelays: [3, 6, 9, 3], tick: 3), fps: "100/3",
             durationCentiseconds: 21)

@@ -29,12 +29,12 @@ import Timeline
     }
 
     @Test func timingRulesLiveWithTheVideoOptions() {
-        #expect(MP4Options(timing: .tick, maxFrameRate: Rational(30)).timingProblem == nil)
-        #expect(MP4Options(timing: .auto, maxFrameRate: Rational(30)).timingProblem == nil)
-        #expect(MP4Options(timing: .vfr, maxFrameRate: Rational(30)).timingProblem == .capDoesNotApply(.vfr))
-        #expect(MP4Options(timing: .rate(Rational(25)), maxFrameRate: Rational(30)).problem
+        #expect(VideoSettings(timing: .tick, maxFrameRate: Rational(30)).timingProblem == nil)
+        #expect(VideoSettings(timing: .auto, maxFrameRate: Rational(30)).timingProblem == nil)
+        #expect(VideoSettings(timing: .vfr, maxFrameRate: Rational(30)).timingProblem == .capDoesNotApply(.vfr))
+        #expect(VideoSettings(timing: .rate(Rational(25)), maxFrameRate: Rational(30)).problem
             == .capDoesNotApply(.rate(Rational(25))))
-        #expect(MP4Options(timing: .rate(Rational(0, 1))).problem == .rateOutOfRange(Rational(0, 1)))
-        #expect(MP4Options(timing: .rate(Rational(1, Int(Int32.max) + 1))).problem != nil)
+        #expect(VideoSettings(timing: .rate(Rational(0, 1))).problem == .rateOutOfRange(Rational(0, 1)))
+        #expect(VideoSettings(timing: .rate(Rational(1, Int(Int32.max) + 1))).problem != nil)
     }
 }

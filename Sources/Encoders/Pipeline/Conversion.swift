@@ -4,8 +4,8 @@ import Timeline
 
 /// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
 public enum OutputRequest {
-    /// An MP4 or WebM at `target` (`MP4Writer`; the container is in the options).
-    case video(target: String, options: MP4Options)
+    /// An MP4 or WebM at `target` (`VideoWriter`; the container is in the options).
+    case video(target: String, options: VideoSettings)
     /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
     /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
     case spriteSheet(SpriteOptions)
@@ -61,7 +61,7 @@ public typealias ConversionProgress = (_ done: Int, _ total: Int) -> Void
 /// plan (its sink); run the pre-pass the sinks ask for; open every output; stream the canvases through
 /// the bounded cache (`FrameStream`) into every sink that needs pixels, once per pass; finish and commit
 /// all outputs together, or none (`OutputTransaction`). Errors come up typed (`GifDecodeError`,
-/// `MP4Error`, `OutputError`, …); the CLI words them.
+/// `LibavError`, `OutputError`, …); the CLI words them.
 public final class Conversion {
     public let inputPath: String
     public let settings: RunSettings
@@ -77,12 +77,18 @@ public final class Conversion {
     private var peakCacheBytes = 0
     private var decode: DecodeStats?
     private var progress: ConversionProgress?
+    private var shouldStop: (() -> Bool)?
     private var done = 0
     private var total = 0
 
-    /// Writes every requested output, all or none.
-    public func run(_ requests: [OutputRequest], progress: ConversionProgress? = nil) throws -> ConversionReport {
+    /// Writes every requested output, all or none. `shouldStop` is asked after every canvas: when it says
+    /// true the run stops there, removes every temporary output and throws `CancellationError` (the async
+    /// API passes the Task's cancellation through it).
+    public func run(
+        _ requests: [OutputRequest], progress: ConversionProgress? = nil, shouldStop: (() -> Bool)? = nil
+    ) throws -> ConversionReport {
         self.progress = progress
+        self.shouldStop = shouldStop
         let started = Date()
         let metadata = try readMetadata()
         let metadataSeconds = Date().timeIntervalSince(started)
@@ -206,6 +212,7 @@ public final class Conversion {
             delivered += 1
             done += 1
             progress?(done, max(total, done))
+            if shouldStop?() == true { throw CancellationError() }
         }
         return delivered
     }

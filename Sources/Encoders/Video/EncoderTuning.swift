@@ -46,7 +46,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// 2 frame threads) → 546 MB (sliced) → 371 MB (1 B-frame, 1 reference, lookahead 1) for files within
     /// 3 % of each other; on 1280×720×250, lookahead 10 sliced: 134 MB against 267 MB and a smaller file.
     public static func choose(
-        options: MP4Options, frameSize: CanvasSize, budget given: Int?, cores: Int,
+        options: VideoSettings, frameSize: CanvasSize, budget given: Int?, cores: Int,
         available: AvailableMemory? = nil
     ) -> EncoderTuning {
         let frameBytes = max(1, estimatedFrameBytes(frameSize))
@@ -117,7 +117,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// deadline, `cpu-used` 5 (fastest good-quality) ... 0, row-based threads; `crf` with no bitrate
     /// target is constant quality. SVT-AV1: presets 12 (fastest) ... 2. libaom (AV1 under 64 pixels a
     /// side): `cpu-used` 8 ... 2, row-based threads.
-    static func codecOptions(_ options: MP4Options, encoder: String) -> [EncoderOption] {
+    static func codecOptions(_ options: VideoSettings, encoder: String) -> [EncoderOption] {
         let rank = VideoCodec.presets.firstIndex(of: options.preset) ?? 5  // ultrafast 0 ... placebo 9
         switch options.codec {
         case .av1 where encoder == "libaom-av1":

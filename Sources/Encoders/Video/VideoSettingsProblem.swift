@@ -1,8 +1,8 @@
 import Timeline
 
-/// Why a set of video options cannot be encoded, worded without any flag syntax: the library (`MP4Writer`)
+/// Why a set of video options cannot be encoded, worded without any flag syntax: the library (`VideoWriter`)
 /// refuses such options and the CLI words the same problem with its flag names.
-public enum MP4OptionsProblem: Error, Equatable, Sendable, CustomStringConvertible {
+public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case loops(Int)
     case crf(Double, codec: VideoCodec)
     case preset(String)
@@ -31,10 +31,10 @@ public enum MP4OptionsProblem: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
-extension MP4Options {
+extension VideoSettings {
     /// The first value out of range, or nil when the encoders accept every option.
-    public var problem: MP4OptionsProblem? {
-        if !MP4OptionsProblem.loopRange.contains(loops) { return .loops(loops) }
+    public var problem: VideoSettingsProblem? {
+        if !VideoSettingsProblem.loopRange.contains(loops) { return .loops(loops) }
         if !codec.fits(container) { return .container(codec, container) }
         if !codec.crfRange.contains(crf) { return .crf(crf, codec: codec) }
         if !VideoCodec.presets.contains(preset) { return .preset(preset) }
@@ -42,7 +42,7 @@ extension MP4Options {
     }
 
     /// The first problem of the timing settings alone (rates and the cap), whatever the codec.
-    public var timingProblem: MP4OptionsProblem? {
+    public var timingProblem: VideoSettingsProblem? {
         for rate in [frameRate, maxFrameRate].compactMap({ $0 }) {
             guard rate.num > 0, rate.den > 0, rate.num <= Int(Int32.max), rate.den <= Int(Int32.max) else {
                 return .rateOutOfRange(rate)

@@ -81,7 +81,7 @@ public enum VideoContainer: String, CaseIterable, Codable, Sendable {
 }
 
 /// What the user asked of the video: container, codec, quality, colours, size and rate.
-public struct MP4Options: Sendable, Hashable {
+public struct VideoSettings: Sendable, Hashable {
     /// MP4 or WebM.
     public var container: VideoContainer = .mp4
     public var codec: VideoCodec = .h264

@@ -58,13 +58,13 @@ final class YUVConverter {
             Int32(sourceWidth), Int32(sourceHeight), AV_PIX_FMT_RGBA, Int32(outputWidth), Int32(outputHeight),
             format, flags, nil, nil, nil)
         else {
-            throw MP4Error("creating the \(sourceWidth)x\(sourceHeight) to \(outputWidth)x\(outputHeight) scaler")
+            throw LibavError("creating the \(sourceWidth)x\(sourceHeight) to \(outputWidth)x\(outputHeight) scaler")
         }
         self.context = context
         slice = .allocate(capacity: Self.sliceRows * sourceWidth)
         let matrixSet = jpeg ? gifx_sws_use_jpeg(context) : gifx_sws_use_bt709(context)
         if matrixSet < 0 {  // fully initialized: deinit frees both
-            throw MP4Error("setting the colour matrix on the scaler")
+            throw LibavError("setting the colour matrix on the scaler")
         }
     }
 
@@ -100,7 +100,7 @@ final class YUVConverter {
             let produced = gifx_sws_scale_packed_slice(
                 context, UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self), Int32(sourceWidth * 4),
                 Int32(y), Int32(rows), frame)
-            if produced < 0 { throw MP4Error("converting to \(keepsAlpha ? "yuva420p" : "yuv420p")", code: produced) }
+            if produced < 0 { throw LibavError("converting to \(keepsAlpha ? "yuva420p" : "yuv420p")", code: produced) }
             y += rows
         }
     }

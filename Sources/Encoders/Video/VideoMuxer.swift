@@ -7,7 +7,7 @@ import Frames
 /// alpha travels as BlockAdditions, which the muxer writes when the stream is yuva420p, with AlphaMode 1).
 /// The file is opened by name because faststart reopens it to shift the data; the format is given
 /// explicitly since the temporary name has no extension.
-final class MP4Muxer {
+final class VideoMuxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
     private let path: String
@@ -27,7 +27,7 @@ final class MP4Muxer {
         var context: UnsafeMutablePointer<AVFormatContext>?
         let setUp = "setting up the \(container.rawValue) muxer"
         try check(gifx_avformat_alloc_output_context2(&context, nil, container.muxerName, path), setUp, path: path)
-        guard let context else { throw MP4Error(setUp, path: path) }
+        guard let context else { throw LibavError(setUp, path: path) }
         self.context = context
         // Matroska otherwise writes a random SegmentUID: the same GIF and options give the same WebM bytes.
         if container == .webm { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
@@ -52,7 +52,7 @@ final class MP4Muxer {
     /// duration, in the encoder's time base, 1/100 s).
     func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational?) throws {
         guard let context, let stream = gifx_avformat_new_stream(context, nil) else {
-            throw MP4Error("out of memory (stream)")
+            throw LibavError("out of memory (stream)")
         }
         try check(gifx_avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
         if let codecTag { stream.pointee.codecpar.pointee.codec_tag = codecTag }
@@ -86,7 +86,7 @@ final class MP4Muxer {
         }
         presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
         if heldPacket == nil {
-            guard let fresh = gifx_av_packet_alloc() else { throw MP4Error("out of memory (packet)") }
+            guard let fresh = gifx_av_packet_alloc() else { throw LibavError("out of memory (packet)") }
             heldPacket = fresh
         } else if let held = heldPacket {
             defer { gifx_av_packet_unref(held) }

@@ -8,7 +8,7 @@ import Glibc
 /// A libav call that failed, reported as one line with libav's own text (`av_strerror`) and a failure
 /// class that says whose fault it is: a full disk or I/O failure is `io`, an unwritable output
 /// `cannotCreateOutput`, anything else in the encoder `internalError`.
-public struct MP4Error: GifxError {
+public struct LibavError: GifxError {
     /// What gifx was doing, e.g. "opening the libx264 encoder".
     public let operation: String
     /// libav's error code (a negative AVERROR), or 0 when the failure has no code.
@@ -33,8 +33,8 @@ public struct MP4Error: GifxError {
     }
 
     /// The same failure named after `path`: users asked for the target, not the hidden temporary file.
-    public func naming(_ path: String) -> MP4Error {
-        MP4Error(operation, code: code, failure: failureClass, path: path, resizingHelps: resizingHelps)
+    public func naming(_ path: String) -> LibavError {
+        LibavError(operation, code: code, failure: failureClass, path: path, resizingHelps: resizingHelps)
     }
 
     /// libav's message for an AVERROR code.
@@ -58,9 +58,9 @@ public struct MP4Error: GifxError {
     }
 }
 
-/// Throws `MP4Error` when a libav call returned a negative code.
+/// Throws `LibavError` when a libav call returned a negative code.
 @discardableResult
 func check(_ result: Int32, _ operation: @autoclosure () -> String, path: String? = nil) throws -> Int32 {
-    if result < 0 { throw MP4Error(operation(), code: result, path: path) }
+    if result < 0 { throw LibavError(operation(), code: result, path: path) }
     return result
 }
