@@ -6,10 +6,16 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "gifx", targets: ["gifx"]),
+        // The schedule alone: pure Swift, no C library, no I/O (a player or editor that wants the timing).
+        .library(name: "GifxTimeline", targets: ["GifxTimeline"]),
+        // Conversion: GIF in, any outputs out, with progress, cancellation and typed errors (re-exports
+        // GifxTimeline, GifxFrames and GifxEncoders, so one import does).
+        .library(name: "GifxKit", targets: ["GifxKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
@@ -25,24 +31,29 @@ let package = Package(
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("pthread")]),
 
         // What swift-system lacks, written once: a unique file under the umask, link, rename, durable rename.
-        .target(name: "POSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "GifxPOSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // posix_spawn and wait4 written once, for batch's children and the tests' runs (docs/architecture.md).
         .target(name: "ChildProcesses", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Pure schedule: no C, no I/O.
-        .target(name: "Timeline"),
+        .target(name: "GifxTimeline"),
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
-            name: "Frames",
-            dependencies: ["CGif", "POSIXFiles", "Timeline", .product(name: "SystemPackage", package: "swift-system")]),
+            name: "GifxFrames",
+            dependencies: ["CGif", "GifxPOSIXFiles", "GifxTimeline", .product(name: "SystemPackage", package: "swift-system")]),
         // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
-        .target(name: "Encoders", dependencies: [
-            "CAV", "CPng", "CWebP", "Frames", "POSIXFiles", "Timeline",
+        .target(name: "GifxEncoders", dependencies: [
+            "CAV", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxTimeline",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The library's front door: GifConverter (async, progress, cancellation) and GifInput (path, fd, bytes).
+        .target(name: "GifxKit", dependencies: [
+            "GifxEncoders", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "Frames", "Timeline", "Encoders", "POSIXFiles", "CProcess", "ChildProcesses",
+                "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -51,14 +62,15 @@ let package = Package(
         .target(name: "GifFixtures", dependencies: ["CGif", "CPng"], path: "Tests/GifFixtures"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
-        .testTarget(name: "TimelineTests", dependencies: ["Timeline"]),
-        .testTarget(name: "FramesTests", dependencies: ["Frames", "Timeline", "GifFixtures", "CPng"]),
-        .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Frames", "Timeline", "GifFixtures", "CAV", "CPng", "ChildProcesses"]),
+        .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
+        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng"]),
+        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxTimeline", "GifFixtures", "CAV", "CPng", "ChildProcesses"]),
         .testTarget(name: "CLITests", dependencies: [
-            "gifx", "GifFixtures", "Timeline", "ChildProcesses",
+            "gifx", "GifFixtures", "GifxTimeline", "ChildProcesses",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .testTarget(name: "POSIXFilesTests", dependencies: ["POSIXFiles", "ChildProcesses"]),
+        .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
+        .testTarget(name: "POSIXFilesTests", dependencies: ["GifxPOSIXFiles", "ChildProcesses"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,8 +4,8 @@
 //
 // Frames reads files by path (a 64 KiB buffered descriptor, exactly as the CLI does), so every input
 // is written to one scratch file first and decoded from there.
-import Frames
-import Timeline
+import GifxFrames
+import GifxTimeline
 
 #if canImport(Glibc)
 import Glibc

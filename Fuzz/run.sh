@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target (Fuzz/FuzzDecoder.swift over Sources/Timeline + Sources/Frames + giflib)
+# Builds the libFuzzer target (Fuzz/FuzzDecoder.swift over Sources/GifxTimeline + Sources/GifxFrames + giflib)
 # with `swiftc -sanitize=fuzzer,address` and runs it for FUZZ_SECONDS (default 60), seeded with the
 # test corpus (../shared/corpus when present), the pygif/peterdn GIFs, Examples/ and
 # Tests/CLITests/Regressions/. New inputs go to .build-fuzz/corpus; crashes to .build-fuzz/crashes.
@@ -20,9 +20,9 @@ OUT=$(cd "$OUT" && pwd)
 
 build() {
     # Timeline and Frames are separate modules (Frames says `import Timeline`), built as objects.
-    "$SWIFTC" "${FLAGS[@]}" -module-name Timeline -wmo -c Sources/Timeline/*.swift \
+    "$SWIFTC" "${FLAGS[@]}" -module-name Timeline -wmo -c Sources/GifxTimeline/*.swift \
         -emit-module -emit-module-path "$OUT/obj/Timeline.swiftmodule" -o "$OUT/obj/Timeline.o"
-    "$SWIFTC" "${FLAGS[@]}" -module-name Frames -wmo -c Sources/Frames/*.swift -I "$OUT/obj" -I Sources/CGif \
+    "$SWIFTC" "${FLAGS[@]}" -module-name Frames -wmo -c Sources/GifxFrames/*.swift -I "$OUT/obj" -I Sources/CGif \
         -emit-module -emit-module-path "$OUT/obj/Frames.swiftmodule" -o "$OUT/obj/Frames.o"
     "$SWIFTC" "${FLAGS[@]}" -module-name FuzzDecoder Fuzz/FuzzDecoder.swift -I "$OUT/obj" -I Sources/CGif \
         "$OUT/obj/Timeline.o" "$OUT/obj/Frames.o" -lgif -use-ld=lld -o "$OUT/fuzz-decoder"
@@ -30,7 +30,7 @@ build() {
 
 newer() {  # is the binary older than any source?
     [ ! -x "$OUT/fuzz-decoder" ] && return 0
-    [ -n "$(find Sources/Timeline Sources/Frames Fuzz -name '*.swift' -newer "$OUT/fuzz-decoder" | head -1)" ]
+    [ -n "$(find Sources/GifxTimeline Sources/GifxFrames Fuzz -name '*.swift' -newer "$OUT/fuzz-decoder" | head -1)" ]
 }
 
 if newer; then echo "fuzz: building $OUT/fuzz-decoder"; build; fi

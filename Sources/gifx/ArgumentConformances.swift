@@ -1,6 +1,6 @@
 import ArgumentParser
-import Encoders
-import Timeline
+import GifxEncoders
+import GifxTimeline
 
 /// Library value types parsed straight from the command line.
 extension TimelinePolicy: ExpressibleByArgument {}

@@ -1,8 +1,8 @@
 import ArgumentParser
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
-import Timeline
+import GifxFrames
+import GifxTimeline
 
 /// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,
 /// sprite sheet), and all of them are committed together, or none.

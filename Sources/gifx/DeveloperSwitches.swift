@@ -1,4 +1,4 @@
-import Encoders
+import GifxEncoders
 import Foundation
 
 /// The environment variables that change how a run works (not what it writes), for benchmarks, tests and

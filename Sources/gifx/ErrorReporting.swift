@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Encoders
-import Frames
+import GifxEncoders
+import GifxFrames
 
 /// One line on stderr, prefixed with the tool name: what scripts grep for.
 func printError(_ subject: String, _ message: String) {

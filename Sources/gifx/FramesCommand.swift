@@ -1,7 +1,7 @@
 import ArgumentParser
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
+import GifxFrames
 
 #if canImport(Glibc)
 import Glibc

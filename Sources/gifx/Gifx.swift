@@ -1,5 +1,5 @@
 import ArgumentParser
-import Encoders
+import GifxEncoders
 
 /// The root command: GIF to MP4, to sprite sheet, or to its exact schedule.
 @main

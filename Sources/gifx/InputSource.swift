@@ -1,7 +1,7 @@
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
-import POSIXFiles
+import GifxFrames
+import GifxPOSIXFiles
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Timeline
+import GifxTimeline
 
 extension RateReason {
     /// The reason in this command line's terms: a requested rate or a cap is named by its flag.

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Encoders
-import Frames
-import Timeline
+import GifxEncoders
+import GifxFrames
+import GifxTimeline
 
 /// Options every converting subcommand shares: output handling, reporting and resource limits.
 struct RunOptions: ParsableArguments {

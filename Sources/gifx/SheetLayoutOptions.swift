@@ -1,6 +1,6 @@
 import ArgumentParser
-import Encoders
-import Timeline
+import GifxEncoders
+import GifxTimeline
 
 extension SpriteJSONFormat: ExpressibleByArgument {}
 extension SpritePacking: ExpressibleByArgument {}

@@ -1,7 +1,7 @@
 import Dispatch
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
+import GifxFrames
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Encoders
+import GifxEncoders
 
 /// Output frame size: at most one of `--width`, `--height`, `--scale`; the aspect ratio is kept.
 struct SizeOptions: ParsableArguments {

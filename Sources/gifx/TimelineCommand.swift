@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Frames
-import Timeline
+import GifxFrames
+import GifxTimeline
 
 /// `gifx timeline`: the authoritative playback schedule, read from metadata only (no pixel is decoded).
 struct TimelineCommand: ParsableCommand {

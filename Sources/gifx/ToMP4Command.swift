@@ -1,8 +1,8 @@
 import ArgumentParser
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
-import Timeline
+import GifxFrames
+import GifxTimeline
 
 #if canImport(Glibc)
 import Glibc

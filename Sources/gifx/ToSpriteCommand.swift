@@ -1,8 +1,8 @@
 import ArgumentParser
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
-import Timeline
+import GifxFrames
+import GifxTimeline
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
 /// a row of cells at a time and committed together.

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Encoders
-import Timeline
+import GifxEncoders
+import GifxTimeline
 
 /// The video options `to-mp4` and `convert` share (MP4 and WebM): timing mode, codec, quality, background, loops.
 struct VideoOptions: ParsableArguments {

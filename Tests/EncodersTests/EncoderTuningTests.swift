@@ -1,6 +1,6 @@
-import Encoders
+import GifxEncoders
 import Testing
-import Timeline
+import GifxTimeline
 
 /// When libx264's low-memory settings engage (issue 14): only when a budget demands it.
 @Suite struct EncoderTuningTests {

@@ -1,9 +1,9 @@
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 private func timeline(width: Int, height: Int, frames: Int = 1) -> Timeline {
     let descriptors = (0..<frames).map { _ in

@@ -1,9 +1,9 @@
 import ChildProcesses
-import Encoders
+import GifxEncoders
 import Foundation
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 /// One decoded frame with its presentation time and duration as ffprobe reports them, in cs (exact or nil).
 private struct TimedFrame {

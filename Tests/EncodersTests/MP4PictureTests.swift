@@ -1,10 +1,10 @@
 import CAV
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 /// A two-frame GIF whose first frame is fully transparent (index 0 marked transparent) and second red.
 private func transparentThenRed(width: Int = 16, height: Int = 16) -> FixtureGIF {

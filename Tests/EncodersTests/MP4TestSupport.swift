@@ -1,10 +1,10 @@
 import ChildProcesses
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 /// The ffmpeg tools used as an independent oracle for the MP4 tests (`nil` when not installed).
 enum MP4Oracle {

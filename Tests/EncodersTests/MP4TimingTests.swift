@@ -1,8 +1,8 @@
-import Encoders
+import GifxEncoders
 import Foundation
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 /// Each output frame's colour, from the fixture's construction: colour `i` shown `resolvedDelays[i] / tick` times.
 private func schedule(_ colours: [UInt8], resolvedDelays: [Int], tick: Int) -> [RGB] {

@@ -1,7 +1,7 @@
-import Encoders
+import GifxEncoders
 import Foundation
 import Testing
-import Timeline
+import GifxTimeline
 
 @Suite struct MaxRectsTests {
     /// A fixed pseudo-random sequence (xorshift), so failures reproduce.

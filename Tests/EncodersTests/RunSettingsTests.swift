@@ -1,7 +1,7 @@
-import Encoders
-import Frames
+import GifxEncoders
+import GifxFrames
 import Testing
-import Timeline
+import GifxTimeline
 
 /// Run-wide and video settings are checked in one place each, in the library, and refused before any
 /// file is touched.

@@ -1,6 +1,6 @@
 import ChildProcesses
 import CPng
-import Encoders
+import GifxEncoders
 import Foundation
 import GifFixtures
 import Testing

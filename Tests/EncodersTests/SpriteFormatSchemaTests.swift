@@ -1,4 +1,4 @@
-import Encoders
+import GifxEncoders
 import Foundation
 import GifFixtures
 import Testing

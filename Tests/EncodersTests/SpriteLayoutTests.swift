@@ -1,6 +1,6 @@
-import Encoders
+import GifxEncoders
 import Testing
-import Timeline
+import GifxTimeline
 
 @Suite struct SpriteLayoutTests {
     @Test func tenSquareCellsMakeTheMostSquareGrid() throws {

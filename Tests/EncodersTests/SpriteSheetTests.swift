@@ -1,9 +1,9 @@
-import Encoders
+import GifxEncoders
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 @Suite struct SpriteSheetTests {
     /// Five solid 6x4 frames; delays raw 7, none, 0, 1, 20 resolve (flanimated, timeline.md) to 7, 7

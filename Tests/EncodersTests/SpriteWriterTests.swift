@@ -1,10 +1,10 @@
 import Foundation
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
-@testable import Encoders
-@testable import Frames
+@testable import GifxEncoders
+@testable import GifxFrames
 
 @Suite struct SpriteWriterTests {
     @Test func anIndexedSheetRefusesAColourOutsideItsPalette() throws {

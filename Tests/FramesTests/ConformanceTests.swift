@@ -1,8 +1,8 @@
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 /// pygif cases whose expectation differs from our documented policy (docs/conformance.md). Every other
 /// case must pass pixel-exact, and each of these must still differ (so the table stays true).

@@ -1,9 +1,9 @@
 import Foundation
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
-@testable import Frames
+@testable import GifxFrames
 
 @Suite struct FrameStreamTests {
     static let mebibyte = 1024 * 1024

@@ -1,6 +1,6 @@
 import Foundation
 import GifFixtures
-import Frames
+import GifxFrames
 import Testing
 
 /// Every fuzzer-found file decodes to the end (canvases or a classified error) without crashing or hanging.

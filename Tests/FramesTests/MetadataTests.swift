@@ -1,8 +1,8 @@
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 @Suite struct MetadataTests {
     @Test func readsCanvasFramesAndControlFields() throws {

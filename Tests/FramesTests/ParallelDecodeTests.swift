@@ -1,9 +1,9 @@
 import Foundation
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
-@testable import Frames
+@testable import GifxFrames
 
 /// The decode-ahead path (LZW on worker threads, compositing in order) against the sequential decoder
 /// (`threads: 1`): byte-identical canvases, the same warnings, the same error at the same frame.

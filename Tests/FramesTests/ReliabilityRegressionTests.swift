@@ -1,5 +1,5 @@
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
 

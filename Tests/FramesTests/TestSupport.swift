@@ -1,5 +1,5 @@
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 
 /// Writes `gif` to a fresh temporary file and returns its path (removed by the OS's tmp cleaning).

@@ -1,8 +1,8 @@
 import Foundation
-import Frames
+import GifxFrames
 import GifFixtures
 import Testing
-import Timeline
+import GifxTimeline
 
 /// `timeline --json`'s streaming writer gives byte-identical output to `JSONEncoder` (the encoder it
 /// replaced, kept as the oracle) on the Timeline of every corpus GIF and of fixtures, under both policies.

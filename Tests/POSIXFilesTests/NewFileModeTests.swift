@@ -1,5 +1,5 @@
 import Foundation
-import POSIXFiles
+import GifxPOSIXFiles
 import Synchronization
 import SystemPackage
 import Testing

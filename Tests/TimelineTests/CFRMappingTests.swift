@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import GifxTimeline
 
 /// Schedules with raw delays >= 2 cs: the resolved delays are the raw ones (timeline.md §1), so the
 /// expected starts and ticks below are computed from the delays alone, independently of `Timeline`.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Timeline
+import GifxTimeline
 
 /// The compact per-frame storage behind `Timeline.frames` and `TimelineInput.frames`: every value given is
 /// the value read back, across chunk and block boundaries and for values no GIF could hold.

@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import GifxTimeline
 
 /// Single delay rules (timeline.md §1, §4) and edge-case schedules, under both policies.
 @Suite struct DelayRuleTests {

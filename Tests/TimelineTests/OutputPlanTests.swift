@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import GifxTimeline
 
 /// Delays `pattern` repeated `times` times.
 private func repeated(_ pattern: [Int], _ times: Int) -> [Int] {

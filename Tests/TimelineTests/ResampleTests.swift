@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import GifxTimeline
 
 /// `--fps N` resampling (timeline.md §2): output frame k at time k/N s shows the frame whose interval holds
 /// it; round(duration * N) frames, at least 1; no drift over 10,000 frames. Checked in exact integers.

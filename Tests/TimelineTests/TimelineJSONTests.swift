@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Timeline
+import GifxTimeline
 
 /// The `gifx.timeline/1` JSON (timeline.md §6), read back with JSONSerialization: keys and values are checked
 /// against the schema text, never against the encoder's own output.

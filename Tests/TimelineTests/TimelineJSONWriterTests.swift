@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Timeline
+import GifxTimeline
 
 /// `TimelineJSONWriter` against the oracle it replaces: `JSONEncoder` with the options `gifx timeline --json`
 /// always used. Every case compares whole documents byte for byte.

@@ -1,4 +1,4 @@
-import Timeline
+import GifxTimeline
 
 /// A full-canvas 4×4 frame with the given raw GCE delay (`nil`: no GCE).
 func frame(_ rawDelay: Int?) -> FrameDescriptor {

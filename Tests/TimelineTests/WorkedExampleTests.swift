@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import GifxTimeline
 
 /// One row of the worked-example table (timeline.md §5), with every value written out by hand.
 struct WorkedExample: Sendable, CustomTestStringConvertible {

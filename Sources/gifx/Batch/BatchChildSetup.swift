@@ -1,6 +1,6 @@
 import CProcess
 import Foundation
-import Frames
+import GifxFrames
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import Frames
+import GifxFrames
 
 #if canImport(Glibc)
 import Glibc

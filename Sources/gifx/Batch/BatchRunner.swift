@@ -1,6 +1,6 @@
 import Foundation
-import Frames
-import POSIXFiles
+import GifxFrames
+import GifxPOSIXFiles
 import SystemPackage
 
 #if canImport(Glibc)

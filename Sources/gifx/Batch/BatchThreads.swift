@@ -1,4 +1,4 @@
-import Frames
+import GifxFrames
 
 extension BatchTarget {
     /// `--threads` for every child: the cores divided among the `jobs` running at once (at least one each),

@@ -1,0 +1,219 @@
+import Foundation
+import GifxFrames
+import GifxTimeline
+
+/// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
+public enum OutputRequest: Sendable {
+    /// An MP4 or WebM at `target` (`VideoWriter`; the container is in the options).
+    case video(target: String, options: VideoSettings)
+    /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
+    /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
+    case spriteSheet(SpriteOptions)
+    /// The schedule as JSON (`TimelineJSONSink`).
+    case timelineJSON(target: String)
+    /// One composited frame as an RGBA PNG (`PosterSink`).
+    case poster(target: String, frame: PosterFrame)
+    /// One composited frame as a JPEG over a background colour (`PosterSink`).
+    case jpegPoster(target: String, frame: PosterFrame, options: JPEGOptions)
+    /// An animated WebP (`WebPSink`).
+    case webp(target: String, options: WebPOptions)
+    /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
+    case canvases(folder: String?)
+}
+
+/// What one output wrote, for summaries and statistics.
+public enum OutputResult: Sendable {
+    case video(VideoResult)
+    case spriteSheet(SpriteResult)
+    case timelineJSON(path: String)
+    case poster(PosterResult)
+    case webp(WebPResult)
+    /// Canvases decoded (and written as PNGs when a folder was given).
+    case canvases(folder: String?, count: Int)
+}
+
+/// What a conversion did.
+public struct ConversionReport: Sendable {
+    /// GIF frames.
+    public var frames: Int
+    /// The GIF's canvas.
+    public var canvas: CanvasSize
+    /// Seconds spent reading the GIF's structure (step 1), before any pixel was decoded.
+    public var metadataSeconds: Double
+    /// One result per request, in the order asked.
+    public var outputs: [OutputResult]
+    /// Metadata and decoder warnings (damaged data kept, and the like), each once.
+    public var warnings: [String]
+    /// The largest the bounded canvas cache grew in any pass.
+    public var peakCacheBytes: Int
+    /// How many canvases the cache may hold.
+    public var cacheCapacity: Int
+    /// Decoding threads and the decode-ahead window (the largest of the passes).
+    public var decode: DecodeStats
+}
+
+/// Progress: canvases streamed so far and the total expected (pre-pass and every pass).
+public typealias ConversionProgress = (_ done: Int, _ total: Int) -> Void
+
+/// A conversion of one GIF into any number of outputs: the single owner of the steps every command runs.
+///
+/// `run` reads like libav's doc/examples/mux.c: read the metadata; build the `Timeline` and each output's
+/// plan (its sink); run the pre-pass the sinks ask for; open every output; stream the canvases through
+/// the bounded cache (`FrameStream`) into every sink that needs pixels, once per pass; finish and commit
+/// all outputs together, or none (`OutputTransaction`). Errors come up typed (`GifDecodeError`,
+/// `LibavError`, `OutputError`, …); the CLI words them.
+public final class Conversion {
+    public let inputPath: String
+    public let settings: RunSettings
+
+    /// A conversion of the GIF at `inputPath`; throws `RunSettingsProblem` when `settings` cannot run.
+    public init(inputPath: String, settings: RunSettings = RunSettings()) throws {
+        if let problem = settings.problem { throw problem }
+        self.inputPath = inputPath
+        self.settings = settings
+    }
+
+    private var warnings: [String] = []
+    private var peakCacheBytes = 0
+    private var decode: DecodeStats?
+    private var progress: ConversionProgress?
+    private var shouldStop: (() -> Bool)?
+    private var done = 0
+    private var total = 0
+
+    /// Writes every requested output, all or none. `shouldStop` is asked after every canvas: when it says
+    /// true the run stops there, removes every temporary output and throws `CancellationError` (the async
+    /// API passes the Task's cancellation through it).
+    public func run(
+        _ requests: [OutputRequest], progress: ConversionProgress? = nil, shouldStop: (() -> Bool)? = nil
+    ) throws -> ConversionReport {
+        self.progress = progress
+        self.shouldStop = shouldStop
+        let started = Date()
+        let metadata = try readMetadata()
+        let metadataSeconds = Date().timeIntervalSince(started)
+        let context = buildTimeline(metadata)
+        let sinks = try requests.map { try makeSink($0, context) }
+        planProgress(sinks, frames: metadata.images.count)
+        try runPrePass(sinks, metadata)
+        let transaction = OutputTransaction(overwrite: settings.overwrite)
+        do {
+            try openOutputs(sinks, in: transaction)
+            try streamCanvases(into: sinks, metadata)
+            try commitOutputs(sinks, transaction)
+        } catch {
+            transaction.discard()
+            throw error
+        }
+        return ConversionReport(
+            frames: metadata.images.count, canvas: metadata.canvas, metadataSeconds: metadataSeconds,
+            outputs: sinks.map(\.result), warnings: warnings,
+            peakCacheBytes: peakCacheBytes,
+            cacheCapacity: CacheCapacity.plan(
+                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
+                memoryBudget: settings.memoryBudget, threads: settings.threads ?? CacheCapacity.availableCores
+            ).canvases,
+            decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0))
+    }
+
+    // MARK: The steps, in order.
+
+    /// 1. The GIF's structure: canvas, frames, delays, byte offsets (no pixels).
+    private func readMetadata() throws -> GifMetadata {
+        let metadata = try readGifMetadata(path: inputPath, limits: settings.limits)
+        warnings = metadata.warnings
+        return metadata
+    }
+
+    /// 2. The schedule every output follows.
+    private func buildTimeline(_ metadata: GifMetadata) -> ConversionContext {
+        ConversionContext(
+            inputPath: inputPath, metadata: metadata,
+            timeline: Timeline(metadata.timelineInput, policy: settings.policy), settings: settings)
+    }
+
+    /// 2. Each output's plan: a bad request fails here, before anything is decoded or written.
+    private func makeSink(_ request: OutputRequest, _ context: ConversionContext) throws -> any ConversionSink {
+        switch request {
+        case .video(let target, let options): return try VideoSink(target: target, options: options, context: context)
+        case .spriteSheet(let options): return try SpriteSheetSink(options: options, context: context)
+        case .timelineJSON(let target): return TimelineJSONSink(target: target, context: context)
+        case .poster(let target, let frame): return try PosterSink(target: target, frame: frame, context: context)
+        case .jpegPoster(let target, let frame, let options):
+            return try PosterSink(target: target, frame: frame, format: .jpeg(options), context: context)
+        case .webp(let target, let options): return try WebPSink(target: target, options: options, context: context)
+        case .canvases(let folder): return CanvasFilesSink(folder: folder)
+        }
+    }
+
+    /// The pre-pass some sinks need before their outputs can be opened (sprite dedupe hashes).
+    private func runPrePass(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
+        let wanting = sinks.filter(\.needsPrePass)
+        guard !wanting.isEmpty else { return }
+        let delivered = try stream(metadata) { canvas in
+            for sink in wanting { try sink.prePass(canvas) }
+            return true
+        }
+        for sink in wanting { try sink.endPrePass(delivered: delivered) }
+    }
+
+    /// 3. Every output's files, created before the first pixel is written.
+    private func openOutputs(_ sinks: [any ConversionSink], in transaction: OutputTransaction) throws {
+        for sink in sinks { try sink.open(in: transaction) }
+    }
+
+    /// 4. The canvases, decoded once per pass into every sink that takes part in it (side by side, one
+    /// thread per sink: `SinkFanOut`).
+    private func streamCanvases(into sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
+        let fanOut = SinkFanOut(concurrent: !settings.serialSinks)
+        var pass = 0
+        while true {
+            let active = try sinks.filter { try $0.beginPass(pass) }
+            if active.isEmpty { return }
+            var wanting = active
+            let delivered = try stream(metadata) { canvas in
+                wanting = try fanOut.consume(canvas, by: wanting)
+                return !wanting.isEmpty
+            }
+            for sink in active { try sink.endPass(delivered: delivered) }
+            pass += 1
+        }
+    }
+
+    /// 5. Trailers and JSON, then every file renamed into place together.
+    private func commitOutputs(_ sinks: [any ConversionSink], _ transaction: OutputTransaction) throws {
+        for sink in sinks { try sink.finish() }
+        try transaction.commit()
+    }
+
+    // MARK: Helpers.
+
+    private func planProgress(_ sinks: [any ConversionSink], frames: Int) {
+        let prePass = sinks.contains(where: \.needsPrePass) ? 1 : 0
+        total = frames * (prePass + (sinks.map(\.plannedPasses).max() ?? 0))
+    }
+
+    /// One pass through a fresh bounded cache: `body` gets each canvas and says whether to go on.
+    /// Returns the canvases delivered.
+    private func stream(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
+        let stream = try FrameStream(
+            path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: settings.memoryBudget,
+            threads: settings.threads)
+        defer {
+            peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
+            for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }
+            stream.close()
+            decode = decode.map { $0.merged(with: stream.decodeStats) } ?? stream.decodeStats
+        }
+        var delivered = 0
+        var more = true
+        while more, let goOn = try stream.nextCanvas(body) {
+            more = goOn
+            delivered += 1
+            done += 1
+            progress?(done, max(total, done))
+            if shouldStop?() == true { throw CancellationError() }
+        }
+        return delivered
+    }
+}

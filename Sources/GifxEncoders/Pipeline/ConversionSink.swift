@@ -1,0 +1,44 @@
+import GifxFrames
+
+/// One output of a `Conversion`: a video (MP4 or WebM), an animated WebP, a sprite sheet, a poster, the
+/// schedule as JSON, or the canvases themselves. The pipeline calls a sink in this order, and never
+/// concurrently:
+///
+/// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet that deduplicates frames
+///    must know its distinct cells before its page count, and so its files, exist);
+/// 2. `open`: create every file in the shared all-or-nothing `OutputTransaction`;
+/// 3. per pass over the canvases (a video that plays 3 times takes three): `beginPass`, `consume` for each
+///    canvas in frame order, `endPass`;
+/// 4. `finish`: trailers, JSON; the pipeline then commits every sink's files together, or none.
+///
+/// A sink that needs no pixels (the timeline JSON) takes no pass: `plannedPasses` 0, and `beginPass`
+/// returns false. Its plan (repeat counts, timestamps, layout) is built from the `ConversionContext`
+/// when the sink is made, before any file is opened, so a bad request fails before anything is written.
+public protocol ConversionSink: AnyObject {
+    /// Whether the sink needs every canvas once before `open`.
+    var needsPrePass: Bool { get }
+    /// One canvas of the pre-pass.
+    func prePass(_ canvas: Canvas) throws
+    /// The pre-pass is over; `delivered` canvases were seen.
+    func endPrePass(delivered: Int) throws
+    /// Creates the sink's files (hidden temporaries, renamed on commit) in `transaction`.
+    func open(in transaction: OutputTransaction) throws
+    /// Passes over the canvases the sink expects, for the progress total.
+    var plannedPasses: Int { get }
+    /// Starts pass `pass` (0, 1, …); returns false when the sink needs no further pass.
+    func beginPass(_ pass: Int) throws -> Bool
+    /// The next canvas of the pass, in frame order; returns false once the sink needs no more in this pass.
+    func consume(_ canvas: Canvas) throws -> Bool
+    /// The pass is over; `delivered` canvases were streamed (the sink checks it got what it needed).
+    func endPass(delivered: Int) throws
+    /// Completes the files before the commit.
+    func finish() throws
+    /// What the sink wrote (valid after `finish`).
+    var result: OutputResult { get }
+}
+
+extension ConversionSink {
+    public var needsPrePass: Bool { false }
+    public func prePass(_ canvas: Canvas) throws {}
+    public func endPrePass(delivered: Int) throws {}
+}

@@ -1,0 +1,74 @@
+import GifxFrames
+import GifxTimeline
+
+/// The settings of one conversion, shared by all its outputs: whose schedule to follow, how strictly to
+/// decode, the resources it may use, and whether it may replace files. A value type checked in one place
+/// (`problem`, refused by `Conversion.init`); each output's own settings travel in its `OutputRequest`.
+public struct RunSettings: Sendable, Equatable {
+    /// Whose reading of delays and loop counts every output follows.
+    public var policy: TimelinePolicy = .flanimated
+    /// Decoder limits and strictness (damaged data kept or refused).
+    public var limits: DecodeLimits = .default
+    /// Bytes for decoded canvases and the encoders' buffers; `nil`: the reference player's categories.
+    public var memoryBudget: Int?
+    /// Threads decoding frames; `nil`: the cores the process may use; 1: the sequential decoder.
+    public var threads: Int?
+    /// Replace existing targets instead of refusing them.
+    public var overwrite = false
+    /// Feed the outputs one after another instead of side by side (the benchmark's baseline).
+    public var serialSinks = false
+    /// Threads deflating a sprite sheet page; `nil`: the cores, at most 4; 1: libpng's single zlib stream.
+    public var pngDeflateThreads: Int?
+    /// MP4s with more output frames than this are fragmented; `nil`: `MP4Layout.defaultFragmentAbove`.
+    public var fragmentedMP4Above: Int?
+    /// Let libav print its own warnings and errors on stderr (a debugging aid; quiet otherwise).
+    public var libavLogging = false
+
+    /// Threads a run may ask for, of any pool.
+    public static let threadRange = 1...256
+
+    public init(
+        policy: TimelinePolicy = .flanimated, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
+        threads: Int? = nil, overwrite: Bool = false
+    ) {
+        self.policy = policy
+        self.limits = limits
+        self.memoryBudget = memoryBudget
+        self.threads = threads
+        self.overwrite = overwrite
+    }
+
+    /// The first setting out of range, or `nil` when the run can start.
+    public var problem: RunSettingsProblem? {
+        if let threads, !Self.threadRange.contains(threads) { return .threads(threads) }
+        if let memoryBudget, memoryBudget < 1 { return .memoryBudget(memoryBudget) }
+        if let pngDeflateThreads, !Self.threadRange.contains(pngDeflateThreads) {
+            return .pngDeflateThreads(pngDeflateThreads)
+        }
+        if let fragmentedMP4Above, fragmentedMP4Above < 0 { return .fragmentedMP4Above(fragmentedMP4Above) }
+        return nil
+    }
+
+    /// Deflate threads for sprite sheet pages, the default resolved.
+    var resolvedPNGDeflateThreads: Int { pngDeflateThreads ?? min(4, CacheCapacity.availableCores) }
+}
+
+/// Why a `RunSettings` cannot run, worded without flag syntax (the CLI names its own flags).
+public enum RunSettingsProblem: GifxError, Equatable {
+    case threads(Int)
+    case memoryBudget(Int)
+    case pngDeflateThreads(Int)
+    case fragmentedMP4Above(Int)
+
+    public var failureClass: FailureClass { .usage }
+
+    public var description: String {
+        let range = "\(RunSettings.threadRange.lowerBound)...\(RunSettings.threadRange.upperBound)"
+        switch self {
+        case .threads: return "threads must be \(range)"
+        case .memoryBudget: return "the memory budget must be at least 1 byte"
+        case .pngDeflateThreads: return "PNG deflate threads must be \(range)"
+        case .fragmentedMP4Above: return "the fragmented-MP4 threshold must be 0 or more"
+        }
+    }
+}

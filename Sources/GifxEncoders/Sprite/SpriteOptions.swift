@@ -1,0 +1,60 @@
+import GifxFrames
+import GifxTimeline
+
+/// One sprite sheet's own settings (the run-wide ones are the conversion's `RunSettings`).
+public struct SpriteOptions: Sendable {
+    /// The sheet's PNG; with several pages, `NAME-0.png`, `NAME-1.png`, … beside it instead.
+    public var pngPath: String
+    public var jsonPath: String
+    public var format: SpriteJSONFormat = .yy
+    public var columns: Int?
+    public var maxSize = 4096
+    public var size: SizeRequest = .original
+    public var padding = 0
+    public var extrude = 0
+    public var dedupe = false
+    /// Base of frame names in the hash formats (default: the PNG's file name without extension).
+    public var name: String?
+    /// How hard zlib works on the sheet.
+    public var pngLevel: PNGLevel = .default
+    /// Crop each frame to its non-transparent bounds.
+    public var trim = false
+    /// How cells are arranged on pages.
+    public var packing: SpritePacking = .grid
+    /// Power-of-two pages.
+    public var powerOfTwo = false
+    /// Always write RGBA pages (to compare a chosen colour type against the plain one).
+    public var forceRGBA = false
+
+    public init(pngPath: String, jsonPath: String) {
+        self.pngPath = pngPath; self.jsonPath = jsonPath
+    }
+}
+
+/// What was written, for the summary line and statistics.
+public struct SpriteResult: Sendable {
+    public var pagePaths: [String]
+    public var jsonPath: String
+    public var pageSizes: [CanvasSize]
+    public var frames: Int
+    public var cells: Int
+    /// Frames that reuse an earlier cell (0 without deduplication).
+    public var cellsSaved: Int
+    public var cellSize: CanvasSize
+    public var columns: Int
+    /// Whether the pages were written as indexed-colour PNGs.
+    public var indexed: Bool { pixelFormat == "indexed" }
+    /// The pages' PNG colour type: "indexed", "rgb" or "rgba".
+    public var pixelFormat: String
+    /// The description files written (several for a TexturePacker multipack).
+    public var documentPaths: [String]
+    public var peakCacheBytes: Int
+    public var rowBufferBytes: Int
+    /// Decoding threads and decode-ahead window (set by the conversion).
+    public var decode = DecodeStats(threads: 1, window: 0, peakWindowBytes: 0)
+    /// Decoder and schedule warnings (damaged data kept, and the like).
+    public var warnings: [String]
+}
+
+/// Progress callback: frames handled so far and the total (twice the frame count when a pre-pass runs).
+public typealias SpriteProgress = (_ done: Int, _ total: Int) -> Void

@@ -1,0 +1,296 @@
+import Foundation
+import GifxFrames
+import GifxPOSIXFiles
+import SystemPackage
+import GifxTimeline
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes the sprite sheet of the GIF at `inputPath`: PNG page(s) streamed a row of cells at a time, then
+/// the JSON; every file appears together (committed atomically) or none does. A `Conversion` with one
+/// `SpriteSheetSink`.
+public func writeSpriteSheet(
+    inputPath: String, options: SpriteOptions, settings: RunSettings = RunSettings(), progress: SpriteProgress? = nil
+) throws -> SpriteResult {
+    let conversion = try Conversion(inputPath: inputPath, settings: settings)
+    let report = try conversion.run([.spriteSheet(options)], progress: progress)
+    guard case .spriteSheet(var result) = report.outputs[0] else { preconditionFailure("one sprite sheet asked") }
+    result.peakCacheBytes = report.peakCacheBytes
+    result.decode = report.decode
+    result.warnings = report.warnings
+    return result
+}
+
+/// The sprite sheet sink: PNG page(s) (the streamed grid, or packed pages one at a time), then the
+/// description, streamed.
+///
+/// It asks for a pre-pass when the layout or the PNG colour type depends on the pixels: deduplication (which
+/// frames repeat), trimming / max-rects packing (the regions' sizes), or a colour type the GIF's palettes
+/// cannot settle (`SpritePrePass`, `ColourCensus`). Nothing but digests, bounds and a bounded colour count
+/// is kept between the passes.
+public final class SpriteSheetSink: ConversionSink {
+    public let options: SpriteOptions
+    private let context: ConversionContext
+    private let cellSize: CanvasSize
+    private var prePassState: SpritePrePass?
+    private var grid: SpriteLayout?
+    private var geometry: (any SheetGeometry)!
+    private var pagePaths: [String] = []
+    private var documentPaths: [String] = []
+    private var pageOutputs: [AtomicOutput] = []
+    private var documentOutputs: [AtomicOutput] = []
+    private let hint: SheetPalette?
+    private var format: SheetPixelFormat = .rgba
+    private var gridWriter: SpriteSheetWriter?
+    private var packedWriter: PackedSheetWriter?
+    private var scaler: RGBAScaler?
+    private let scratch: UnsafeMutableRawBufferPointer
+    /// Set when a canvas fell outside the palette: the pages are rewritten in RGBA in one more pass.
+    private var restartInRGBA = false
+    private var passesWritten = 0
+    private var rowBufferBytes = 0
+
+    /// Plans the sheet: fails (before any decoding) when there are no frames, when one cell cannot fit
+    /// the sheet (untrimmed), or when the description exists and may not be replaced.
+    public init(options: SpriteOptions, context: ConversionContext) throws {
+        self.options = options
+        self.context = context
+        guard context.metadata.images.count > 0 else {
+            throw GifDecodeError(.malformed, at: nil, "no frames to put on a sheet")
+        }
+        cellSize = options.size.size(for: context.metadata.canvas)
+        if !options.trim {
+            _ = try SpriteLayout(
+                cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
+                maxSize: options.maxSize, columns: options.columns, powerOfTwo: options.powerOfTwo)
+        }
+        if !context.settings.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
+            throw OutputError.exists(options.jsonPath)
+        }
+        let scaled = cellSize != context.metadata.canvas
+        scaler = scaled ? try RGBAScaler(from: context.metadata.canvas, to: cellSize) : nil
+        scratch = .allocate(byteCount: scaled ? cellSize.width * cellSize.height * 4 : 0, alignment: 64)
+        hint = scaled ? nil : SheetPalette.make(path: context.inputPath, metadata: context.metadata)
+        if options.dedupe || packed || hint == nil {
+            prePassState = SpritePrePass(cellSize: cellSize, dedupe: options.dedupe, trim: options.trim)
+        }
+    }
+
+    deinit { scratch.deallocate() }
+
+    private var frameCount: Int { context.metadata.images.count }
+    private var packed: Bool { options.trim || options.packing == .maxrects }
+    private var deduper: FrameDeduper? { prePassState?.deduper }
+    private var cellCount: Int { deduper?.cellCount ?? frameCount }
+
+    /// A canvas as it goes on the sheet: scaled into `scratch`, or as it is.
+    private func cellPixels(_ canvas: Canvas) -> UnsafeRawBufferPointer {
+        guard let scaler else { return canvas.pixels }
+        scaler.scale(canvas.pixels, into: scratch.baseAddress!, stride: cellSize.width * 4)
+        return UnsafeRawBufferPointer(scratch)
+    }
+
+    // MARK: Pre-pass: repeats, trim bounds, colours.
+
+    public var needsPrePass: Bool { prePassState != nil }
+
+    public func prePass(_ canvas: Canvas) throws { prePassState?.add(canvas, cellPixels: cellPixels) }
+
+    public func endPrePass(delivered: Int) throws {
+        try requireAllFrames(prePassState?.framesSeen ?? delivered, of: frameCount)
+    }
+
+    // MARK: Open: the geometry and colour type, then every output before the first pixel is written.
+
+    public func open(in transaction: OutputTransaction) throws {
+        let hasGaps: Bool
+        if packed, let prePassState {
+            let layout = try PackedLayout(
+                cellCount: cellCount, source: { prePassState.source(ofCell: $0) }, packing: options.packing,
+                padding: options.padding, extrude: options.extrude, maxSize: options.maxSize,
+                powerOfTwo: options.powerOfTwo, trimmed: options.trim)
+            geometry = layout
+            hasGaps = layout.hasGaps
+        } else {
+            let layout = try SpriteLayout(
+                cellSize: cellSize, cellCount: cellCount, padding: options.padding, extrude: options.extrude,
+                maxSize: options.maxSize, columns: options.columns, powerOfTwo: options.powerOfTwo)
+            grid = layout
+            geometry = layout
+            hasGaps = layout.hasGaps
+        }
+        if options.format == .aseprite && geometry.pageCount > 1 {
+            throw SpriteLayoutError.singleSheetFormat(name: "aseprite", pages: geometry.pageCount, maxSize: options.maxSize)
+        }
+        if options.forceRGBA {
+            format = .rgba
+        } else if let prePassState {
+            format = .choose(census: prePassState.census, hasGaps: hasGaps)
+        } else if let hint {
+            format = .indexed(hint)
+        }
+        pagePaths = spritePagePaths(options.pngPath, pageCount: geometry.pageCount)
+        documentPaths = spriteDocumentPaths(options.jsonPath, format: options.format, pageCount: geometry.pageCount)
+        try ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
+        pageOutputs = try pagePaths.map { try transaction.add($0) }
+        documentOutputs = try documentPaths.map { try transaction.add($0) }
+    }
+
+    // MARK: The sheet pass.
+
+    public var plannedPasses: Int { 1 }
+
+    private var cellsWritten: Int { gridWriter?.cellsWritten ?? packedWriter?.cellsWritten ?? 0 }
+
+    public func beginPass(_ pass: Int) throws -> Bool {
+        guard passesWritten == 0 || restartInRGBA else { return false }
+        if restartInRGBA {
+            restartInRGBA = false
+            format = .rgba
+            for output in pageOutputs {
+                do {
+                    try output.descriptor!.resize(to: 0)
+                    try output.descriptor!.seek(offset: 0, from: .start)
+                } catch {
+                    throw OutputError.writing(output.targetPath, errno: (error as? Errno)?.rawValue ?? EIO)
+                }
+            }
+        }
+        var settings = format.settings(options.pngLevel)
+        settings.deflateThreads = context.settings.resolvedPNGDeflateThreads
+        let descriptors = pageOutputs.map(\.fileDescriptor)
+        gridWriter = grid.map {
+            SpriteSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)
+        }
+        packedWriter = (geometry as? PackedLayout).map {
+            PackedSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)
+        }
+        return true
+    }
+
+    public func consume(_ canvas: Canvas) throws -> Bool {
+        guard gridWriter != nil || packedWriter != nil, !restartInRGBA else { return false }
+        if let deduper, deduper.sourceFrameOfCell[cellsWritten] != canvas.index { return true }
+        do {
+            let pixels = cellPixels(canvas)
+            try gridWriter?.addCell(copying: pixels)
+            try packedWriter?.addCell(frame: pixels, frameSize: cellSize)
+        } catch is PaletteMiss {
+            // Cannot happen with the census's or the compositor's colours; kept correct rather than assumed:
+            // start over in RGBA.
+            restartInRGBA = true
+            return false
+        }
+        // When deduplicating, the frames after the last distinct cell are repeats.
+        return deduper == nil || cellsWritten < cellCount
+    }
+
+    public func endPass(delivered: Int) throws {
+        guard !restartInRGBA else { return }
+        if deduper == nil { try requireAllFrames(delivered, of: frameCount) }
+        try gridWriter?.finish()
+        try packedWriter?.finish()
+        rowBufferBytes = gridWriter?.rowBufferBytes ?? packedWriter?.pageBufferBytes ?? 0
+        passesWritten += 1
+        gridWriter = nil
+        packedWriter = nil
+    }
+
+    // MARK: The description, streamed, written last.
+
+    public func finish() throws {
+        try description().write(
+            options.format,
+            to: documentOutputs.map { TextOutput(fileDescriptor: $0.fileDescriptor, path: $0.targetPath) },
+            documentNames: documentPaths.map { relativePath($0, from: options.jsonPath) })
+    }
+
+    private func description() -> SpriteSheetDescription {
+        let timeline = context.timeline
+        let geometry = self.geometry!
+        let deduper = self.deduper
+        func frameOf(cell: Int, delay: Int) -> SpriteSheetDescription.Frame {
+            let (page, rect) = geometry.region(ofCell: cell)
+            return .init(cell: cell, page: page, rect: rect, source: geometry.source(ofCell: cell), delay: delay)
+        }
+        return SpriteSheetDescription(
+            name: options.name ?? URL(fileURLWithPath: options.pngPath).deletingPathExtension().lastPathComponent,
+            images: pagePaths.enumerated().map { k, path in
+                .init(name: relativePath(path, from: options.jsonPath), size: geometry.pageSize(k))
+            },
+            frameCount: frameCount,
+            frame: { index in
+                frameOf(cell: deduper.map { Int($0.cellOfFrame[index]) } ?? index, delay: timeline.frames[index].delay)
+            },
+            cellCount: cellCount,
+            cellFrame: { cell in
+                let source = deduper.map { $0.sourceFrameOfCell[cell] } ?? cell
+                return frameOf(cell: cell, delay: timeline.frames[source].delay)
+            },
+            sourceSize: context.metadata.canvas, frameSize: cellSize, trimmed: options.trim,
+            loopCount: timeline.loop.count, plays: timeline.loop.plays, policy: timeline.policy,
+            padding: options.padding, extrude: options.extrude, cellsSaved: deduper?.cellsSaved)
+    }
+
+    public var result: OutputResult {
+        .spriteSheet(SpriteResult(
+            pagePaths: pagePaths, jsonPath: options.jsonPath,
+            pageSizes: geometry.map { g in (0..<g.pageCount).map(g.pageSize) } ?? [],
+            frames: frameCount, cells: cellCount, cellsSaved: deduper?.cellsSaved ?? 0,
+            cellSize: cellSize, columns: grid?.columns ?? 0, pixelFormat: format.name, documentPaths: documentPaths,
+            peakCacheBytes: 0, rowBufferBytes: rowBufferBytes, warnings: []))
+    }
+}
+
+/// `OUT.png` for one page; `OUT-0.png`, `OUT-1.png`, … for several.
+public func spritePagePaths(_ pngPath: String, pageCount: Int) -> [String] {
+    guard pageCount > 1 else { return [pngPath] }
+    let url = URL(fileURLWithPath: pngPath)
+    let ext = url.pathExtension.isEmpty ? "png" : url.pathExtension
+    let stem = url.pathExtension.isEmpty ? pngPath : String(pngPath.dropLast(ext.count + 1))
+    return (0..<pageCount).map { "\(stem)-\($0).\(ext)" }
+}
+
+/// `path` as seen from the folder of `reference` (the JSON), so the sheet and its JSON can move together.
+func relativePath(_ path: String, from reference: String) -> String {
+    let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+    let base = URL(fileURLWithPath: reference).standardizedFileURL.deletingLastPathComponent().pathComponents
+    var common = 0
+    while common < min(target.count - 1, base.count) && target[common] == base[common] { common += 1 }
+    let ups = Array(repeating: "..", count: base.count - common)
+    return (ups + target[common...]).joined(separator: "/")
+}
+
+/// Every page stays open (as a hidden temporary file) until the all-or-nothing commit, so thousands of
+/// pages need thousands of descriptors: raise the soft limit towards the hard one, or refuse up front.
+private func ensureOpenFiles(_ outputs: Int, for path: String) throws {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    let needed = rlim_t(outputs + 64)
+    guard limit.rlim_cur < needed else { return }
+    if limit.rlim_max >= needed {
+        limit.rlim_cur = needed
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
+    }
+    throw OutputError(
+        path: path,
+        reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max))",
+        failure: .cannotCreateOutput, kind: .tooManyOpenFiles)
+}
+
+private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
+    guard delivered == expected else {
+        throw GifDecodeError(.truncated, at: nil, "only \(delivered) of \(expected) frames could be decoded")
+    }
+}
+
+/// Writes all of `bytes` to `output`'s temporary file, or throws the failure named after its target.
+func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) throws {
+    do throws(Errno) {
+        try POSIXFiles.writeAll(output.descriptor!, bytes)
+    } catch {
+        throw OutputError.writing(output.targetPath, errno: error.rawValue)
+    }
+}

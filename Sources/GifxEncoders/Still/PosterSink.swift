@@ -1,0 +1,103 @@
+import GifxFrames
+import GifxTimeline
+
+/// Which frame a poster shows.
+public enum PosterFrame: Sendable, Equatable {
+    /// Frame `n` (0-based).
+    case index(Int)
+    /// Frame `count / 2`.
+    case middle
+    /// The last frame.
+    case last
+
+    /// The 0-based frame among `count` frames, or nil when there is no such frame.
+    public func resolved(frameCount count: Int) -> Int? {
+        let index: Int
+        switch self {
+        case .index(let n): index = n
+        case .middle: index = count / 2
+        case .last: index = count - 1
+        }
+        return (0..<count).contains(index) ? index : nil
+    }
+}
+
+/// A poster frame asked for that the GIF does not have: a usage problem found once the frames are counted.
+public struct PosterFrameError: GifxError {
+    public let path: String
+    public let requested: Int
+    public let frameCount: Int
+    public var description: String { "poster frame \(requested) does not exist (the GIF has \(frameCount) frames)" }
+    public var failureClass: FailureClass { .usage }
+    public var subjectPath: String? { path }
+}
+
+/// A poster's file format.
+public enum PosterFormat: Sendable, Hashable {
+    /// RGBA PNG: the canvas exactly, transparency kept.
+    case png
+    /// Baseline JPEG over the background colour (`JPEGOptions`).
+    case jpeg(JPEGOptions)
+}
+
+/// What a poster output wrote.
+public struct PosterResult: Sendable {
+    public var target: String
+    public var format: PosterFormat
+    public var frame: Int
+    public var width: Int
+    public var height: Int
+}
+
+/// A still of one composited frame: an RGBA PNG (alpha kept, as the canvas has it) or a JPEG over the
+/// background. The pass stops asking for canvases once its frame is written, so a frame-0 poster costs
+/// one frame's decode.
+public final class PosterSink: ConversionSink {
+    public let target: String
+    public let frame: Int
+    public let format: PosterFormat
+    private let size: CanvasSize
+    private var output: AtomicOutput?
+    private var written = false
+
+    public init(target: String, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
+        let count = context.metadata.images.count
+        guard let index = frame.resolved(frameCount: count) else {
+            let requested: Int
+            if case .index(let n) = frame { requested = n } else { requested = count }
+            throw PosterFrameError(path: target, requested: requested, frameCount: count)
+        }
+        self.target = target
+        self.frame = index
+        self.format = format
+        size = context.metadata.canvas
+    }
+
+    public func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
+    public var plannedPasses: Int { 1 }
+    public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
+
+    public func consume(_ canvas: Canvas) throws -> Bool {
+        guard canvas.index == frame, let output else { return canvas.index < frame }
+        switch format {
+        case .png: try writeCanvasPNG(canvas, fileDescriptor: output.fileDescriptor, path: target)
+        case .jpeg(let options):
+            try writeCanvasJPEG(canvas, options: options, fileDescriptor: output.fileDescriptor, path: target)
+        }
+        written = true
+        return false
+    }
+
+    public func endPass(delivered: Int) throws {
+        guard written else {
+            throw OutputError(
+                path: target, reason: "frame \(frame) could not be decoded (\(delivered) frames were)",
+                failure: .malformedData)
+        }
+    }
+
+    public func finish() throws {}
+    public var result: OutputResult {
+        .poster(PosterResult(target: target, format: format, frame: frame, width: size.width, height: size.height))
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import GifxFrames
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The temporary outputs in flight, so that whoever handles SIGINT/SIGTERM (the CLI, see
+/// `installCleanupSignalHandlers`) can remove them and an interrupted run leaves nothing behind.
+public final class TemporaryFiles: Sendable {
+    public static let shared = TemporaryFiles()
+
+    private let paths = Mutex<Set<String>>([])
+
+    /// Adds a file to remove if the process is interrupted.
+    public func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
+    /// Forgets a file that was committed or removed.
+    public func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
+
+    /// Unlinks every registered temporary file.
+    public func removeAll() {
+        let all = paths.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
+        for path in all { unlink(path) }
+    }
+}

@@ -1,0 +1,46 @@
+import GifxFrames
+import GifxTimeline
+
+/// Whether a GIF ever shows a transparent pixel, decided without decoding it all: a WebM keeps an alpha
+/// plane only when it can matter.
+enum Transparency {
+    /// True when the first canvas has a pixel that is not opaque, or when a later canvas can get one:
+    /// the first frame disposed to "previous" (the empty canvas), or a frame disposed to the background
+    /// (cleared to transparent, as browsers do) whose area the next frame does not surely repaint. Otherwise
+    /// every later canvas is the opaque first one with opaque pixels drawn over it (a transparent index keeps
+    /// what is below), so the whole animation is opaque.
+    ///
+    /// "Surely repaints": the next frame covers the cleared rect, has no transparent index, and its palette
+    /// has 256 entries, so no index can fall outside it (an index beyond the palette leaves the pixel alone,
+    /// as browsers do). Full-canvas frames disposed to the background, as some exporters write every frame,
+    /// are opaque by this rule.
+    static func mayShow(firstCanvas canvas: Canvas, metadata: GifMetadata) -> Bool {
+        if let base = canvas.pixels.baseAddress {
+            let pixels = base.assumingMemoryBound(to: UInt32.self)
+            if !YUVConverter.isOpaque(pixels, count: canvas.width * canvas.height) { return true }
+        }
+        let images = metadata.images
+        guard images.count > 1 else { return false }
+        if images[0].descriptor.disposal == .previous { return true }
+        for index in 0..<(images.count - 1) where images[index].descriptor.disposal == .background {
+            if !surelyRepaints(images[index + 1], area: images[index].descriptor.rect, metadata: metadata) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Whether `image` draws an opaque pixel over every pixel of `area` (clipped to the canvas).
+    static func surelyRepaints(_ image: GifImageInfo, area: PixelRect, metadata: GifMetadata) -> Bool {
+        let frame = image.descriptor
+        guard frame.transparentIndex == nil, (image.localPaletteSize ?? metadata.globalPaletteSize) == 256 else {
+            return false
+        }
+        let canvas = metadata.canvas
+        let left = max(0, area.x), top = max(0, area.y)
+        let right = min(canvas.width, area.x + area.width), bottom = min(canvas.height, area.y + area.height)
+        guard left < right, top < bottom else { return true }  // nothing of the area is on the canvas
+        return frame.rect.x <= left && frame.rect.y <= top
+            && frame.rect.x + frame.rect.width >= right && frame.rect.y + frame.rect.height >= bottom
+    }
+}

@@ -1,0 +1,122 @@
+internal import CAV
+import GifxFrames
+
+/// One libavcodec video encoder (libx264, libx265, libvpx-vp9, libsvtav1) opened for yuv420p, or yuva420p for
+/// VP9 with alpha, with the BT.709 limited-range tags on its stream. Owns its codec context, the frame it
+/// fills and a packet.
+///
+/// Timestamps: the encoder's time base is the plan's (1/fps for CFR, 1/100 s for VFR) and every frame carries
+/// its real pts. libavcodec's libx264 wrapper hands x264 `time_base` as `i_timebase` and `framerate` as
+/// `i_fps`, and x264 defaults to `b_vfr_input = 1`, so rate control spaces frames by their timestamps (the
+/// real cadence) while `i_fps` (the peak rate for VFR) decides the level and VBV. Packet durations are the
+/// sample's length, looked up by pts because x264 returns packets in decode order.
+final class VideoEncoder {
+    private let handles: EncoderHandles
+    var context: UnsafeMutablePointer<AVCodecContext> { handles.context }
+    /// The reusable input frame: the converter writes into it, `encode` sends it.
+    var frame: UnsafeMutablePointer<AVFrame> { handles.frame }
+    private var packet: UnsafeMutablePointer<AVPacket> { handles.packet }
+    /// Seconds per pts unit: `1 / fps` for CFR, 1/100 for VFR.
+    let timeBase: AVRational
+    /// Durations (in `timeBase`) of frames sent but not yet returned, by pts; only those not 1 unit long.
+    private var pendingDurations: [Int64: Int64] = [:]
+
+    /// Opens `codec` at `width`×`height`, announcing `frameRate` fps (the peak rate for VFR) with timestamps
+    /// in `timeBase`. `globalHeader`: the container (MP4) wants SPS/PPS in extradata, not in the stream.
+    /// `alpha`: encode yuva420p (libvpx-vp9 only: a second libvpx instance codes the alpha plane).
+    init(
+        codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, timeBase: AVRational,
+        tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false
+    ) throws {
+        let pixelFormat = alpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
+        handles = try EncoderHandles(encoder: tuning.encoder)
+        self.timeBase = timeBase
+        let frame = handles.frame
+        let c = handles.context
+        c.pointee.width = Int32(width)
+        c.pointee.height = Int32(height)
+        c.pointee.pix_fmt = pixelFormat
+        c.pointee.time_base = timeBase
+        c.pointee.framerate = frameRate
+        c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        c.pointee.color_primaries = AVCOL_PRI_BT709
+        c.pointee.color_trc = AVCOL_TRC_BT709
+        c.pointee.colorspace = AVCOL_SPC_BT709
+        c.pointee.color_range = AVCOL_RANGE_MPEG
+        c.pointee.thread_count = Int32(tuning.threads)
+        // No bitrate target: libvpx and SVT-AV1 would otherwise cap `crf` at libavcodec's default 200 kbit/s.
+        c.pointee.bit_rate = 0
+        if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+
+        for option in tuning.options {
+            try check(
+                gifx_av_opt_set(c.pointee.priv_data, option.name, option.value, 0),
+                "setting \(tuning.encoder)'s \(option.name) to \(option.value)")
+        }
+        try check(gifx_avcodec_open2(c, handles.codec, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
+
+        frame.pointee.format = pixelFormat.rawValue
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        frame.pointee.color_primaries = AVCOL_PRI_BT709
+        frame.pointee.color_trc = AVCOL_TRC_BT709
+        frame.pointee.colorspace = AVCOL_SPC_BT709
+        frame.pointee.color_range = AVCOL_RANGE_MPEG
+        try check(gifx_av_frame_get_buffer(frame, 0), "allocating a \(width)x\(height) frame")
+    }
+
+    /// Makes `frame`'s buffers safe to overwrite (the encoder may still hold a reference to the last one).
+    func prepareFrameForWriting() throws {
+        try check(gifx_av_frame_make_writable(frame), "making the frame writable")
+    }
+
+    /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units) and hands
+    /// every packet the encoder returns to `deliver` with its own duration.
+    func encode(pts: Int64, duration: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        frame.pointee.pts = pts
+        frame.pointee.pkt_duration = duration
+        if duration != 1 { pendingDurations[pts] = duration }
+        try check(gifx_avcodec_send_frame(context, frame), "encoding frame \(pts)")
+        try drain(deliver)
+    }
+
+    /// Flushes the encoder and delivers the last packets.
+    ///
+    /// Each packet's duration is its sample's own (looked up by pts), so the muxer's presentation end
+    /// (max pts + duration: the edit list, what players show) is the GIF's duration exactly. The `stts`
+    /// holds decode-time deltas: with B-frames x264's decode times are earlier frames' presentation times,
+    /// so for VFR the `stts` entries are those frames' delays and the media (`mdhd`) duration can differ
+    /// from the presentation by the reorder delay; players follow the edit list and `ctts`.
+    func finish(deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        try check(gifx_avcodec_send_frame(context, nil), "flushing the encoder")
+        try drain(deliver)
+    }
+
+    /// Receives every packet ready and delivers it.
+    private func drain(_ deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        while true {
+            let status = gifx_avcodec_receive_packet(context, packet)
+            if status == gifx_averror_eagain() || status == gifx_averror_eof() { return }
+            try check(status, "encoding")
+            packet.pointee.duration = pendingDurations.removeValue(forKey: packet.pointee.pts) ?? 1
+            defer { gifx_av_packet_unref(packet) }
+            try deliver(packet)
+        }
+    }
+
+    /// The level_idc of the SPS libx264 put in extradata (Annex B: `00 00 01 67 profile flags level`), as an
+    /// `H264Level`; `nil` for HEVC or when there is no SPS.
+    var signalledH264Level: H264Level? {
+        guard let data = context.pointee.extradata, context.pointee.codec_id == AV_CODEC_ID_H264 else { return nil }
+        let size = Int(context.pointee.extradata_size)
+        var i = 0
+        while i + 6 < size {
+            if data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1 && data[i + 3] & 0x1F == 7 {
+                let constraintSet3 = data[i + 5] & 0x10 != 0
+                return H264Level(levelIDC: Int(data[i + 6]), constraintSet3: constraintSet3)
+            }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,114 @@
+internal import CAV
+import GifxFrames
+
+/// An MP4 file written by libavformat with one video stream, laid out per `MP4Layout` (`+faststart`: the
+/// index moved to the front so players start before the whole file arrives; or fragmented, for videos whose
+/// index would not fit in memory), or a WebM file (Matroska keeps its own cues; VP9's
+/// alpha travels as BlockAdditions, which the muxer writes when the stream is yuva420p, with AlphaMode 1).
+/// The file is opened by name because faststart reopens it to shift the data; the format is given
+/// explicitly since the temporary name has no extension.
+final class VideoMuxer {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var stream: UnsafeMutablePointer<AVStream>?
+    private let path: String
+    private let container: VideoContainer
+    private let layout: MP4Layout?
+    private var fileOpen = false
+    /// Fragmented layout: the last packet written is held back until the next one arrives, so `finish` can
+    /// stretch its duration to the presentation end (see `finish`).
+    private var heldPacket: UnsafeMutablePointer<AVPacket>?
+    /// Latest pts + duration seen, in the stream's time base: where the presentation ends.
+    private var presentationEnd: Int64 = .min
+
+    init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart) throws {
+        self.path = path
+        self.container = container
+        self.layout = container == .mp4 ? layout : nil
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let setUp = "setting up the \(container.rawValue) muxer"
+        try check(gifx_avformat_alloc_output_context2(&context, nil, container.muxerName, path), setUp, path: path)
+        guard let context else { throw LibavError(setUp, path: path) }
+        self.context = context
+        // Matroska otherwise writes a random SegmentUID: the same GIF and options give the same WebM bytes.
+        if container == .webm { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
+    }
+
+    deinit {
+        gifx_av_packet_free(&heldPacket)
+        if let context {
+            if fileOpen { gifx_avio_closep(&context.pointee.pb) }
+            gifx_avformat_free_context(context)
+        }
+    }
+
+    /// Whether the encoder must put its parameter sets in extradata (true for MP4).
+    var wantsGlobalHeader: Bool {
+        guard let format = context?.pointee.oformat else { return true }
+        return format.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
+
+    /// Adds the video stream described by `encoder`'s opened context, with `codecTag` (e.g. `hvc1`) and
+    /// the constant frame rate announced in the container (`nil` for VFR: the `stts` carries each sample's
+    /// duration, in the encoder's time base, 1/100 s).
+    func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational?) throws {
+        guard let context, let stream = gifx_avformat_new_stream(context, nil) else {
+            throw LibavError("out of memory (stream)")
+        }
+        try check(gifx_avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
+        if let codecTag { stream.pointee.codecpar.pointee.codec_tag = codecTag }
+        stream.pointee.time_base = encoder.timeBase
+        if let frameRate {
+            stream.pointee.avg_frame_rate = frameRate
+            stream.pointee.r_frame_rate = frameRate
+        }
+        self.stream = stream
+    }
+
+    /// Opens the file and writes the header (the muxer may change the stream's time base here).
+    func writeHeader() throws {
+        guard let context else { return }
+        try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: path)
+        fileOpen = true
+        var options: OpaquePointer?
+        defer { gifx_av_dict_free(&options) }
+        for option in layout?.muxerOptions ?? [] { gifx_av_dict_set(&options, option.key, option.value, 0) }
+        try check(gifx_avformat_write_header(context, &options), "writing the \(container.rawValue) header", path: path)
+    }
+
+    /// Writes one encoded packet whose times are in `timeBase`.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational) throws {
+        guard let context, let stream else { return }
+        gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
+        packet.pointee.stream_index = stream.pointee.index
+        guard layout == .fragmented else {
+            try check(gifx_av_write_frame(context, packet), "writing to the output", path: path)
+            return
+        }
+        presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
+        if heldPacket == nil {
+            guard let fresh = gifx_av_packet_alloc() else { throw LibavError("out of memory (packet)") }
+            heldPacket = fresh
+        } else if let held = heldPacket {
+            defer { gifx_av_packet_unref(held) }
+            try check(gifx_av_write_frame(context, held), "writing to the output", path: path)
+        }
+        gifx_av_packet_move_ref(heldPacket, packet)
+    }
+
+    /// Writes the index (moved to the front: faststart) or the last fragment, flushes and closes the file.
+    func finish() throws {
+        guard let context else { return }
+        // A fragmented MP4 has no edit-list duration (its moov is written before the end is known), so its
+        // presentation ends where the decode timeline does: the last sample's dts + duration. With B-frames
+        // the last sample's dts is below its pts, which would lengthen the video by the reorder delay (90 ms
+        // on a 2.2 s VFR GIF); its duration is stretched so the decode timeline ends at the presentation end.
+        if let held = heldPacket, held.pointee.size > 0 {
+            held.pointee.duration = max(held.pointee.duration, presentationEnd - held.pointee.dts)
+            defer { gifx_av_packet_unref(held) }
+            try check(gifx_av_write_frame(context, held), "writing to the output", path: path)
+        }
+        try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: path)
+        fileOpen = false
+        try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: path)
+    }
+}

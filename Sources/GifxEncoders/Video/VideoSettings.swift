@@ -1,0 +1,124 @@
+import GifxTimeline
+
+/// The video codecs gifx writes, each through its libav wrapper.
+public enum VideoCodec: String, CaseIterable, Codable, Sendable {
+    /// H.264 through libx264: plays everywhere.
+    case h264
+    /// HEVC through libx265, tagged `hvc1` so Apple players open it.
+    case hevc
+    /// VP9 through libvpx-vp9: WebM's codec, and the one that carries alpha (yuva420p) to browsers.
+    case vp9
+    /// AV1 through SVT-AV1 (libsvtav1), or libaom for frames SVT-AV1 refuses: the smallest files at a given
+    /// quality; MP4 or WebM.
+    case av1
+
+    /// The libavcodec encoder's name (for AV1, at frame sizes SVT-AV1 opens: see `encoderName(for:)`).
+    public var encoderName: String {
+        switch self {
+        case .h264: "libx264"
+        case .hevc: "libx265"
+        case .vp9: "libvpx-vp9"
+        case .av1: "libsvtav1"
+        }
+    }
+
+    /// The speed/size preset names gifx takes for every codec (x264's); `EncoderTuning` maps them onto
+    /// libvpx's `cpu-used` and SVT-AV1's numbered presets.
+    public static let presets = [
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+    ]
+
+    /// Largest frame side the encoder opens (libx264 refuses more than 16384 either way; so does our decoder
+    /// by default, and x265's level limits are far below it anyway). SVT-AV1 stops at 16384 too; libvpx at 65536.
+    public var maximumSide: Int { 16384 }
+
+    /// Smallest frame side: libx265 refuses anything under 16×16 ("Image size is too small"); yuv420p needs 2.
+    public var minimumSide: Int { self == .hevc ? 16 : 2 }
+
+    /// The encoder for frames of `size`: SVT-AV1 refuses pictures under 64 pixels a side ("Source Width must
+    /// be at least 64"), and stickers and emoji are often smaller, so AV1 goes through libaom there rather
+    /// than being padded to a bigger picture.
+    public func encoderName(for size: CanvasSize) -> String {
+        self == .av1 && min(size.width, size.height) < 64 ? "libaom-av1" : encoderName
+    }
+
+    /// The encoder's constant-quality scale: x264/x265 `crf` 0...51, libvpx and SVT-AV1 `crf` 0...63.
+    public var crfRange: ClosedRange<Double> { self == .h264 || self == .hevc ? 0...51 : 0...63 }
+
+    /// The quality used when no CRF is given: ffmpeg's 23 for x264 (kept for x265 as before), and for
+    /// VP9 and AV1 the values measured to give about the SSIM of x264 at 23 on the benchmark GIFs
+    /// (docs/benchmarks.md, kind `convert`).
+    public var defaultCRF: Double {
+        switch self {
+        case .h264, .hevc: 23
+        case .vp9: 32
+        case .av1: 35
+        }
+    }
+
+    /// Only libvpx-vp9 encodes an alpha channel (yuva420p, as a second stream in Matroska BlockAdditions,
+    /// which browsers composite); H.264, HEVC and AV1 in these containers cannot carry one.
+    public var carriesAlpha: Bool { self == .vp9 }
+
+    /// The containers that hold this codec for players: WebM is VP9 or AV1 only.
+    public func fits(_ container: VideoContainer) -> Bool {
+        container == .mp4 || self == .vp9 || self == .av1
+    }
+}
+
+/// The file format around the video stream.
+public enum VideoContainer: String, CaseIterable, Codable, Sendable {
+    /// MP4 (ISO BMFF) with `+faststart`.
+    case mp4
+    /// WebM (Matroska's web subset): VP9 or AV1.
+    case webm
+
+    /// The codec used when none is asked for: H.264 in MP4, VP9 in WebM.
+    public var defaultCodec: VideoCodec { self == .mp4 ? .h264 : .vp9 }
+
+    /// libavformat's muxer name.
+    var muxerName: String { rawValue }
+}
+
+/// What the user asked of the video: container, codec, quality, colours, size and rate.
+public struct VideoSettings: Sendable, Hashable {
+    /// MP4 or WebM.
+    public var container: VideoContainer = .mp4
+    public var codec: VideoCodec = .h264
+    /// Constant rate factor in the codec's scale (`VideoCodec.crfRange`; 23 is ffmpeg's x264 default too).
+    public var crf: Double = 23
+    /// One of `VideoCodec.presets`.
+    public var preset: String = "medium"
+    /// What transparent pixels and the padding of odd sizes show (VP9 keeps transparency instead, as alpha).
+    public var background: RGBColor = .white
+    /// How many times the whole animation is written.
+    public var loops: Int = 1
+    /// Output size (aspect kept, rounded to even).
+    public var size: SizeRequest = .original
+    /// How video frames are laid out in time (`OutputPlan`): the tick (default, every delay exact), a fixed
+    /// rate, `auto` (the source video's rate) or `vfr` (one sample per GIF frame).
+    public var timing: OutputPlan.Request = .tick
+    /// A cap on a constant rate (a maximum rate): above it, the plan resamples at the best rate below.
+    public var maxFrameRate: Rational?
+    /// Force (true) or forbid (false) the encoder's low-memory settings; `nil` decides from the budget.
+    public var lowMemory: Bool?
+
+    /// A fixed output rate (a requested rate); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
+    public var frameRate: Rational? {
+        get { if case .rate(let rate) = timing { rate } else { nil } }
+        set { timing = newValue.map { .rate($0) } ?? .tick }
+    }
+
+    /// `codec` and `crf` default to the container's codec and that codec's `defaultCRF`.
+    public init(
+        container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
+        background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
+        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil
+    ) {
+        let codec = codec ?? container.defaultCodec
+        self.container = container; self.codec = codec; self.crf = crf ?? codec.defaultCRF; self.preset = preset
+        self.background = background; self.loops = loops; self.size = size; self.lowMemory = lowMemory
+        self.timing = timing ?? frameRate.map { .rate($0) } ?? .tick
+        self.maxFrameRate = maxFrameRate
+    }
+}

@@ -1,0 +1,157 @@
+internal import CAV
+import GifxFrames
+import GifxTimeline
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The plan of one video (MP4 or WebM; H.264, HEVC, VP9 or AV1) from a GIF's `Timeline`, and the factory
+/// of the `VideoSession` that writes it from composited canvases.
+///
+/// Where each canvas goes comes from the `OutputPlan`: by default true constant frame rate at the GIF's tick
+/// (100/tick fps, time base tick/100 s), each canvas sent `delay / tick` times with consecutive timestamps,
+/// so the duration equals the GIF's, last delay included; at another rate the plan's drift-free resample;
+/// in VFR one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
+/// (frame size, rate) is checked in `init`, before anything is encoded or written.
+public final class VideoWriter {
+    public let timeline: Timeline
+    public let options: VideoSettings
+    public let canvasSize: CanvasSize
+    /// The encoded frame size: the canvas padded to even, or the requested size rounded to even.
+    public let outputSize: CanvasSize
+    /// Output frames per second (exact): the constant rate, or for VFR the peak rate (100 / shortest delay),
+    /// which is what the encoder's level must allow.
+    public let frameRate: Rational
+    /// Where every GIF frame goes in the video (computed per frame on demand, nothing stored per frame).
+    public let plan: OutputPlan
+    /// The encoder settings (low-memory mode included).
+    public let tuning: EncoderTuning
+    /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
+    public let requiredLevel: H264Level?
+    /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
+    /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
+    public let layout: MP4Layout?
+    /// Whether libav may print its own warnings and errors (a debugging aid).
+    private let libavLogging: Bool
+
+    /// Output frames for one play of the animation.
+    public var framesPerLoop: Int { plan.outputFrames }
+    /// Output frames in the whole video.
+    public var totalOutputFrames: Int { framesPerLoop * options.loops }
+
+    /// Plans the video. `encoderBudget` (bytes, the memory budget) bounds the encoder's own buffers
+    /// (low-memory mode when the preset's defaults would exceed it); without it the budget comes from the
+    /// `available` memory (read from the system when `nil`); `cores` sets how many threads low-memory mode keeps.
+    /// Throws `LibavError` with exit 64 when the request is unusable (size, rate, loops) or 65 when the GIF
+    /// itself is (no frames, canvas beyond the encoder's limits).
+    public init(
+        timeline: Timeline, options: VideoSettings, encoderBudget: Int? = nil,
+        cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), available: AvailableMemory? = nil,
+        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false
+    ) throws {
+        self.libavLogging = libavLogging
+        self.timeline = timeline
+        self.options = options
+        canvasSize = timeline.canvas
+        guard !timeline.frames.isEmpty else {
+            throw LibavError("the GIF has no frames to encode", failure: .malformedData)
+        }
+        if let problem = options.problem { throw LibavError(problem.description, failure: .usage) }
+        plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: options.maxFrameRate)
+        frameRate = plan.rate ?? plan.peakRate
+
+        let size: CanvasSize
+        if options.size == .original {
+            size = CanvasSize(
+                width: canvasSize.width + canvasSize.width % 2, height: canvasSize.height + canvasSize.height % 2)
+        } else {
+            size = options.size.size(for: canvasSize, even: true)
+        }
+        let codec = options.codec
+        if max(size.width, size.height) > codec.maximumSide || min(size.width, size.height) < codec.minimumSide {
+            let what = options.size == .original ? "the canvas" : "the requested size"
+            let bound = min(size.width, size.height) < codec.minimumSide
+                ? "is below \(codec.encoderName)'s minimum of \(codec.minimumSide)x\(codec.minimumSide)"
+                : "exceeds \(codec.encoderName)'s limit of \(codec.maximumSide) pixels a side"
+            throw LibavError(
+                "\(what) (\(size.width)x\(size.height) as encoded) \(bound)",
+                failure: options.size == .original ? .malformedData : .usage,
+                resizingHelps: options.size == .original)
+        }
+        outputSize = size
+        let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)
+        let (units, unitsOverflow) = plan.unitsPerPlay.multipliedReportingOverflow(by: options.loops)
+        guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
+            throw LibavError("too many output frames", failure: .usage)
+        }
+        layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
+        requiredLevel = options.codec == .h264
+            ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
+        tuning = EncoderTuning.choose(
+            options: options, frameSize: size, budget: encoderBudget, cores: max(1, cores), available: available)
+    }
+
+    /// Whether the stream can carry transparency: VP9 in WebM (yuva420p). Whether it does is decided from
+    /// the first canvas (`VideoSink`), since a GIF without transparency should not pay for an alpha plane.
+    public var canKeepAlpha: Bool { options.codec.carriesAlpha && options.container == .webm }
+
+    /// Opens the encoder and the muxer on `path` (created or truncated; the caller writes to a temporary
+    /// file and renames it) and writes the header: the canvases are then pushed with `VideoSession.add`.
+    /// `keepAlpha` (only where `canKeepAlpha`): encode yuva420p instead of compositing over the background.
+    public func begin(path: String, keepAlpha: Bool = false) throws -> VideoSession {
+        try Libav.require(GIFX_AV_ENCODER)
+        setLibavLogLevel()
+        let alpha = keepAlpha && canKeepAlpha
+        let converter = try YUVConverter(
+            canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
+        let muxer = try VideoMuxer(path: path, container: options.container, layout: layout)
+        let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
+        let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
+        let encoder = try VideoEncoder(
+            codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
+            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha)
+        signalledLevel = encoder.signalledH264Level
+        let hevcInMP4 = options.codec == .hevc && options.container == .mp4
+        let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
+        try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
+        try muxer.writeHeader()
+        return VideoSession(
+            plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase)
+    }
+
+    /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
+    /// naming the options that lower it); `nil` otherwise, and for other codecs.
+    public var levelAboveWidelySupported: H264Level? {
+        guard let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported else { return nil }
+        return level
+    }
+
+    /// The level warning's text without its remedy: "H.264 level 5.1 (1920x1080 at 100 fps) is above 4.2,
+    /// which many players cannot decode".
+    public var levelProblem: String? {
+        levelAboveWidelySupported.map {
+            "H.264 level \($0) (\(outputSize.width)x\(outputSize.height) at \(frameRate) fps) is above 4.2, "
+                + "which many players cannot decode"
+        }
+    }
+
+    /// The warning printed (unless quiet) when the rate leaves GIF frames out (a capped rate, or a fixed rate
+    /// below the GIF's pace): how many and the worst start error, never silently.
+    public var droppedFramesWarning: String? {
+        guard plan.framesNeverShown > 0, let rate = plan.rate else { return nil }
+        let worst = String(format: "%.1f", Double(plan.worstStartErrorMicroseconds) / 1000)
+        return "at \(rate) fps \(plan.framesNeverShown) of \(timeline.frames.count) GIF frames are never shown; "
+            + "worst start error of the others \(worst) ms"
+    }
+
+    /// The level in the SPS libx264 wrote (read back from the stream's parameter sets after `write` opened
+    /// the encoder); `nil` before that, or for HEVC.
+    public private(set) var signalledLevel: H264Level?
+
+    /// libav and x264 print banners and statistics on stderr; gifx reports errors itself.
+    /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.
+    private func setLibavLogLevel() {
+        gifx_av_log_set_level(libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
+    }
+}

@@ -1,0 +1,143 @@
+internal import CWebP
+import Foundation
+import GifxFrames
+import GifxPOSIXFiles
+import SystemPackage
+import GifxTimeline
+
+/// How an animated WebP is encoded.
+public struct WebPOptions: Sendable {
+    /// nil: lossless (exact pixels, like gif2webp's default); else lossy at this quality, 0...100.
+    public var quality: Float?
+
+    public init(quality: Float? = nil) { self.quality = quality }
+}
+
+/// What a WebP output wrote.
+public struct WebPResult: Sendable {
+    public var target: String
+    public var frames: Int
+    public var lossless: Bool
+    public var quality: Float?
+    /// Total plays written in the ANIM chunk (0: forever).
+    public var loopCount: Int
+}
+
+/// An animated WebP through libwebp's own WebPAnimEncoder (libwebpmux), not libavcodec's libwebp_anim:
+/// that wrapper never gives the encoder the end time of the last frame (its flush assembles without a
+/// final `WebPAnimEncoderAdd(NULL, end)`), so libwebp invents the last frame's duration, and the loop count
+/// is left to the webp muxer. Here each canvas is added at its schedule start in ms (start cs × 10), the end
+/// at the GIF's duration, so every frame lasts exactly its delay × 10 ms; the loop count is the policy's
+/// plays (0 forever, the WebP reading: total plays, as gif2webp writes it). libwebp merges a frame identical
+/// to the one before into it (one longer frame, same display). The encoded animation is held by libwebp
+/// until `finish` assembles it: memory is the size of the output file, not of the decoded frames.
+public final class WebPSink: ConversionSink {
+    public let target: String
+    public let options: WebPOptions
+    private let timeline: Timeline
+    private let loopCount: Int
+    private var output: AtomicOutput?
+    private var encoder: OpaquePointer?
+    private var config = WebPConfig()
+    private var frames = 0
+    /// Whether any canvas had a pixel that is not opaque.
+    private var hasTransparency = false
+
+    public init(target: String, options: WebPOptions, context: ConversionContext) throws {
+        self.target = target
+        self.options = options
+        timeline = context.timeline
+        loopCount = min(context.timeline.loop.plays ?? 0, 65535)
+        let canvas = context.metadata.canvas
+        guard canvas.width <= Int(WEBP_MAX_DIMENSION), canvas.height <= Int(WEBP_MAX_DIMENSION) else {
+            throw OutputError(
+                path: target, reason: "WebP holds at most \(WEBP_MAX_DIMENSION) pixels per side", failure: .usage)
+        }
+    }
+
+    deinit { if let encoder { WebPAnimEncoderDelete(encoder) } }
+
+    public func open(in transaction: OutputTransaction) throws {
+        output = try transaction.add(target)
+        guard WebPConfigInit(&config) != 0 else { throw failure("libwebp version mismatch") }
+        if let quality = options.quality {
+            config.quality = quality
+        } else {
+            config.lossless = 1
+            config.exact = 1  // keep the colour under transparent pixels as decoded
+        }
+        guard WebPValidateConfig(&config) != 0 else { throw failure("libwebp rejected the settings") }
+        var animation = WebPAnimEncoderOptions()
+        guard WebPAnimEncoderOptionsInit(&animation) != 0 else { throw failure("libwebp version mismatch") }
+        animation.anim_params.loop_count = Int32(loopCount)
+        animation.anim_params.bgcolor = 0  // transparent: what the canvas starts as
+        let canvas = timeline.canvas
+        encoder = WebPAnimEncoderNew(Int32(canvas.width), Int32(canvas.height), &animation)
+        guard encoder != nil else { throw failure("out of memory") }
+    }
+
+    public var plannedPasses: Int { 1 }
+    public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
+
+    public func consume(_ canvas: Canvas) throws -> Bool {
+        var picture = WebPPicture()
+        guard WebPPictureInit(&picture) != 0 else { throw failure("libwebp version mismatch") }
+        defer { WebPPictureFree(&picture) }
+        picture.use_argb = 1
+        picture.width = Int32(canvas.width)
+        picture.height = Int32(canvas.height)
+        let rgba = canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        if !hasTransparency {
+            hasTransparency = stride(from: 3, to: canvas.width * canvas.height * 4, by: 4).contains { rgba[$0] != 255 }
+        }
+        guard WebPPictureImportRGBA(&picture, rgba, Int32(canvas.width * 4)) != 0 else { throw failure("out of memory") }
+        let startMs = Int32(timeline.frames[canvas.index].start * 10)
+        guard WebPAnimEncoderAdd(encoder, &picture, startMs, &config) != 0 else {
+            throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
+        }
+        frames += 1
+        return true
+    }
+
+    public func endPass(delivered: Int) throws {}
+
+    public func finish() throws {
+        // The end of the last frame: each frame lasts until the next one's start, the last until the end.
+        guard WebPAnimEncoderAdd(encoder, nil, Int32(timeline.duration.centiseconds * 10), nil) != 0 else {
+            throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
+        }
+        var data = WebPData()
+        guard WebPAnimEncoderAssemble(encoder, &data) != 0 else {
+            throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
+        }
+        defer { WebPDataClear(&data) }
+        if hasTransparency { markTransparent(UnsafeMutablePointer(mutating: data.bytes), count: data.size) }
+        do throws(Errno) {
+            try POSIXFiles.writeAll(output!.descriptor!, UnsafeRawBufferPointer(start: data.bytes, count: data.size))
+        } catch {
+            throw OutputError.writing(target, errno: error.rawValue)
+        }
+    }
+
+    public var result: OutputResult {
+        .webp(WebPResult(
+            target: target, frames: frames, lossless: options.quality == nil, quality: options.quality,
+            loopCount: loopCount))
+    }
+
+    /// libwebp (1.2.4) crops each frame to the area that changes, the first to its non-transparent pixels,
+    /// and sets the VP8X alpha flag only when a cropped frame still holds transparency: a GIF whose
+    /// transparent pixels all fall outside those rectangles came out flagged opaque, and decoders (Pillow,
+    /// browsers) then show the uncovered canvas, transparent by the format, as opaque black. The flag
+    /// ("the image contains transparency") is set here when any composite had a transparent pixel.
+    private func markTransparent(_ bytes: UnsafeMutablePointer<UInt8>?, count: Int) {
+        guard let bytes, count > 20 else { return }
+        let vp8x = Array(UnsafeBufferPointer(start: bytes + 12, count: 4))
+        guard vp8x == Array("VP8X".utf8) else { return }
+        bytes[20] |= 0x10  // VP8X flags: ALPHA
+    }
+
+    private func failure(_ reason: String) -> OutputError {
+        OutputError(path: target, reason: "WebP: \(reason)", failure: .internalError)
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import GifxTimeline
+
+/// The bounded producer cache (design.md, "Memory"): a producer thread decodes and composites ahead into
+/// a fixed-capacity ring of canvases; `nextCanvas` lends them to the consumer in frame order. The producer
+/// blocks while the ring is full, so memory is `capacity` canvases (plus the compositor's one or two
+/// working screens) whatever the frame count. A producer error surfaces on the consumer's call for the
+/// frame that failed. `close()` (or deinit) cancels and joins the producer.
+/// With more than one thread, worker threads decode the LZW data of the next frames (the decode-ahead
+/// window, see `CacheCapacity.plan`) while the producer composites strictly in frame order: the canvases,
+/// warnings and errors are exactly the sequential decoder's.
+public final class FrameStream: CanvasSource {
+    public let metadata: GifMetadata
+    /// Canvases the ring may hold.
+    public let capacity: Int
+    /// Threads decoding (the producer counts as one); 1 is the sequential decoder.
+    public let threads: Int
+    /// Frames decoded ahead of the compositor at most (0 when sequential).
+    public let decodeWindow: Int
+    public var canvasSize: CanvasSize { metadata.canvas }
+    private let ring: CanvasRing
+    private let producer: Thread
+
+    /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
+    /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to the cores.
+    public convenience init(
+        path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
+        threads: Int? = nil
+    ) throws {
+        try self.init(
+            path: path, metadata: metadata, limits: limits, memoryBudget: memoryBudget, threads: threads,
+            holdingProducerAt: nil)
+    }
+
+    /// `holdingProducerAt`: a test-only gate; the producer stops before claiming a slot for that frame
+    /// until `releaseProducer()` (or `close()`), so a test can stage a race deterministically.
+    init(
+        path: String, metadata: GifMetadata?, limits: DecodeLimits, memoryBudget: Int?, threads: Int?,
+        holdingProducerAt gate: Int?
+    ) throws {
+        let metadata = try metadata ?? readGifMetadata(path: path, limits: limits)
+        self.metadata = metadata
+        let plan = CacheCapacity.plan(
+            canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
+            threads: threads ?? CacheCapacity.availableCores)
+        capacity = plan.canvases
+        // The compositor's screen and the first cached canvas, before a thread allocates them for good.
+        try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)
+        self.threads = plan.threads
+        decodeWindow = plan.decodeWindow
+        let ring = CanvasRing(
+            capacity: capacity, canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, gate: gate)
+        self.ring = ring
+        producer = Thread { ring.produce(path: path, metadata: metadata, limits: limits, plan: plan) }
+        producer.name = "gifx.frames.producer"
+        producer.start()
+    }
+
+    deinit { close() }
+
+    /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for the caller's statistics.
+    public var peakCacheBytes: Int { ring.peakBytes }
+
+    /// Most bytes the decode-ahead window's index buffers have held at once (0 when sequential); final once
+    /// the producer has stopped (after the last canvas's `nextCanvas` returned `nil`, or `close()`).
+    public var peakDecodeAheadBytes: Int { ring.peakDecodeAheadBytes }
+
+    /// Threads, window and the window's peak bytes, for the caller's statistics (final like `peakDecodeAheadBytes`).
+    public var decodeStats: DecodeStats {
+        DecodeStats(threads: threads, window: decodeWindow, peakWindowBytes: peakDecodeAheadBytes)
+    }
+
+    /// Warnings about damaged image data found so far (final once every canvas has been delivered).
+    public var warnings: [String] { ring.warnings }
+
+    /// Lends the next canvas (in frame order) to `body`; `nil` after the last one.
+    public func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
+        guard let (index, pixels) = try ring.takeNext() else { return nil }
+        defer { ring.release() }
+        return try body(
+            Canvas(
+                index: index, width: metadata.canvas.width, height: metadata.canvas.height,
+                pixels: UnsafeRawBufferPointer(start: pixels, count: metadata.canvasBytes)))
+    }
+
+    /// Stops the producer and waits for it; safe to call more than once.
+    public func close() {
+        ring.cancelAndJoin()
+    }
+
+    /// Test hook: waits until the producer is held at the gate given to `init` (every earlier frame published).
+    func waitUntilProducerIsHeld() { ring.waitUntilHeld() }
+
+    /// Test hook: lets the producer through the gate.
+    func releaseProducer() { ring.openGate() }
+}
+
+/// The ring shared by the producer thread and the consumer.
+/// `@unchecked Sendable`: every stored var is read and written only while holding `condition`; a slot's
+/// pixels are written by the producer only between claiming a free slot and publishing it (`filled += 1`),
+/// and read by the consumer only between `takeNext` and `release`, so no slot is touched by both at once.
+final class CanvasRing: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let capacity: Int
+    private let canvasBytes: Int
+    private let frameCount: Int
+    private var slots: [UnsafeMutableRawPointer?]
+    /// Frames published and not yet released by the consumer.
+    private var filled = 0
+    /// Next frame the consumer takes.
+    private var consumed = 0
+    private var allocatedSlots = 0
+    private var cancelled = false
+    private var producerExited = false
+    private var failure: (frame: Int, error: any Error)?
+    private var decoderWarnings: [String] = []
+    private var decodeAheadBytes = 0
+    /// Test gate: the producer waits before claiming a slot for this frame or a later one.
+    private var gate: Int?
+    private var heldAtGate = false
+
+    init(capacity: Int, canvasBytes: Int, frameCount: Int, gate: Int? = nil) {
+        self.capacity = capacity; self.canvasBytes = canvasBytes; self.frameCount = frameCount; self.gate = gate
+        slots = Array(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        for slot in slots { slot?.deallocate() }
+    }
+
+    var peakBytes: Int { locked { allocatedSlots * canvasBytes } }
+    var warnings: [String] { locked { decoderWarnings } }
+    var peakDecodeAheadBytes: Int { locked { decodeAheadBytes } }
+
+    // MARK: producer side
+
+    /// The producer thread's body: decode (or take the next frame decoded ahead) and composite, wait for a
+    /// free slot, copy, publish; until done or cancelled.
+    func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan) {
+        var frame = 0
+        var publishedWarnings = 0
+        var queue: DecodeAheadQueue?
+        do {
+            let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
+            var next: () throws -> Bool = decoder.advance
+            if plan.threads > 1 {
+                let ahead = DecodeAheadQueue(
+                    window: plan.decodeWindow, frameCount: metadata.images.count,
+                    bufferBytes: metadata.canvas.width * metadata.canvas.height)
+                ahead.startWorkers(plan.threads - 1) { try ImageIndexDecoder(path: path, metadata: metadata) }
+                let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata)
+                next = { try Self.advance(decoder, decodingAheadWith: ahead, own) }
+                queue = ahead
+            }
+            while try next() {
+                guard let slot = claimSlot(for: frame) else { break }  // cancelled
+                decoder.copyCanvas(to: slot)
+                // Only when they changed: building the list per frame would cost O(frames) each time.
+                let total = decoder.warningTotal
+                publish(warnings: total != publishedWarnings ? decoder.warnings : nil)
+                publishedWarnings = total
+                frame += 1
+            }
+        } catch {
+            locked { failure = (frame, error) }
+        }
+        queue?.stopAndJoinWorkers()
+        let aheadBytes = queue?.peakBytes ?? 0
+        locked {
+            decodeAheadBytes = aheadBytes
+            producerExited = true
+            condition.broadcast()
+        }
+    }
+
+    /// The parallel path's `decoder.advance()`: composites the next frame once it is decoded, decoding
+    /// unclaimed frames on this thread meanwhile.
+    private static func advance(
+        _ decoder: GifFrameDecoder, decodingAheadWith queue: DecodeAheadQueue, _ own: ImageIndexDecoder
+    ) throws -> Bool {
+        let index = decoder.nextIndex
+        guard index < decoder.metadata.images.count else { return false }
+        while true {
+            switch queue.nextStep(for: index) {
+            case .decode(let claimed, let buffer):
+                queue.store(own.decode(claimed, into: buffer))
+            case .composite(let image):
+                defer { queue.finished(image) }
+                try decoder.composite(image)
+                return true
+            }
+        }
+    }
+
+    private func claimSlot(for frame: Int) -> UnsafeMutableRawPointer? {
+        locked {
+            while let gate, frame >= gate, !cancelled {
+                heldAtGate = true
+                condition.broadcast()
+                condition.wait()
+            }
+            while filled == capacity && !cancelled { condition.wait() }
+            if cancelled { return nil }
+            let position = frame % capacity
+            if let slot = slots[position] { return slot }
+            let slot = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
+            slots[position] = slot
+            allocatedSlots += 1
+            return slot
+        }
+    }
+
+    private func publish(warnings: [String]?) {
+        locked {
+            filled += 1
+            if let warnings { decoderWarnings = warnings }
+            condition.broadcast()
+        }
+    }
+
+    // MARK: consumer side
+
+    /// Waits for the next frame; `nil` when all were delivered; throws the producer's error for its frame.
+    func takeNext() throws -> (index: Int, pixels: UnsafeMutableRawPointer)? {
+        try locked {
+            while filled == 0 && !producerExited && consumed < frameCount && !cancelled { condition.wait() }
+            // Closed: nothing more is delivered, not even a frame the producer published before it stopped.
+            if cancelled && consumed < frameCount { throw GifDecodeError(.io, at: nil, "frame stream closed") }
+            if filled > 0, let slot = slots[consumed % capacity] { return (consumed, slot) }
+            if let failure, failure.frame == consumed { throw failure.error }
+            return nil
+        }
+    }
+
+    /// Hands the slot taken by `takeNext` back to the producer.
+    func release() {
+        locked {
+            filled -= 1
+            consumed += 1
+            condition.broadcast()
+        }
+    }
+
+    func waitUntilHeld() {
+        locked { while !heldAtGate && !producerExited { condition.wait() } }
+    }
+
+    func openGate() {
+        locked {
+            gate = nil
+            condition.broadcast()
+        }
+    }
+
+    func cancelAndJoin() {
+        locked {
+            cancelled = true
+            condition.broadcast()
+            while !producerExited { condition.wait() }
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+}

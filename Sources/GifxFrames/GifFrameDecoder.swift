@@ -1,0 +1,148 @@
+import GifxTimeline
+
+/// Decodes a GIF image by image (giflib `DGifGetLine`, never `DGifSlurp`) and composites each onto the screen.
+/// Holds only one row of indices, the screen, and (for restore-previous) one saved screen.
+/// Yields exactly `metadata.images.count` canvases: canvas i is the screen while image i is displayed.
+/// Damaged image data keeps the rows decoded so far and adds a warning (an error when `limits.strict`).
+public final class GifFrameDecoder {
+    public let metadata: GifMetadata
+    private let limits: DecodeLimits
+    /// The file reader; the parallel producer also decodes ahead with it on the compositing thread.
+    let reader: GifFileReader
+    private let compositor: Compositor
+    private let globalColors: ColorTable?
+    private let line: UnsafeMutablePointer<UInt8>
+    /// Index of the next image to decode.
+    public private(set) var nextIndex = 0
+    /// Damage found while decoding pixels, one line each (at most `WarningLog.limit`, then a summary line).
+    public var warnings: [String] { warningLog.lines }
+    /// Changes exactly when `warnings` does (cheap to poll per frame).
+    var warningTotal: Int { warningLog.total }
+    private var warningLog = WarningLog()
+
+    /// Opens `path` for pixel decoding; `metadata` must come from `readGifMetadata` on the same file.
+    public init(path: String, metadata: GifMetadata, limits: DecodeLimits = .default) throws {
+        let reader = try GifFileReader(path: path)
+        try checkScreen(reader, limits: limits)
+        guard reader.screenWidth == metadata.canvas.width, reader.screenHeight == metadata.canvas.height else {
+            throw GifDecodeError(.malformed, at: 6, "the file changed since its metadata was read")
+        }
+        self.metadata = metadata
+        self.limits = limits
+        self.reader = reader
+        self.globalColors = reader.globalColors
+        self.compositor = Compositor(width: metadata.canvas.width, height: metadata.canvas.height)
+        let widest = metadata.images.descriptors.lazy.map(\.rect.width).max() ?? 1
+        line = .allocate(capacity: Swift.max(1, widest))
+    }
+
+    deinit { line.deallocate() }
+
+    /// Decodes and composites the next image; returns `false` when every image has been delivered.
+    /// Afterwards `copyCanvas(to:)` gives the screen while that image is displayed.
+    public func advance() throws -> Bool {
+        guard nextIndex < metadata.images.count else { return false }
+        let index = nextIndex
+        nextIndex += 1
+        let info = metadata.images[index]
+        let descriptor = info.descriptor
+        var began = false
+        do {
+            try reader.seek(to: info.byteOffset)
+            guard case .image = try reader.nextRecord() else {
+                throw GifDecodeError(.malformed, at: info.byteOffset, "expected an image descriptor")
+            }
+            let record = try reader.readImageDescriptor()
+            beginFrame(descriptor, palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
+            began = true
+            if let damage = record.damage { throw damage }
+            if !record.hasNoData { try decodeRows(descriptor) }
+        } catch let error as GifDecodeError {
+            try keepRowsDecoded(before: error, frame: index, began: began)
+        }
+        try checkIndices(frame: index)
+        return true
+    }
+
+    /// Composites `image`, decoded ahead (by any thread) from the next image, exactly as `advance()` would
+    /// have: the same rows, the same disposal, the same warnings and errors, at the same frame.
+    func composite(_ image: DecodedImage) throws {
+        precondition(image.index == nextIndex, "images must be composited in order")
+        nextIndex += 1
+        let rect = metadata.images[image.index].descriptor.rect
+        if let record = image.record {
+            let descriptor = metadata.images[image.index].descriptor
+            beginFrame(descriptor, palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
+        }
+        var remaining = image.rowsDecoded
+        let area = image.area
+        rows: for pass in DecodedImage.rowOrder(interlaced: metadata.images[image.index].descriptor.interlaced) {
+            var row = pass.start
+            while row < rect.height {
+                if remaining == 0 { break rows }
+                remaining -= 1
+                let stored = row - image.rowOffset
+                if stored >= 0 && stored < area.height {
+                    compositor.drawRow(image.pixels + stored * area.width, count: area.width, left: area.x, y: rect.y + row)
+                }
+                row += pass.step
+            }
+        }
+        if let error = image.error {
+            guard let error = error as? GifDecodeError else { throw error }
+            try keepRowsDecoded(before: error, frame: image.index, began: image.record != nil)
+        }
+        try checkIndices(frame: image.index)
+    }
+
+    /// Starts the frame; `palette` `nil` with `transparentIndex` `nil` when its descriptor could not be read.
+    private func beginFrame(_ descriptor: FrameDescriptor, palette: ColorTable?, transparentIndex: Int?) {
+        compositor.beginFrame(
+            area: compositor.clip(descriptor.rect), disposal: descriptor.disposal, palette: palette,
+            transparentIndex: transparentIndex)
+    }
+
+    /// Damaged or cut-short data: keep the rows drawn so far with a warning (rethrows when strict, or when
+    /// it is not the data's fault).
+    private func keepRowsDecoded(before error: GifDecodeError, frame index: Int, began: Bool) throws {
+        guard !limits.strict, error.kind == .malformed || error.kind == .truncated else { throw error }
+        // Still run the previous disposal so the canvas sequence stays right.
+        if !began { beginFrame(metadata.images[index].descriptor, palette: nil, transparentIndex: nil) }
+        warningLog.append("frame \(index): \(error.description); kept the rows decoded before it")
+    }
+
+    /// Pixels whose index the palette lacks: a warning (transparent pixels), an error when strict, and
+    /// always an error when the frame has no colour table at all (none global, none local): the spec leaves
+    /// those colours to the decoder, and ffmpeg refuses such frames; so does gifx (docs/conformance.md).
+    private func checkIndices(frame index: Int) throws {
+        guard compositor.sawOutOfRangeIndex else { return }
+        let info = metadata.images[index]
+        if globalColors == nil && info.localPaletteSize == nil {
+            throw GifDecodeError(
+                .malformed, at: info.byteOffset,
+                "frame \(index) has no colour table (neither global nor local) for its opaque pixels")
+        }
+        let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
+        if limits.strict { throw GifDecodeError(.malformed, at: metadata.images[index].byteOffset, message) }
+        warningLog.append(message)
+    }
+
+    /// Copies the current canvas (`metadata.canvasBytes` bytes of RGBA8) to `destination`.
+    public func copyCanvas(to destination: UnsafeMutableRawPointer) {
+        compositor.copyScreen(to: destination)
+    }
+
+    private func decodeRows(_ descriptor: FrameDescriptor) throws {
+        let rect = descriptor.rect
+        guard rect.width > 0, rect.height > 0, compositor.clip(rect).width > 0, compositor.clip(rect).height > 0
+        else { return }  // nothing of it lands on the canvas: its data need not be decoded at all
+        for pass in DecodedImage.rowOrder(interlaced: descriptor.interlaced) {
+            var row = pass.start
+            while row < rect.height {
+                try reader.readLine(into: line, count: rect.width)
+                compositor.drawRow(line, count: rect.width, left: rect.x, y: rect.y + row)
+                row += pass.step
+            }
+        }
+    }
+}

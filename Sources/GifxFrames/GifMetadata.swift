@@ -1,0 +1,63 @@
+import GifxTimeline
+
+/// What the metadata pass learned about one image, plus what the pixel decoder needs to find it again.
+public struct GifImageInfo: Hashable, Sendable {
+    /// The schedule's view of the image (delay, rect, disposal, transparency, interlace).
+    public var descriptor: FrameDescriptor
+    /// Entries in the image's local colour table, `nil` when it uses the global one.
+    public var localPaletteSize: Int?
+    /// File offset of the image separator (0x2C) that starts this image's descriptor.
+    public var byteOffset: Int
+
+    public init(descriptor: FrameDescriptor, localPaletteSize: Int?, byteOffset: Int) {
+        self.descriptor = descriptor; self.localPaletteSize = localPaletteSize; self.byteOffset = byteOffset
+    }
+}
+
+/// Everything about a GIF except its pixels, read without decompressing any image data.
+public struct GifMetadata: Hashable, Sendable {
+    public var canvas: CanvasSize
+    /// The logical screen's background colour index (not used for compositing: cleared areas are transparent).
+    public var backgroundIndex: Int
+    /// Entries in the global colour table, `nil` when there is none.
+    public var globalPaletteSize: Int?
+    /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 loop extension, `nil` when there is none.
+    public var loopCount: Int?
+    /// One entry per image descriptor, in file order: every image is a frame (17 bytes each).
+    public var images: GifImageList
+    /// Recoverable damage found while reading (e.g. the file ends early).
+    public var warnings: [String]
+    /// Whether the data stopped before the trailer (the images read so far are kept).
+    public var isTruncated: Bool
+
+    public var hasGlobalPalette: Bool { globalPaletteSize != nil }
+
+    /// Per image, what `Timeline` needs (the same storage as `images`, not a copy).
+    public var frames: FrameDescriptorList { images.descriptors }
+
+    /// Decoded bytes of one canvas (width * height * 4).
+    public var canvasBytes: Int { canvas.width * canvas.height * 4 }
+
+    /// The schedule's input.
+    public var timelineInput: TimelineInput {
+        TimelineInput(canvas: canvas, loopCount: loopCount, frames: frames, warnings: warnings)
+    }
+
+    public init(
+        canvas: CanvasSize, backgroundIndex: Int, globalPaletteSize: Int?, loopCount: Int?,
+        images: GifImageList, warnings: [String], isTruncated: Bool
+    ) {
+        self.canvas = canvas; self.backgroundIndex = backgroundIndex; self.globalPaletteSize = globalPaletteSize
+        self.loopCount = loopCount; self.images = images; self.warnings = warnings; self.isTruncated = isTruncated
+    }
+
+    /// The same from an array of images (tests, hand-built metadata).
+    public init(
+        canvas: CanvasSize, backgroundIndex: Int, globalPaletteSize: Int?, loopCount: Int?,
+        images: [GifImageInfo], warnings: [String], isTruncated: Bool
+    ) {
+        self.init(
+            canvas: canvas, backgroundIndex: backgroundIndex, globalPaletteSize: globalPaletteSize,
+            loopCount: loopCount, images: GifImageList(images), warnings: warnings, isTruncated: isTruncated)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import GifFixtures
+import GifxKit
+import Testing
+
+/// The library API as a Swift program sees it: inputs by path, descriptor or bytes; progress; a cancelled
+/// Task leaving nothing behind; settings refused before any work. Expected values come from the fixture's
+/// construction and timeline.md, not from gifx.
+@Suite struct GifConverterTests {
+    /// Raw delays 1 cs (sub-minimum: 10 cs), none (carries 10 cs), 6 cs: resolved 10, 10, 6; tick 2 cs.
+    static let gif = FixtureGIF.solidFrames(width: 6, height: 4, colorIndices: [1, 2, 3], delays: [1, nil, 6])
+
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gifxkit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func contents(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    @Test func timelineFromPathDescriptorAndBytesIsTheSpecsSchedule() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = try Self.gif.encode()
+        let path = folder.appendingPathComponent("in.gif")
+        try data.write(to: path)
+        let descriptor = open(path.path, O_RDONLY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+
+        let converter = GifConverter()
+        for input in [GifInput.path(path.path), .fileDescriptor(descriptor), .bytes(data)] {
+            let timeline = try converter.timeline(of: input)
+            #expect(timeline.frames.map(\.delay) == [10, 10, 6])
+            #expect(timeline.frames.map(\.rule) == [.roundedUp, .carried, .raw])
+            #expect(timeline.tick.centiseconds == 2)
+            #expect(timeline.duration.centiseconds == 26)
+        }
+    }
+
+    @Test func aSpoolIsAPrivateCopyRemovedWithIt() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = try Self.gif.encode()
+        var spool: InputSpool? = try InputSpool(.bytes(data), temporaryFolder: folder.path)
+        let path = try #require(spool?.path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(try Self.contents(folder).count == 1)
+        spool = nil
+        #expect(try Self.contents(folder).isEmpty)
+        // A path is read in place: nothing is copied, nothing removed.
+        let original = folder.appendingPathComponent("in.gif")
+        try data.write(to: original)
+        #expect(try InputSpool(.path(original.path), temporaryFolder: folder.path).path == original.path)
+        #expect(try Self.contents(folder) == ["in.gif"])
+    }
+
+    @Test func convertsBytesToVideoAndSheetWithProgress() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seen = ProgressLog()
+        let report = try await GifConverter().convert(
+            .bytes(try Self.gif.encode()),
+            to: [
+                .video(target: folder.appendingPathComponent("a.mp4").path, options: VideoSettings(preset: "ultrafast")),
+                .spriteSheet(SpriteOptions(
+                    pngPath: folder.appendingPathComponent("a.png").path,
+                    jsonPath: folder.appendingPathComponent("a.json").path)),
+            ],
+            progress: { seen.append($0) })
+        #expect(report.frames == 3)
+        #expect(report.outputs.count == 2)
+        #expect(try Self.contents(folder) == ["a.json", "a.mp4", "a.png"])
+        let updates = seen.all
+        #expect(updates.map(\.canvasesDone) == Array(1...updates.count))
+        #expect(updates.last?.canvasesDone == updates.last?.canvasesTotal)
+        #expect(updates.last?.fraction == 1)
+        guard case .video(let video)? = report.outputs.first else {
+            Issue.record("no video result")
+            return
+        }
+        // Tick 2 cs: 13 samples of 50 fps for 26 cs.
+        #expect(video.summary.outputFrames == 13)
+    }
+
+    @Test func cancellingTheTaskStopsTheRunAndLeavesNothing() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("in.gif")
+        try Self.gif.encode().write(to: input)
+        let (reached, reachedSignal) = AsyncStream<Void>.makeStream()
+        let gate = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await GifConverter().convert(
+                .path(input.path),
+                to: [
+                    .video(
+                        target: folder.appendingPathComponent("long.mp4").path,
+                        options: VideoSettings(preset: "ultrafast", loops: 100)),
+                    .webp(target: folder.appendingPathComponent("long.webp").path, options: WebPOptions()),
+                ],
+                progress: { update in
+                    guard update.canvasesDone == 5 else { return }
+                    reachedSignal.yield()
+                    gate.wait()  // the conversion thread holds here until the Task is cancelled
+                })
+        }
+        for await _ in reached { break }
+        task.cancel()
+        gate.signal()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try Self.contents(folder) == ["in.gif"])
+    }
+
+    @Test func eventsEndWithTheReport() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var finished: ConversionReport?
+        for try await event in GifConverter().events(
+            .bytes(try Self.gif.encode()), to: [.timelineJSON(target: folder.appendingPathComponent("t.json").path)])
+        {
+            if case .finished(let report) = event { finished = report }
+        }
+        #expect(finished?.frames == 3)
+        #expect(try Self.contents(folder) == ["t.json"])
+    }
+
+    @Test func badSettingsAreRefusedBeforeAnyWork() async throws {
+        let converter = GifConverter(settings: RunSettings(threads: 0))
+        await #expect(throws: RunSettingsProblem.threads(0)) {
+            try await converter.convert(.path("/nonexistent.gif"), to: [])
+        }
+        #expect(throws: RunSettingsProblem.threads(0)) { try converter.timeline(of: .path("/nonexistent.gif")) }
+    }
+
+    @Test func damagedInputIsATypedErrorWithItsByteOffset() throws {
+        var data = try Self.gif.encode()
+        data = data.prefix(data.count - 12)
+        var settings = RunSettings()
+        settings.limits = DecodeLimits(strict: true)
+        do {
+            _ = try GifConverter(settings: settings).timeline(of: .bytes(data))
+            Issue.record("a truncated GIF was read")
+        } catch let error as any GifxError {
+            #expect(error.failureClass == .malformedData)
+            #expect(error.inputByteOffset != nil)
+        }
+    }
+}
+
+/// Progress updates collected from the conversion's thread.
+private final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var updates: [ConversionProgress] = []
+    func append(_ update: ConversionProgress) { lock.withLock { updates.append(update) } }
+    var all: [ConversionProgress] { lock.withLock { updates } }
+}
