@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import GifxTimeline
 
 /// Micro-benchmark: `Timeline` on a 100,000-frame GIF's metadata (resolve, resample, JSON).
 /// Prints one JSON object; the harness copies it into docs/benchmarks.md. The JSON is timed both ways in
