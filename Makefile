@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test asan bench examples fuzz clean
+.PHONY: all deps build demo test library-usage docs asan bench examples fuzz clean
 
 all: build
 
@@ -45,10 +45,27 @@ demo: build
 	@echo "Outputs (MP4, sprite sheet PNG + JSON, timeline JSON; WebM with alpha, animated WebP, JPEG poster from one decode) in $(abspath $(DEMO_OUT)):"
 	@ls -1 $(DEMO_OUT) | sed 's|^|  $(DEMO_OUT)/|'
 
-## test: build and run every test (Swift Testing), then one line "N passed, F failed, K skipped" and
-## every skipped test with its reason (.ci/test-summary). Fails if a test fails or none ran.
+## library-usage: gifx as a Swift library. Builds Examples/library-usage (a separate package that depends on
+## gifx by path) and runs it: timeline, MP4 + sprite sheet with progress, a cancelled conversion that must
+## leave nothing behind. It exits 1 if any of that fails.
+library-usage: deps
+	$(SWIFT) build --package-path Examples/library-usage
+	@out=$$(mktemp -d); Examples/library-usage/.build/debug/library-usage Examples/bouncing-ball.gif $$out; \
+		status=$$?; rm -rf $$out; exit $$status
+
+## docs: DocC documentation of each library product (swift-docc-plugin); any DocC warning fails the build.
+## Archives land in .build/plugins/Swift-DocC/outputs/.
+LIBRARY_PRODUCTS := GifxTimeline GifxKit
+docs: deps
+	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
+		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
+	done
+
+## test: build and run every test (Swift Testing), the library example and the documentation build, then one
+## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary). Fails if a
+## test fails or none ran.
 TEST_LOG ?= .build/test.log
-test: deps
+test: deps library-usage docs
 	$(SWIFT) build --build-tests
 	@set -o pipefail; status=0; $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG) || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; exit $$status
