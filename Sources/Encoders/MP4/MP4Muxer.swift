@@ -21,6 +21,10 @@ final class MP4Muxer {
     private var presentationEnd: Int64 = .min
     /// Earliest pts seen, in the stream's time base: where the presentation starts.
     private var presentationStart: Int64 = .max
+    /// No constant rate announced (`--vfr`): the faststart file's last sample is stretched and its durations set
+    /// (see `finish`). A CFR file keeps libavformat's: its `mdhd` is what ffprobe divides the sample count by
+    /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
+    private var variableRate = false
 
     init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart) throws {
         self.path = path
@@ -64,6 +68,7 @@ final class MP4Muxer {
             stream.pointee.r_frame_rate = frameRate
         }
         self.stream = stream
+        variableRate = frameRate == nil
     }
 
     /// Opens the file and writes the header (the muxer may change the stream's time base here).
@@ -114,14 +119,15 @@ final class MP4Muxer {
         // the decode timeline does: the stretch alone is enough. No bytes are added (docs/browsers.md compares
         // this with writing VFR without B-frames, 2-21 % larger).
         if let held = heldPacket, held.pointee.size > 0 {
-            held.pointee.duration = max(held.pointee.duration, presentationEnd - held.pointee.dts)
+            let stretch = layout == .fragmented || variableRate
+            if stretch { held.pointee.duration = max(held.pointee.duration, presentationEnd - held.pointee.dts) }
             defer { gifx_av_packet_unref(held) }
             try check(gifx_av_write_frame(context, held), "writing to the output", path: path)
         }
         try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: path)
         fileOpen = false
         try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: path)
-        if layout == .faststart, let stream, presentationEnd > presentationStart {
+        if layout == .faststart, variableRate, let stream, presentationEnd > presentationStart {
             try MP4DurationPatch.apply(
                 path: path, presentationUnits: presentationEnd - presentationStart, trackScale: stream.pointee.time_base.den)
         }
