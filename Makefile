@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test library-usage docs asan bench examples fuzz clean
+.PHONY: all deps build demo test library-usage docs asan bench examples fuzz clean browser-deps browser-check
 
 all: build
 
@@ -82,6 +82,31 @@ asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=1 \
 	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 GIFX_TEST_TIME_SCALE=5 GIFX_TEST_SANITIZER=address \
 		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(ASAN_ARGS)
+
+## browser-check: every output kind and timing mode played in Chromium and Firefox ESR (Tests/Browser):
+## duration, the frame shown at each GIF frame's midpoint, each frame change (1 ms search), WebP frame
+## durations, alpha; one table per browser, fails beyond each mode's tolerance (about 4 minutes on 2 cores,
+## plus the first install). Installs chromium, chromium-driver, firefox-esr (Debian) and selenium,
+## websocket-client (PyPI) when missing; serves only on 127.0.0.1. BROWSERS=chromium or firefox narrows it.
+BROWSER_PACKAGES := chromium chromium-driver firefox-esr
+BROWSERS ?= chromium,firefox
+BROWSER_OUT := .build/browser-check
+browser-deps: deps
+	@missing=$$(for p in $(BROWSER_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+			|| { echo "make browser-deps: could not install $$missing" >&2; exit 1; }; \
+	fi
+	@python3 -c "import selenium, websocket" 2>/dev/null || python3 -m pip install -q selenium websocket-client >/dev/null 2>&1 \
+		|| { echo "make browser-deps: could not install selenium websocket-client (PyPI)" >&2; exit 1; }
+
+browser-check: browser-deps
+	$(SWIFT) build --product gifx
+	@mkdir -p $(BROWSER_OUT)
+	python3 Tests/Browser/browser_check.py --gifx $(GIFX) --out $(BROWSER_OUT) --browsers $(BROWSERS) \
+		--report $(BROWSER_OUT)/report.md
 
 ## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI).
 bench: deps

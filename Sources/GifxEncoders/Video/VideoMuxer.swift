@@ -14,11 +14,17 @@ final class VideoMuxer {
     private let container: VideoContainer
     private let layout: MP4Layout?
     private var fileOpen = false
-    /// Fragmented layout: the last packet written is held back until the next one arrives, so `finish` can
+    /// MP4 (either layout): the last packet written is held back until the next one arrives, so `finish` can
     /// stretch its duration to the presentation end (see `finish`).
     private var heldPacket: UnsafeMutablePointer<AVPacket>?
     /// Latest pts + duration seen, in the stream's time base: where the presentation ends.
     private var presentationEnd: Int64 = .min
+    /// Earliest pts seen, in the stream's time base: where the presentation starts.
+    private var presentationStart: Int64 = .max
+    /// No constant rate announced (`--vfr`): the faststart file's last sample is stretched and its durations set
+    /// (see `finish`). A CFR file keeps libavformat's: its `mdhd` is what ffprobe divides the sample count by
+    /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
+    private var variableRate = false
 
     init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart) throws {
         self.path = path
@@ -62,6 +68,7 @@ final class VideoMuxer {
             stream.pointee.r_frame_rate = frameRate
         }
         self.stream = stream
+        variableRate = frameRate == nil
     }
 
     /// Opens the file and writes the header (the muxer may change the stream's time base here).
@@ -80,11 +87,12 @@ final class VideoMuxer {
         guard let context, let stream else { return }
         gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
-        guard layout == .fragmented else {
+        guard layout != nil else {
             try check(gifx_av_write_frame(context, packet), "writing to the output", path: path)
             return
         }
         presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
+        presentationStart = min(presentationStart, packet.pointee.pts)
         if heldPacket == nil {
             guard let fresh = gifx_av_packet_alloc() else { throw LibavError("out of memory (packet)") }
             heldPacket = fresh
@@ -98,17 +106,30 @@ final class VideoMuxer {
     /// Writes the index (moved to the front: faststart) or the last fragment, flushes and closes the file.
     func finish() throws {
         guard let context else { return }
-        // A fragmented MP4 has no edit-list duration (its moov is written before the end is known), so its
-        // presentation ends where the decode timeline does: the last sample's dts + duration. With B-frames
-        // the last sample's dts is below its pts, which would lengthen the video by the reorder delay (90 ms
-        // on a 2.2 s VFR GIF); its duration is stretched so the decode timeline ends at the presentation end.
+        // The `stts` box holds decode-time deltas, and the last one is the last packet's duration. With
+        // B-frames the last packet's dts is below the presentation end, so the samples would cover less than
+        // the presentation (tick3 --vfr: 0.24 s of samples for an edit list that needs 0.30 s, its first
+        // 0.06 s being the reorder delay): a reader that takes the duration from the samples (Chromium) plays
+        // it short, and the `mdhd` duration disagrees with both. The last packet's duration is stretched so
+        // the decode timeline ends at the presentation end. libavformat also takes the presentation end from
+        // that packet (pts + duration), which the stretch lengthens, so a faststart file's edit list, `tkhd`,
+        // `mvhd` and `mdhd` durations are then set in place (`MP4DurationPatch`): the `stts` sum = `mdhd` =
+        // the edit's media start (the reorder delay) + its duration (the GIF's). A fragmented MP4 has no
+        // edit-list duration (its moov is written before the end is known), so its presentation ends where
+        // the decode timeline does: the stretch alone is enough. No bytes are added (docs/browsers.md compares
+        // this with writing VFR without B-frames, 2-21 % larger).
         if let held = heldPacket, held.pointee.size > 0 {
-            held.pointee.duration = max(held.pointee.duration, presentationEnd - held.pointee.dts)
+            let stretch = layout == .fragmented || variableRate
+            if stretch { held.pointee.duration = max(held.pointee.duration, presentationEnd - held.pointee.dts) }
             defer { gifx_av_packet_unref(held) }
             try check(gifx_av_write_frame(context, held), "writing to the output", path: path)
         }
         try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: path)
         fileOpen = false
         try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: path)
+        if layout == .faststart, variableRate, let stream, presentationEnd > presentationStart {
+            try MP4DurationPatch.apply(
+                path: path, presentationUnits: presentationEnd - presentationStart, trackScale: stream.pointee.time_base.den)
+        }
     }
 }

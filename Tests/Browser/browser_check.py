@@ -1,0 +1,351 @@
+"""make browser-check: every gifx output kind and timing mode, played in Chromium and Firefox.
+
+Fixture GIFs with known schedules and colours (fixtures.py) are converted by gifx into each output; a
+page served from 127.0.0.1 (with HTTP Range, which Chromium needs to seek) measures each one (check.html):
+video.duration, the colour shown at every GIF frame's midpoint (seek, `seeked` + requestVideoFrameCallback,
+canvas), every frame change to the millisecond (binary search), WebP frame durations and colours through
+ImageDecoder, and alpha. The expected values come from the fixtures' delays, never from gifx. One table
+per browser; exit 1 on any difference beyond the mode's tolerance.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fixtures  # noqa: E402
+
+WHITE = (255, 255, 255)
+COLOUR_TOLERANCE = 48  # max channel error of a solid block after 4:2:0 lossy coding (distinct colours >= 170 apart)
+
+# mode: (file suffix, gifx arguments, fixtures, tolerance of frame changes in ms (early, late), duration ms,
+#        midpoints checked for frames of at least this delay in ms)
+EXACT = ((-1, 1), 0.5, 0)
+MODES = {
+    "tick":        (".tick.mp4", [], None, *EXACT),
+    "vfr":         (".vfr.mp4", ["--vfr"], None, *EXACT),
+    "fps-auto":    (".auto.mp4", ["--fps", "auto"], None, (-10, 10), 10, 0),
+    "fps-30":      (".fps30.mp4", ["--fps", "30"], None, (-1, 34.4), 34.4, 70),
+    "max-fps-30":  (".max30.mp4", ["--max-fps", "30"], None, (-6, 34.4), 34.4, 70),
+    "webm":        (".webm", [], None, *EXACT),
+    "webm-vfr":    (".vfr.webm", ["--vfr"], None, *EXACT),
+    "webp":        (".webp", [], None, *EXACT),
+    "hevc":        (".hevc.mp4", ["--codec", "hevc"], ["tick3", "timing-mix", "alpha"], *EXACT),
+    "av1":         (".av1.mp4", ["--codec", "av1"], ["tick3", "timing-mix", "alpha"], *EXACT),
+}
+# Measured and printed, but not failing the check: WebM --vfr is not among the issue's modes, and Chromium
+# shows it late (frames up to 53 ms late, see docs/browsers.md); kept visible so a fix shows up here.
+REPORT_ONLY = {"webm-vfr"}
+NEEDS = {"hevc": "hevc", "av1": "av1"}  # mode -> canPlayType key that must answer "probably"/"maybe"
+
+
+class RangeHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with single-range `Range: bytes=a-b` support (206), as a real web server has."""
+
+    extensions_map = {".mp4": "video/mp4", ".webm": "video/webm", ".webp": "image/webp", ".html": "text/html",
+                      ".gif": "image/gif", "": "application/octet-stream"}
+
+    def log_message(self, *args):
+        pass
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if not os.path.isfile(path):
+            self.send_error(404)
+            return None
+        size = os.path.getsize(path)
+        f = open(path, "rb")
+        start, end = 0, size - 1
+        match = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", "").strip())
+        if match and (match.group(1) or match.group(2)):
+            if match.group(1):
+                start = int(match.group(1))
+                end = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+            else:
+                start = max(0, size - int(match.group(2)))
+            if start > end:
+                f.close()
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{size}")
+                self.end_headers()
+                return None
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        else:
+            self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Length", str(end - start + 1))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        f.seek(start)
+        self.remaining = end - start + 1
+        return f
+
+    def copyfile(self, source, outputfile):
+        while self.remaining > 0:
+            chunk = source.read(min(65536, self.remaining))
+            if not chunk:
+                break
+            outputfile.write(chunk)
+            self.remaining -= len(chunk)
+
+
+def serve(root):
+    handler = lambda *a, **k: RangeHandler(*a, directory=root, **k)  # noqa: E731
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def schedule(name):
+    raw, delays, alpha = fixtures.FIXTURES[name]
+    starts, t = [], 0
+    for d in delays:
+        starts.append(t)
+        t += d * 10
+    return starts, [s + d * 10 for s, d in zip(starts, delays)], alpha
+
+
+def convert(gifx, out, gif_dir):
+    """Every fixture into every mode's output; returns [(fixture, mode, file name)]."""
+    jobs = []
+    for name in fixtures.FIXTURES:
+        gif = os.path.join(gif_dir, name + ".gif")
+        for mode, (suffix, args, only, *_rest) in MODES.items():
+            if only and name not in only:
+                continue
+            target = os.path.join(out, name + suffix)
+            command = "convert" if suffix.endswith((".webm", ".webp")) else "to-mp4"
+            subprocess.run([gifx, command, gif, "-o", target, "--overwrite", "--quiet", *args], check=True)
+            jobs.append((name, mode, name + suffix))
+    return jobs
+
+
+def evaluate(name, mode, result):
+    """Compares one measurement with the fixture's schedule; returns a dict of findings."""
+    starts, ends, alpha = schedule(name)
+    colours = [fixtures.COLOURS[i] for i in range(len(starts))]
+    _, _, _, change_tol, duration_tol, mid_min = MODES[mode]
+    f = {"frames": 0, "wrong": 0, "colour_err": 0, "duration_err": None, "change_err": [], "alpha_ok": True,
+         "problems": []}
+    if "error" in result:
+        f["problems"].append(result["error"])
+        return f
+    total = ends[-1]
+    right_alpha = 0 if alpha and mode in ("webm", "webm-vfr", "webp") else 255
+    right_colour = WHITE if alpha else None  # MP4 (and an opaque WebM) composite over the white background
+
+    def check_colour(i, shown):
+        f["frames"] += 1
+        left, right = shown["left"], shown["right"]
+        errors = [max(abs(a - b) for a, b in zip(left[:3], c)) for c in colours]
+        err = errors[i]
+        if min(range(len(colours)), key=lambda k: errors[k]) != i or err > COLOUR_TOLERANCE:
+            f["wrong"] += 1
+            f["problems"].append(f"frame {i}: shows {left[:3]}, expected {colours[i]}")
+        f["colour_err"] = max(f["colour_err"], err)
+        if abs(left[3] - 255) > 8 or abs(right[3] - right_alpha) > 8:
+            f["alpha_ok"] = False
+            f["problems"].append(f"frame {i}: alpha {left[3]}/{right[3]}, expected 255/{right_alpha}")
+        if right_alpha == 255:
+            expect_right = right_colour or colours[i]
+            if max(abs(a - b) for a, b in zip(right[:3], expect_right)) > COLOUR_TOLERANCE:
+                f["wrong"] += 1
+                f["problems"].append(f"frame {i}: right half {right[:3]}, expected {expect_right}")
+
+    if mode == "webp":
+        if not result.get("imageDecoder"):
+            check_colour(0, result["first"])
+            f["note"] = "no ImageDecoder: first frame only"
+            return f
+        if result["frameCount"] != len(starts):
+            f["problems"].append(f"{result['frameCount']} frames, expected {len(starts)}")
+        if result["repetitionCount"] != float("inf") and result["repetitionCount"] is not None:
+            f["problems"].append(f"repetitionCount {result['repetitionCount']}, expected Infinity (loop forever)")
+        durations = [fr["duration"] / 1000 for fr in result["frames"]]
+        f["duration_err"] = sum(durations) - total
+        for i, frame in enumerate(result["frames"][:len(starts)]):
+            check_colour(i, frame["colour"])
+            err = durations[i] - (ends[i] - starts[i])
+            if abs(err) > duration_tol:
+                f["problems"].append(f"frame {i}: {durations[i]} ms, expected {ends[i] - starts[i]}")
+            f["change_err"].append(err)
+        return f
+
+    f["duration_err"] = result["duration"] * 1000 - total
+    if abs(f["duration_err"]) > duration_tol:
+        f["problems"].append(f"duration {result['duration'] * 1000:.3f} ms, expected {total}")
+    for i, shown in enumerate(result["mids"]):
+        if ends[i] - starts[i] >= mid_min:
+            check_colour(i, shown)
+    for i, change in enumerate(result["changes"], start=1):
+        if change is None:
+            if ends[i] - starts[i] < mid_min:  # a resampled rate may drop a short frame (reported by gifx)
+                f["note"] = "short frames dropped"
+            else:
+                f["problems"].append(f"frame {i} never shown")
+            continue
+        err = change - starts[i]
+        f["change_err"].append(err)
+        if not change_tol[0] <= err <= change_tol[1]:
+            f["problems"].append(f"frame {i} starts at {change} ms, expected {starts[i]}")
+    return f
+
+
+def run_browser(label, call, base, jobs, probe):
+    print(f"\n== {label}: {probe['userAgent']}", flush=True)
+    print(f"   canPlayType: {probe['canPlay']}; ImageDecoder: {probe['imageDecoder']}; "
+          f"requestVideoFrameCallback: {probe['rvfc']}", flush=True)
+    rows = {}
+    for name, mode, file in jobs:
+        need = NEEDS.get(mode)
+        if need and probe["canPlay"].get(need) not in ("probably", "maybe"):
+            rows.setdefault(mode, {"skipped": f"canPlayType({need}) = '{probe['canPlay'].get(need)}'"})
+            continue
+        starts, ends, _ = schedule(name)
+        spec = {"url": f"{base}/{file}", "kind": "image" if mode == "webp" else "video", "mime": "image/webp",
+                "colours": [fixtures.COLOURS[i] for i in range(len(starts))], "starts": starts, "ends": ends,
+                "search": True}
+        result = json.loads(call(json.dumps(spec)))
+        f = evaluate(name, mode, result)
+        row = rows.setdefault(mode, {"files": 0, "frames": 0, "wrong": 0, "colour_err": 0, "duration_err": [],
+                                     "change_err": [], "alpha_ok": True, "problems": [], "notes": set(),
+                                     "seconds": 0.0})
+        row["files"] += 1
+        row["seconds"] += result.get("ms", 0) / 1000
+        for key in ("frames", "wrong"):
+            row[key] += f[key]
+        row["colour_err"] = max(row["colour_err"], f["colour_err"])
+        if f["duration_err"] is not None:
+            row["duration_err"].append(f["duration_err"])
+        row["change_err"] += f["change_err"]
+        row["alpha_ok"] &= f["alpha_ok"]
+        row["problems"] += [f"{file}: {p}" for p in f["problems"]]
+        if "note" in f:
+            row["notes"].add(f["note"])
+    return rows
+
+
+def table(rows):
+    lines = ["| mode | files | frames checked | wrong | worst colour error | duration error (ms) "
+             "| frame changes vs schedule (ms) | alpha | tolerance | result |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    failed = False
+    for mode, row in rows.items():
+        tol = MODES[mode]
+        tolerance = "exact (changes ±1 ms)" if tol[3] == EXACT[0] else \
+            f"changes {tol[3][0]:+g}..{tol[3][1]:+g} ms, duration ±{tol[4]:g} ms"
+        if "skipped" in row:
+            lines.append(f"| {mode} | – | – | – | – | – | – | – | {tolerance} | skipped: {row['skipped']} |")
+            continue
+        d = row["duration_err"]
+        c = row["change_err"]
+        ok = not row["problems"]
+        failed |= not ok and mode not in REPORT_ONLY
+        fmt = lambda v: f"{v:+.1f}" if abs(v - round(v)) > 0.05 else f"{round(v):+d}"  # noqa: E731
+        lines.append(
+            f"| {mode} | {row['files']} | {row['frames']} | {row['wrong']} | {row['colour_err']} "
+            f"| {fmt(min(d)) if d else '–'}..{fmt(max(d)) if d else '–'} "
+            f"| {fmt(min(c)) if c else '–'}..{fmt(max(c)) if c else '–'} ({len(c)}) "
+            f"| {'ok' if row['alpha_ok'] else 'WRONG'} | {tolerance} "
+            f"| {'pass' if ok else 'differs (report only)' if mode in REPORT_ONLY else 'FAIL'}{'; ' + '; '.join(sorted(row['notes'])) if row['notes'] else ''} |")
+    return "\n".join(lines), failed
+
+
+def chromium_session(page):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--mute-audio"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(600)
+    driver.get(page)
+    script = ("const done = arguments[arguments.length - 1];"
+              "window.gifxCheck(arguments[0]).then(done, e => done(JSON.stringify({error: String(e)})));")
+    version = f"Chromium {driver.capabilities.get('browserVersion')}"
+    return (lambda spec: driver.execute_async_script(script, spec),
+            lambda: driver.execute_script("return window.gifxProbe()"), driver.quit, version)
+
+
+def firefox_session(page):
+    import bidi
+    # ImageDecoder ships behind a pref in Firefox ESR: turned on so WebP frame durations can be read.
+    ff = bidi.Firefox(prefs={"dom.media.webcodecs.image-decoder.enabled": True})
+    ff.navigate(page)
+    version = f"Firefox {ff.capabilities.get('browserVersion')}"
+    return (lambda spec: ff.call("(s) => window.gifxCheck(s)", spec),
+            lambda: ff.call("async () => window.gifxProbe()"), ff.close, version)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gifx", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--browsers", default="chromium,firefox")
+    parser.add_argument("--report", help="also write the tables (markdown) here")
+    parser.add_argument("--skip-convert", action="store_true", help="measure the outputs already in --out")
+    parser.add_argument("--modes", help="only these modes (comma-separated)")
+    args = parser.parse_args()
+    if args.modes:
+        for mode in set(MODES) - set(args.modes.split(",")):
+            del MODES[mode]
+    started = time.monotonic()
+    out = os.path.abspath(args.out)
+    gif_dir = os.path.join(out, "gifs")
+    fixtures.main(gif_dir)
+    with open(os.path.join(HERE, "check.html")) as src, open(os.path.join(out, "check.html"), "w") as dst:
+        dst.write(src.read())
+    if args.skip_convert:
+        jobs = []
+        for name in fixtures.FIXTURES:
+            for mode, (suffix, _, only, *_r) in MODES.items():
+                if not only or name in only:
+                    jobs.append((name, mode, name + suffix))
+    else:
+        jobs = convert(args.gifx, out, gif_dir)
+    print(f"converted {len(fixtures.FIXTURES)} fixture GIFs into {len(jobs)} outputs "
+          f"in {time.monotonic() - started:.0f} s", flush=True)
+    server = serve(out)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    report = [f"gifx browser check, {time.strftime('%Y-%m-%d')}: {len(fixtures.FIXTURES)} fixture GIFs, "
+              f"{len(jobs)} outputs"]
+    failed = False
+    sessions = {"chromium": chromium_session, "firefox": firefox_session}
+    for browser in args.browsers.split(","):
+        t0 = time.monotonic()
+        call, probe_call, close, version = sessions[browser](f"{base}/check.html")
+        try:
+            probe = json.loads(probe_call())
+            rows = run_browser(version, call, base, jobs, probe)
+        finally:
+            close()
+        text, bad = table(rows)
+        failed |= bad
+        print(text)
+        for mode, row in rows.items():
+            for p in row.get("problems", [])[:12]:
+                print(f"   {mode}: {p}")
+        elapsed = time.monotonic() - t0
+        print(f"   ({elapsed:.0f} s)", flush=True)
+        report.append(f"\n### {version}\n\ncanPlayType: {probe['canPlay']}; ImageDecoder: {probe['imageDecoder']}; "
+                      f"{elapsed:.0f} s\n\n{text}")
+    total = time.monotonic() - started
+    print(f"\nbrowser check: {'FAILED' if failed else 'passed'} in {total:.0f} s")
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write("\n".join(report) + f"\n\nWall time {total:.0f} s.\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
