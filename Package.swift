@@ -60,6 +60,9 @@ let package = Package(
 
         // Test support: writes exact fixture GIFs with giflib's encoder (EGif*).
         .target(name: "GifFixtures", dependencies: ["CGif", "CPng"], path: "Tests/GifFixtures"),
+        // libFuzzer entry over GifxFrames and GifxTimeline (Fuzz/run.sh builds it with -sanitize=fuzzer,address);
+        // a plain build makes it a replayer of saved inputs, so every build checks it still compiles.
+        .executableTarget(name: "fuzz-decoder", dependencies: ["GifxFrames", "GifxTimeline"], path: "Fuzz/FuzzDecoder"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
