@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test library-usage docs asan bench examples fuzz clean browser-deps browser-check
+.PHONY: all deps build demo test library-usage docs asan bench examples fuzz fuzz-smoke clean browser-deps browser-check
 
 all: build
 
@@ -121,7 +121,12 @@ examples: deps
 ## seeded with ../shared/corpus and Examples/; crashes land in .build-fuzz/crashes/.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Fuzz/run.sh
+
+## fuzz-smoke: `fuzz` for 60 s with its output in .build-fuzz/smoke.log and one closing line; fails on a
+## crash, sanitizer report, leak, hang or out-of-memory (Fuzz/smoke.sh). .ci/run calls it before `make test`.
+fuzz-smoke: deps
+	@FUZZ_SECONDS=60 SWIFT=$(SWIFT) bash Fuzz/smoke.sh
 
 clean:
 	rm -rf .build $(DEMO_OUT)
