@@ -93,12 +93,13 @@ struct ConvertCommand: ParsableCommand {
         installCleanupSignalHandlers()
         try reportingErrors(input: input) {
             for target in allTargets { try ensureOutput(target, isNot: input) }
-            let source = try InputSource(input)
-            let conversion = try Conversion(inputPath: source.path, settings: common.settings(policy: policy))
             let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
-                report = try withExtendedLifetime(source) { try conversion.run(requests, progress: progress.update) }
+                report = try InputSource.withPath(input) { path in
+                    let conversion = try Conversion(inputPath: path, settings: common.settings(policy: policy))
+                    return try conversion.run(requests, progress: progress.update)
+                }
                 progress.finish()
             } catch {
                 progress.finish()

@@ -13,7 +13,7 @@ struct FramesCommand: ParsableCommand {
         commandName: "frames", abstract: "Write each composited canvas as DIR/frame-NNNN.png (developer aid).",
         shouldDisplay: false)
 
-    @Argument(help: "Input GIF.") var input: String
+    @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .long, help: "Folder for the PNGs (created if missing).") var out: String?
     @Flag(help: "Decode and composite only, write nothing; print throughput (like ffmpeg -f null).")
     var null = false
@@ -44,7 +44,9 @@ struct FramesCommand: ParsableCommand {
         }
         try reportingErrors(input: input) {
             let started = Date()
-            let report = try Conversion(inputPath: input, settings: settings).run([.canvases(folder: out)])
+            let report = try InputSource.withPath(input) { path in
+                try Conversion(inputPath: path, settings: settings).run([.canvases(folder: out)])
+            }
             guard case .canvases(_, let written) = report.outputs[0] else { return }
             printWarnings(report.warnings, input: input, quiet: quiet)
             if let out {

@@ -10,29 +10,21 @@ import Glibc
 
 /// The GIF to read: a path, or `-` for standard input. The decoder reads a file twice (metadata, then
 /// pixels), so stdin is spooled to a hidden temporary file first, removed when done or on a signal.
-final class InputSource {
-    /// What the user typed (for messages).
-    let argument: String
-    /// A readable file path.
-    let path: String
-    private let spooled: Bool
-
-    init(_ argument: String) throws {
-        self.argument = argument
-        guard argument == "-" else {
-            path = argument
-            spooled = false
-            return
-        }
-        path = try Self.spoolStandardInput()
-        spooled = true
-    }
-
-    deinit {
-        if spooled {
+enum InputSource {
+    /// Runs `body` with a readable path for `argument`: the argument itself, or for `-` the spool of
+    /// standard input. The spool exists for exactly the duration of `body` and is removed when `body`
+    /// returns or throws (or by the signal handlers, through `TemporaryFiles`, in the commands that install
+    /// them): no object's release decides when, so it cannot go before the last read. A command does all
+    /// its reading of the input inside `body`.
+    static func withPath<Result>(_ argument: String, _ body: (_ path: String) throws -> Result) throws -> Result {
+        guard argument == "-" else { return try body(argument) }
+        let path = try spoolStandardInput()
+        defer {
+            // Removed, then forgotten: a signal in between finds it still registered and only unlinks again.
             unlink(path)
             TemporaryFiles.shared.unregister(path)
         }
+        return try body(path)
     }
 
     private static func spoolStandardInput() throws -> String {
@@ -50,6 +42,7 @@ final class InputSource {
                 count = try buffer.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }
             } catch {
                 unlink(file.path)
+                TemporaryFiles.shared.unregister(file.path)
                 throw GifDecodeError(.io, at: nil, "reading standard input: \(error)")
             }
             if count == 0 { break }
@@ -57,6 +50,7 @@ final class InputSource {
                 try POSIXFiles.writeAll(file.fd, buffer[..<count])
             } catch {
                 unlink(file.path)
+                TemporaryFiles.shared.unregister(file.path)
                 throw GifDecodeError(.io, at: nil, "spooling standard input: \(error)")
             }
         }

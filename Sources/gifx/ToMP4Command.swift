@@ -49,13 +49,14 @@ struct ToMP4Command: ParsableCommand {
         try reportingErrors(input: input) {
             let target = outputPath
             try ensureOutput(target, isNot: input)
-            let source = try InputSource(input)
             let options = video.mp4Options(size: size.request)
-            let conversion = try Conversion(inputPath: source.path, settings: common.settings(policy: policy))
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
-                report = try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                report = try InputSource.withPath(input) { path in
+                    let conversion = try Conversion(inputPath: path, settings: common.settings(policy: policy))
+                    return try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                }
                 progress.finish()
             } catch {
                 progress.finish()

@@ -51,12 +51,11 @@ struct ToSpriteCommand: ParsableCommand {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             try ensureOutput(pngPath, isNot: input)
             try ensureOutput(jsonPath, isNot: input)
-            let source = try InputSource(input)
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
-            let result = try withExtendedLifetime(source) {
+            let result = try InputSource.withPath(input) { path in
                 try writeSpriteSheet(
-                    inputPath: source.path, options: options, settings: common.settings(policy: policy), progress: bar.update)
+                    inputPath: path, options: options, settings: common.settings(policy: policy), progress: bar.update)
             }
             bar.finish()
             printWarnings(result.warnings, input: input, quiet: common.quiet)
