@@ -165,14 +165,14 @@ struct PosterFrameChoice: ExpressibleByArgument {
 }
 
 /// A WebP output's encoder settings in `--stats`.
-private struct WebPSettings: Encodable {
+struct WebPSettings: Codable {
     var lossless: Bool
     var quality: Float?
     var loopCount: Int
 }
 
-/// `convert --stats`: the run's figures and one object per output.
-private struct ConvertStats: Encodable {
+/// `convert --stats`: the run's figures and one object per output (decoded again by `batch`, see `JobFacts`).
+struct ConvertStats: Codable {
     var command = "convert"
     var frames: Int
     var outputs: [ConvertOutputStats]
@@ -185,7 +185,7 @@ private struct ConvertStats: Encodable {
 }
 
 /// One output's figures: what it is, its files and their bytes, frames written, encoder settings.
-private struct ConvertOutputStats: Encodable {
+struct ConvertOutputStats: Codable {
     var kind: String
     var paths: [String]
     var bytes: Int

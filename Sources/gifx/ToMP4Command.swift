@@ -82,8 +82,8 @@ struct ToMP4Command: ParsableCommand {
     }
 }
 
-/// The `--stats` summary of `to-mp4`.
-private struct ToMP4Stats: Encodable {
+/// The `--stats` summary of `to-mp4` (decoded again by `batch`, see `JobFacts`).
+struct ToMP4Stats: Codable {
     var frames: Int
     var outputFrames: Int
     var fps: String
@@ -104,7 +104,7 @@ private struct ToMP4Stats: Encodable {
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.
-private struct ToMP4TimingStats: Encodable {
+struct ToMP4TimingStats: Codable {
     /// `tick`, `fps`, `auto`, `vfr`, with `+max-fps` when the cap applied.
     var mode: String
     /// The constant rate, or `vfr`.

@@ -81,8 +81,8 @@ private struct ValidationErrorLine: GifxError {
     var subjectPath: String? { path }
 }
 
-/// `--stats` for to-sprite.
-private struct SpriteStats: Encodable {
+/// `--stats` for to-sprite (decoded again by `batch`, see `JobFacts`).
+struct SpriteStats: Codable {
     var command = "to-sprite"
     var frames: Int
     var cells: Int
