@@ -24,7 +24,7 @@ import Glibc
         let gif = try Self.fixture.encode()
         let load = BusyThreads(count: 2)
         defer { load.stop() }
-        // Two rounds of every command at once: seven or so gifx processes and two spinning threads on
+        // Two rounds of every command at once: seven gifx processes and two spinning threads on
         // the machine's cores, besides whatever other suites run meanwhile.
         for round in 0..<2 {
             let runs = try InputCommand.allCases.concurrentMap { command in
