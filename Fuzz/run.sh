@@ -28,8 +28,10 @@ SPM=(-c release --scratch-path "$OUT/swiftpm" --sanitize=fuzzer --sanitize=addre
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGIFX_LIBFUZZER)
 
 echo "fuzz: building $OUT/fuzz-decoder"
+build_started=$SECONDS
 "$SWIFT" build "${SPM[@]}" --product fuzz-decoder
 ln -sf "$("$SWIFT" build "${SPM[@]}" --show-bin-path)/fuzz-decoder" "$OUT/fuzz-decoder"
+echo "fuzz: built in $((SECONDS - build_started)) s"
 [ "${1:-}" = "--build-only" ] && exit 0
 
 export GIFX_FUZZ_SCRATCH="$OUT/scratch"
