@@ -10,7 +10,8 @@ import Glibc
 
 extension VideoCodec: ExpressibleByArgument {}
 
-/// `gifx to-mp4`: a constant-frame-rate MP4 (H.264 or HEVC) whose duration and frame timing are the GIF's.
+/// `gifx to-mp4`: an MP4 (H.264, HEVC or AV1; `convert` writes WebM) whose duration and frame timing are the GIF's: constant
+/// rate at the tick by default, or another timing mode (`--fps`, `--vfr`, `--max-fps`).
 struct ToMP4Command: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-mp4",
