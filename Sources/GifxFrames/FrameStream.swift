@@ -9,7 +9,7 @@ import GifxTimeline
 /// With more than one thread, worker threads decode the LZW data of the next frames (the decode-ahead
 /// window, see `CacheCapacity.plan`) while the producer composites strictly in frame order: the canvases,
 /// warnings and errors are exactly the sequential decoder's.
-public final class FrameStream: CanvasSource {
+public final class FrameStream {
     public let metadata: GifMetadata
     /// Canvases the ring may hold.
     public let capacity: Int
