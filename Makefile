@@ -154,7 +154,7 @@ dist-share: dist-binary
 ## share/zsh/site-functions/_gifx, share/fish/vendor_completions.d/gifx.fish.
 install: dist-share
 	install -D -m 0755 $(DIST_BIN) $(DESTDIR)$(PREFIX)/bin/gifx
-	@cd $(DIST) && find share -type f | while read -r f; do \
+	@cd $(DIST)/share && find share -type f | while read -r f; do \
 		install -D -m 0644 "$$f" "$(abspath $(DESTDIR)$(PREFIX))/$$f" || exit 1; echo "installed $(DESTDIR)$(PREFIX)/$$f"; done
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/gifx ($$($(DESTDIR)$(PREFIX)/bin/gifx --version | head -1))"
 uninstall:
