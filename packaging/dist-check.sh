@@ -14,11 +14,17 @@ CHECK="dist-check"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 . "$here/lib.sh"
+preconditions() {
+    need_root
+    need_packages mmdebstrap ffmpeg
+    python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to read the outputs"
+    [ -n "$(bookworm_mirrors)" ] || cannot_run "no bookworm suite in this machine's apt sources (mmdebstrap needs a Debian bookworm mirror)"
+}
+# --can-run: only the preconditions (exit 0, or 77 with the reason), for .ci/run before it builds anything.
+if [ "${1:-}" = --can-run ]; then preconditions; exit 0; fi
 out=$1 version=$2 commit=$3 work=$4
 start=$(date +%s.%N)
-need_root
-need_packages mmdebstrap ffmpeg
-python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to read the outputs"
+preconditions
 deb=$(ls "$out"/gifx_"$version"-1_*.deb 2>/dev/null | head -1)
 tarball=$(ls "$out"/gifx-"$version"-linux-*.tar.gz 2>/dev/null | head -1)
 [ -f "$deb" ] && [ -f "$tarball" ] || fail "no .deb or tarball for $version in $out (make dist)"
