@@ -172,23 +172,31 @@ dist: dist-share
 ## packages), gifx --version and every Examples GIF to MP4, WebM, WebP and a sprite sheet inside it, the
 ## outputs checked from outside with ffprobe and Pillow; then the tarball's binary in the same chroot with
 ## the package removed (runtime libraries only). Needs root and the apt mirror (about 4 minutes).
-dist-check: dist
+dist-check:
+	@bash packaging/dist-check.sh --can-run
+	@$(MAKE) --no-print-directory dist
 	bash packaging/dist-check.sh $(abspath $(DIST_OUT)) $(VERSION) $(GIFX_COMMIT) $(abspath $(DIST))/check
 
 ## image: the runtime image (Containerfile, stage "runtime") from the .deb of `make dist`, on a bookworm
 ## base made with mmdebstrap and `podman import` (no registry needed); tagged gifx:VERSION.
 ## image-check: runs it on Examples with a read-only root, --network none, as its non-root user.
 ## Both need root, podman, and the apt mirror (packaging/containers.conf).
-image: dist
+image:
+	@bash packaging/image.sh --can-run
+	@$(MAKE) --no-print-directory dist
 	bash packaging/image.sh $(abspath $(DIST_OUT)) $(VERSION) $(abspath $(DIST))/image
-image-check: image
+image-check:
+	@bash packaging/image-check.sh --can-run
+	@$(MAKE) --no-print-directory image
 	bash packaging/image-check.sh $(VERSION) $(abspath $(DIST))/image-check
 
 ## slurm-check: the Slurm recipe of docs/scale-out.md on a one-node Slurm 22.05 started here (munge,
 ## slurmctld, slurmd under a temporary folder, stopped by pid at the end), over a generated corpus of
 ## 240 GIFs (some damaged), with one array task cancelled midway and resubmitted. Needs root, slurm-wlm
 ## and munge (apt), and the tarball's binary from `make dist`.
-slurm-check: dist
+slurm-check:
+	@bash packaging/slurm-check.sh --can-run
+	@$(MAKE) --no-print-directory dist
 	bash packaging/slurm-check.sh $(abspath $(DIST_OUT)) $(VERSION) $(abspath $(DIST))/slurm
 
 clean:

@@ -17,13 +17,17 @@ CHECK="image-check"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 . "$here/lib.sh"
+preconditions() {
+    need_root
+    need_packages podman runc ffmpeg
+    python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to read the outputs"
+    python3 -c "import yaml" 2>/dev/null || python3 -m pip install -q PyYAML >/dev/null 2>&1 \
+        || cannot_run "needs PyYAML (python3 -m pip install PyYAML) to read the Kubernetes manifest"
+}
+if [ "${1:-}" = --can-run ]; then preconditions; exit 0; fi
 version=$1 work=$2
 start=$(date +%s.%N)
-need_root
-need_packages podman runc ffmpeg
-python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to read the outputs"
-python3 -c "import yaml" 2>/dev/null || python3 -m pip install -q PyYAML >/dev/null 2>&1 \
-    || cannot_run "needs PyYAML (python3 -m pip install PyYAML) to read the Kubernetes manifest"
+preconditions
 . "$here/podman-env.sh"
 podman image exists "$IMAGE" || fail "no image $IMAGE (make image)"
 rm -rf "$work" && mkdir -p "$work"

@@ -11,10 +11,15 @@ CHECK="image"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 . "$here/lib.sh"
+preconditions() {
+    need_root
+    need_packages podman buildah runc mmdebstrap
+    [ -n "$(bookworm_mirrors)" ] || cannot_run "no bookworm suite in this machine's apt sources (the base is made with mmdebstrap)"
+}
+if [ "${1:-}" = --can-run ]; then preconditions; exit 0; fi
 out=$1 version=$2 work=$3
 start=$(date +%s.%N)
-need_root
-need_packages podman buildah runc mmdebstrap
+preconditions
 . "$here/podman-env.sh"
 deb=$(ls "$out"/gifx_"$version"-1_*.deb 2>/dev/null | head -1)
 [ -f "$deb" ] || fail "no .deb for $version in $out (make dist)"

@@ -22,11 +22,19 @@ CHECK="slurm-check"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 . "$here/lib.sh"
+preconditions() {
+    need_root
+    need_packages slurm-wlm munge ffmpeg
+    python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to write the corpus"
+    local port
+    for port in 16817 16818; do
+        if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then cannot_run "port $port is in use (another slurm-check running?)"; fi
+    done
+}
+if [ "${1:-}" = --can-run ]; then preconditions; exit 0; fi
 out=$1 version=$2 work=$3
 start=$(date +%s.%N)
-need_root
-need_packages slurm-wlm munge ffmpeg
-python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to write the corpus"
+preconditions
 tarball=$(ls "$out"/gifx-"$version"-linux-*.tar.gz 2>/dev/null | head -1)
 [ -f "$tarball" ] || fail "no tarball for $version in $out (make dist)"
 
@@ -50,9 +58,6 @@ stop_daemons() {
     fi
 }
 trap stop_daemons EXIT
-for port in 16817 16818; do
-    if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then cannot_run "port $port is in use (another slurm-check running?)"; fi
-done
 
 # --- 1. munge + Slurm.
 rm -rf "$run"
