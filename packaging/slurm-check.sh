@@ -138,14 +138,14 @@ t0=$(date +%s.%N)
 job=$(sbatch --parsable --cpus-per-task=1 gifx-array.sh) || fail "sbatch refused the recipe"
 job=${job%%;*}
 note "   array job $job submitted"
-# Cancel task 5 once it runs and has finished at least two of its inputs (but not all).
+# Cancel task 5 once it runs and has finished a third of its inputs (but not all).
 report5=$run/shared/out/reports/to-mp4-5.jsonl
 n5=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(sum(1 for v in m['inputs'].values() if v['shard']==5))" "$run/manifest.json")
 cancelled=
 for _ in $(seq 1200); do
     state=$(squeue -h -j "${job}_5" -o '%T' 2>/dev/null || true)
     lines=$( [ -f "$report5" ] && wc -l < "$report5" || echo 0)
-    if [ "$state" = RUNNING ] && [ "$lines" -ge 2 ]; then
+    if [ "$state" = RUNNING ] && [ "$lines" -ge $(( (n5 + 2) / 3 )) ]; then
         [ "$lines" -lt "$n5" ] || fail "task 5 finished its $n5 inputs before it could be cancelled"
         scancel "${job}_5"; cancelled=$lines; break
     fi
@@ -160,8 +160,14 @@ t1=$(date +%s.%N)
 state5=$(job_state "${job}_5"); state5=${state5%% *}
 [ "$state5" = CANCELLED ] || fail "task 5 is $state5, not CANCELLED"
 lines_after_cancel=$(wc -l < "$report5")
+# gifx got SIGTERM from Slurm and stopped cleanly (143), rather than being SIGKILLed after KillWait.
+log5=$run/submit/logs/gifx-${job}_5.out
+grep -q "task 0: Exited with exit code 143" "$log5" \
+    || fail "task 5's gifx did not exit 143 (SIGTERM) when cancelled: $(tr '\n' ' ' < "$log5")"
 for k in $(seq 0 15); do echo "task $k $(job_state "${job}_$k")" >> "$run/task-states.txt"; done
-note "   array done in $(elapsed "$t0") s; task 5 CANCELLED with $lines_after_cancel report lines; resubmitting: $resubmit"
+note "   array done in $(elapsed "$t0") s; task 5 CANCELLED, its gifx exited 143 on SIGTERM, $lines_after_cancel report lines"
+sed 's/^/     | /' "$log5"
+note "   resubmitting: $resubmit"
 resubmit_args=${resubmit#sbatch }
 t2=$(date +%s.%N)
 # shellcheck disable=SC2086 # the docs' line, split as the shell would
