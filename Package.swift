@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
         .systemLibrary(name: "CProcess"),
+        // The commit `gifx --version` prints (make dist passes it as a C define; header only).
+        .systemLibrary(name: "CBuildInfo"),
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
         // opened with dlopen on first use, so the commands that need no libav do not load it (loader.c).
         .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
@@ -53,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "ChildProcesses",
+                "GifxKit", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
