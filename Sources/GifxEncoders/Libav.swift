@@ -26,7 +26,7 @@ public struct LibavUnavailable: GifxError {
     public var failureClass: FailureClass { .internalError }
 }
 
-/// The libav libraries as this process loads them, for `gifx --version`: opening them is the point, so this
+/// The libav libraries as this process loads them, for a version report: opening them is the point, so this
 /// loads the encoder group (as `to-mp4` would) and reports each library's run-time version and file.
 public enum LibavVersions {
     public struct Library: Sendable {
