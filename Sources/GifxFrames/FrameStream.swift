@@ -147,8 +147,10 @@ final class CanvasRing: @unchecked Sendable {
                 let ahead = DecodeAheadQueue(
                     window: plan.decodeWindow, frameCount: metadata.images.count,
                     bufferBytes: metadata.canvas.width * metadata.canvas.height)
-                ahead.startWorkers(plan.threads - 1) { try ImageIndexDecoder(path: path, metadata: metadata) }
-                let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata)
+                ahead.startWorkers(plan.threads - 1) {
+                    try ImageIndexDecoder(path: path, metadata: metadata, decoder: limits.decoder)
+                }
+                let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata, decoder: limits.decoder)
                 next = { try Self.advance(decoder, decodingAheadWith: ahead, own) }
                 queue = ahead
             }

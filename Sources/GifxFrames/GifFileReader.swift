@@ -131,6 +131,39 @@ final class GifFileReader {
         }
     }
 
+    /// Reads the current image's LZW data for gifx's own decoder (after `readImageDescriptor` succeeded,
+    /// which left the input just past the minimum code size byte): the code size, then every data
+    /// sub-block up to the terminator, joined into `blocks`. A file that ends or fails inside the chain is
+    /// not an error here: `blocks` records it, and the decoder reports it only if it needs those bytes
+    /// (or, having every pixel, when giflib would have skipped to the terminator).
+    func readImageData(into blocks: ImageDataBlocks) throws {
+        let sizeOffset = offset - 1
+        var size: UInt8 = 0
+        guard source.seek(to: sizeOffset), source.copyBytes(into: &size, count: 1) == 1 else {
+            throw Self.makeError(code: D_GIF_ERR_READ_FAILED, source: source, context: "decoding image data")
+        }
+        blocks.reset(codeSize: Int(size))
+        while true {
+            var length: UInt8 = 0
+            guard source.copyBytes(into: &length, count: 1) == 1 else {
+                blocks.end(failure: Self.makeError(code: D_GIF_ERR_READ_FAILED, source: source, context: "decoding image data"))
+                break
+            }
+            if length == 0 {
+                blocks.end(terminatorEndingAt: offset)
+                break
+            }
+            let destination = blocks.reserve(Int(length))
+            guard source.copyBytes(into: destination, count: Int(length)) == Int(length) else {
+                // giflib reads a sub-block whole or not at all: a block cut short gives no data.
+                blocks.end(failure: Self.makeError(code: D_GIF_ERR_READ_FAILED, source: source, context: "decoding image data"))
+                break
+            }
+            blocks.appendBlock(length: Int(length), endingAt: offset)
+        }
+        blocks.finish()
+    }
+
     /// Decodes the next `count` pixels of the current image into `line`.
     func readLine(into line: UnsafeMutablePointer<UInt8>, count: Int) throws {
         try check(DGifGetLine(gif, line, Int32(count)), "decoding image data")
