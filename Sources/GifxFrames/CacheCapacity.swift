@@ -25,15 +25,33 @@ public enum CacheCapacity {
         // The category follows the whole animation's size; the slot count is capped afterwards.
         let (total, overflow) = canvasBytes.multipliedReportingOverflow(by: frames)
         if !overflow && total <= allFramesLimit { return Swift.min(frames, maxCanvases) }
-        if !overflow && total <= defaultLimit { return Swift.min(frames, defaultFrames) }
-        return 1
+        let category = !overflow && total <= defaultLimit ? Swift.min(frames, defaultFrames) : 1
+        // Tiny canvases may fill `tinyCanvasFloor` whatever the category: with one slot, producer and
+        // consumer hand over (and sleep) once per frame, which cost more than decoding a 64×64 frame.
+        guard canvasBytes <= tinyCanvasBytes else { return category }
+        return Swift.max(category, Swift.min(frames, maxCanvases, tinyCanvasFloor / canvasBytes))
     }
+
+    /// Canvases up to this size (64×64 RGBA) get a ring of up to `tinyCanvasFloor` bytes.
+    public static let tinyCanvasBytes = 16 * 1024
+    /// Bytes a ring of tiny canvases may hold beyond its category (1 MiB: 64 canvases of 64×64).
+    public static let tinyCanvasFloor = mebibyte
 
     /// Frames decoded ahead per decoding thread, when memory allows.
     public static let windowPerThread = 2
 
-    /// The cores this process may use (the default thread count).
+    /// The cores this process may use (the default thread count for large canvases).
     public static var availableCores: Int { Swift.max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// Canvases smaller than this (in pixels) decode on one thread unless more are asked for: a small
+    /// frame decodes in microseconds, less than handing it between threads costs (measured on 64×64 frames,
+    /// docs/benchmarks.md).
+    public static let minimumParallelPixels = 256 * 256
+
+    /// Threads a stream uses when the caller does not say: one for small canvases, else every core.
+    public static func defaultThreads(canvasBytes: Int) -> Int {
+        canvasBytes / 4 < minimumParallelPixels ? 1 : availableCores
+    }
 
     /// How a stream's memory is split between the canvas ring and the decode-ahead window.
     public struct Plan: Hashable, Sendable {

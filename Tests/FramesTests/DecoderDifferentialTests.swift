@@ -30,6 +30,23 @@ import Testing
         print("differential \(corpus): \(files.count) files, \(compared) runs identical to giflib")
     }
 
+    /// Found by the differential fuzz target: frame 0's LZW data ends early (giflib records "EOF too soon"),
+    /// and the file ends right before frame 2's code size byte, where giflib fails without setting its
+    /// error code. The warning once repeated frame 0's stale text when giflib had decoded frame 0 (and said
+    /// "giflib error 0" when gifx had); now both say what happened at frame 2.
+    @Test func aFailureGiflibLeavesUnexplainedIsWordedTheSameWhoeverDecodedBefore() throws {
+        let data = try #require(Data(base64Encoded:
+            "R0lGJDlhAgACAPAAAAAAAP///yH/C05FVFNDQVBFMi4wAwEAAAAh+QQIMgAAACwAAAAAQQABAAACAkwBACH5BAgyAAAALAEAAAABAAEAAAICTAEAIfkECDIAAAAsAQEBANMACQA7"))
+        let path = try temporaryFile(data)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for threads in [1, 2] {
+            let difference = decoderDifference(path, strict: false, threads: threads)
+            #expect(difference == nil, "threads \(threads): \(difference ?? "")")
+        }
+        let (_, warnings) = try decodeAllCanvases(path)
+        #expect(warnings.contains("frame 2: truncated GIF at byte 102: data ends while reading an image; kept the rows decoded before it"), "\(warnings)")
+    }
+
     @Test func generatedSweepDecodesTheSame() throws {
         let sizes = Self.full ? DifferentialSweep.allSizes : DifferentialSweep.sampleSizes
         var runs = 0

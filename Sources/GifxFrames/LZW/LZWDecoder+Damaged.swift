@@ -17,7 +17,7 @@ struct LZWDamagedState {
 /// the spec's reference decoder: slow, but only damaged images take it.
 extension LZWDecoder {
     func decodeDamaged(
-        from firstCode: Int, state: inout LZWDamagedState, nextFree: Int, data: ImageDataBlocks,
+        from firstCode: Int?, state: inout LZWDamagedState, nextFree: Int, data: ImageDataBlocks,
         reader: inout LZWBitReader, rows: inout LZWRowCursor, row: (Int, UnsafePointer<UInt8>) -> Void
     ) throws {
         let clear = 1 << state.codeSize, endCode = clear + 1
@@ -31,20 +31,26 @@ extension LZWDecoder {
                 suffixes[code] = output[Int(entry.position) + Int(entry.length) - 1]
             }
         }
-        var code = firstCode
+        var pendingCode = firstCode
         while true {
+            let code: Int
+            if let first = pendingCode {
+                code = first
+                pendingCode = nil
+            } else {
+                code = reader.read(state.codeWidth)
+                if reader.exhausted { throw data.dataEndError }
+                if state.running < Self.tableSize + 1 {
+                    state.running += 1
+                    if state.running > state.widthLimit && state.codeWidth < 12 {
+                        state.widthLimit <<= 1
+                        state.codeWidth += 1
+                    }
+                }
+            }
             try step(code, clear: clear, endCode: endCode, state: &state, frame: frame, data: data, reader: reader)
             if state.produced >= rows.nextEnd { rows.advance(to: state.produced, frame: frame, row) }
             if state.produced >= state.total { break }
-            code = reader.read(state.codeWidth)
-            if reader.exhausted { throw data.dataEndError }
-            if state.running < Self.tableSize + 1 {
-                state.running += 1
-                if state.running > state.widthLimit && state.codeWidth < 12 {
-                    state.widthLimit <<= 1
-                    state.codeWidth += 1
-                }
-            }
         }
         try finishImage(data, rows: &rows, frame: frame, row)
     }

@@ -27,6 +27,10 @@ final class LZWDecoder {
     static let noCode = 4098
 
     let table: UnsafeMutablePointer<LZWEntry>
+    /// The first 8 bytes of each code's string (zero after its end): a string of up to 8 bytes is written
+    /// with one store and no load from the output (loads from just-written output stall on store
+    /// forwarding); longer ones copy only their tail from the output.
+    let heads: UnsafeMutablePointer<UInt64>
     private(set) var output: UnsafeMutablePointer<UInt8>
     private var outputCapacity: Int
     /// The damaged-stream path's tables (prefix code and last byte per code) and its string stack.
@@ -37,6 +41,8 @@ final class LZWDecoder {
     init() {
         table = .allocate(capacity: Self.tableSize)
         table.initialize(repeating: LZWEntry(position: 0, length: 1, prefix: 0), count: Self.tableSize)
+        heads = .allocate(capacity: Self.tableSize)
+        heads.initialize(repeating: 0, count: Self.tableSize)
         outputCapacity = 0
         output = .allocate(capacity: 0)
         prefixes = .allocate(capacity: Self.tableSize)
@@ -48,7 +54,7 @@ final class LZWDecoder {
     }
 
     deinit {
-        table.deallocate(); output.deallocate(); prefixes.deallocate(); suffixes.deallocate(); stack.deallocate()
+        table.deallocate(); heads.deallocate(); output.deallocate(); prefixes.deallocate(); suffixes.deallocate(); stack.deallocate()
     }
 
     /// Room for an image of `pixels` indices, the literal strings before it and one 8-byte copy past it.
@@ -76,64 +82,122 @@ final class LZWDecoder {
         prepareOutput(pixels: total)
         let base = output
         let frame = base + Self.literalArea
-        let table = self.table
+        let table = self.table, heads = self.heads
         let codeSize = data.codeSize
         let clear = 1 << codeSize, endCode = clear + 1
-        for code in 0..<clear { table[code] = LZWEntry(position: UInt32(code), length: 1, prefix: 0) }
+        for code in 0..<clear {
+            table[code] = LZWEntry(position: UInt32(code), length: 1, prefix: 0)
+            heads[code] = UInt64(code)
+        }
+        // Length 0 marks the two control codes, so one comparison (`code < nextFree`) finds every code the
+        // table can copy.
+        table[clear] = LZWEntry(position: 0, length: 0, prefix: 0)
+        table[endCode] = LZWEntry(position: 0, length: 0, prefix: 0)
         var reader = LZWBitReader(data)
         var rows = LZWRowCursor(width: width, height: height, interlaced: interlaced)
+        if codeSize < 2 {
+            // giflib widens codes on the first code after a clear for these sizes, which GIF encoders never
+            // write; the chain-walking path follows its counters exactly.
+            var state = LZWDamagedState(
+                codeSize: codeSize, total: total, running: endCode + 1, codeWidth: codeSize + 1,
+                widthLimit: 1 << (codeSize + 1), last: -1, produced: 0)
+            return try decodeDamaged(from: nil, state: &state, nextFree: clear + 2, data: data, reader: &reader, rows: &rows, row: row)
+        }
 
-        // The code width grows exactly as giflib's does (its `RunningCode` counts every code read, and stops
-        // at 4097), which differs from a textbook decoder only for minimum code sizes 0 and 1.
-        var running = endCode + 1
+        // Positions are absolute in `output`; the image runs from `literalArea` to `end`.
+        let end = Self.literalArea + total
+        var position = Self.literalArea
+        var rowEnd = rows.nextEnd == Int.max ? Int.max : Self.literalArea + rows.nextEnd
         var codeWidth = codeSize + 1
-        var widthLimit = 1 << codeWidth
         var nextFree = clear + 2
-        var last = -1, lastPosition = 0, lastLength = 0
-        var produced = 0
+        /// Width doubles when `nextFree` reaches this (never past 12 bits).
+        var widenAt = 1 << codeWidth
+        /// The previous code, packed: where its string was written (low 32 bits), its length (next 16) and
+        /// the code (top 16); and its head. The next code defines "previous string + one byte" from these.
+        var previous: UInt64 = 0
+        var previousHead: UInt64 = 0
 
-        while produced < total {
+        // After a clear code (and at the start) the first code is a literal and defines nothing.
+        firstCode: while true {
             let code = reader.read(codeWidth)
             if reader.exhausted { throw data.dataEndError }
-            if running < Self.tableSize + 1 {
-                running &+= 1
-                if running > widthLimit && codeWidth < 12 { widthLimit <<= 1; codeWidth &+= 1 }
-            }
-            let length: Int
-            if code < clear || (code > endCode && code < nextFree) {
-                let entry = table[code]
-                length = Int(entry.length)
-                copyString(from: base + Int(entry.position), to: frame + produced, count: Swift.min(length, total &- produced))
-            } else if code == nextFree && last >= 0 {
-                // The code being defined: the previous string plus its own first byte.
-                length = lastLength &+ 1
-                if length <= total &- produced {
-                    copyString(from: base + lastPosition, to: frame + produced, count: lastLength)
-                    frame[produced &+ lastLength] = base[lastPosition]
-                } else {
-                    copyString(from: base + lastPosition, to: frame + produced, count: total &- produced)
+            if code == clear { continue }
+            guard code < clear else {
+                if code == endCode {
+                    throw GifDecodeError(.malformed, at: data.fileOffset(afterByte: reader.lastByteIndex), LZWMessages.endTooSoon)
                 }
-            } else if code == clear {
-                running = endCode + 1; codeWidth = codeSize + 1; widthLimit = 1 << codeWidth
-                nextFree = clear + 2; last = -1
-                continue
-            } else if code == endCode {
-                throw GifDecodeError(.malformed, at: data.fileOffset(afterByte: reader.lastByteIndex), LZWMessages.endTooSoon)
-            } else {
                 var state = LZWDamagedState(
-                    codeSize: codeSize, total: total, running: running, codeWidth: codeWidth,
-                    widthLimit: widthLimit, last: last, produced: produced)
-                try decodeDamaged(
-                    from: code, state: &state, nextFree: nextFree, data: data, reader: &reader, rows: &rows, row: row)
-                return
+                    codeSize: codeSize, total: total, running: endCode + 2, codeWidth: codeWidth,
+                    widthLimit: 1 << codeWidth, last: -1, produced: position - Self.literalArea)
+                return try decodeDamaged(from: code, state: &state, nextFree: nextFree, data: data, reader: &reader, rows: &rows, row: row)
             }
-            if last >= 0 && nextFree < Self.tableSize {
-                table[nextFree] = LZWEntry(position: UInt32(truncatingIfNeeded: lastPosition), length: UInt16(truncatingIfNeeded: lastLength &+ 1), prefix: UInt16(truncatingIfNeeded: last))
-                nextFree &+= 1
+            base[position] = UInt8(truncatingIfNeeded: code)
+            previous = UInt64(position) | 1 << 32 | UInt64(code) << 48
+            previousHead = UInt64(code)
+            position &+= 1
+            if position >= rowEnd {
+                rows.advance(to: position - Self.literalArea, frame: frame, row)
+                rowEnd = rows.nextEnd == Int.max ? Int.max : Self.literalArea + rows.nextEnd
             }
-            last = code; lastPosition = Self.literalArea &+ produced; lastLength = length
-            produced = Swift.min(total, produced &+ length)
-            if produced >= rows.nextEnd { rows.advance(to: produced, frame: frame, row) }
+            if position >= end { break }
+
+            while true {
+                let code = reader.read(codeWidth)
+                if reader.exhausted { throw data.dataEndError }
+                let previousLength = Int(truncatingIfNeeded: (previous >> 32) & 0xFFFF)
+                var length: Int
+                let head: UInt64
+                let source: Int
+                if code < nextFree {
+                    let entry = table[code]
+                    length = Int(entry.length)
+                    if length == 0 {
+                        if code == endCode {
+                            throw GifDecodeError(.malformed, at: data.fileOffset(afterByte: reader.lastByteIndex), LZWMessages.endTooSoon)
+                        }
+                        codeWidth = codeSize + 1; nextFree = clear + 2; widenAt = 1 << codeWidth
+                        continue firstCode
+                    }
+                    head = heads[code]
+                    source = Int(entry.position)
+                } else if code == nextFree {
+                    // The code being defined: the previous string plus its own first byte.
+                    length = previousLength &+ 1
+                    head = previousLength < 8 ? previousHead | (previousHead & 0xFF) &<< UInt64(previousLength &* 8) : previousHead
+                    source = Int(truncatingIfNeeded: previous & 0xFFFF_FFFF)
+                } else {
+                    // giflib's counters: `running` is two past the entry being defined (capped at 4097), and
+                    // giflib widens on reading the code, where this path widens after defining its entry.
+                    let running = Swift.min(nextFree + 2, Self.tableSize + 1)
+                    let widens = running > 1 << codeWidth && codeWidth < 12
+                    var state = LZWDamagedState(
+                        codeSize: codeSize, total: total, running: running,
+                        codeWidth: widens ? codeWidth + 1 : codeWidth, widthLimit: widens ? 2 << codeWidth : 1 << codeWidth,
+                        last: Int(truncatingIfNeeded: previous >> 48), produced: position - Self.literalArea)
+                    return try decodeDamaged(from: code, state: &state, nextFree: nextFree, data: data, reader: &reader, rows: &rows, row: row)
+                }
+                // The head with one store (the output has 16 bytes of room past the image), then the tail.
+                UnsafeMutableRawPointer(base + position).storeBytes(of: head, as: UInt64.self)
+                if length > end &- position { length = end &- position }
+                if length > 8 { copyString(from: base + (source &+ 8), to: base + (position &+ 8), count: length &- 8) }
+                if nextFree < Self.tableSize {
+                    let first = head & 0xFF
+                    heads[nextFree] = previousLength < 8 ? previousHead | first &<< UInt64(previousLength &* 8) : previousHead
+                    table[nextFree] = LZWEntry(
+                        position: UInt32(truncatingIfNeeded: previous), length: UInt16(truncatingIfNeeded: previousLength &+ 1),
+                        prefix: UInt16(truncatingIfNeeded: previous >> 48))
+                    nextFree &+= 1
+                    if nextFree == widenAt && codeWidth < 12 { codeWidth &+= 1; widenAt &<<= 1 }
+                }
+                previous = UInt64(truncatingIfNeeded: position) | UInt64(truncatingIfNeeded: length) << 32 | UInt64(truncatingIfNeeded: code) << 48
+                previousHead = head
+                position &+= length
+                if position >= rowEnd {
+                    rows.advance(to: position - Self.literalArea, frame: frame, row)
+                    rowEnd = rows.nextEnd == Int.max ? Int.max : Self.literalArea + rows.nextEnd
+                }
+                if position >= end { break firstCode }
+            }
         }
         try finishImage(data, rows: &rows, frame: frame, row)
     }
