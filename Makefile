@@ -131,5 +131,18 @@ fuzz: deps
 fuzz-smoke: deps
 	@FUZZ_SECONDS=60 SWIFT=$(SWIFT) bash Fuzz/smoke.sh
 
+.PHONY: differential fuzz-differential
+## differential: gifx's own LZW decoder against giflib over the full generated sweep (sizes 1-300, code sizes
+## 0-8, interlace, transparency, every disposal, truncation at every block, damaged data) and every corpus
+## GIF; `make test` runs a sample of the sweep (Tests/FramesTests/DecoderDifferentialTests.swift).
+differential: deps
+	$(SWIFT) build --build-tests
+	GIFX_DIFFERENTIAL=full $(SWIFT) test --skip-build --filter DecoderDifferentialTests
+
+## fuzz-differential: libFuzzer + ASan, the new decoder against giflib (Fuzz/differential.sh) for
+## FUZZ_SECONDS (default 60); findings land in .build-fuzz-differential/crashes/.
+fuzz-differential: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Fuzz/differential.sh
+
 clean:
 	rm -rf .build $(DEMO_OUT)

@@ -83,6 +83,44 @@ enum DifferentialSweep {
         return FixtureGIF(width: width, height: height, globalPalette: palette, frames: frames)
     }
 
+    /// Offsets of every image's LZW minimum code size byte (walking the blocks as `cuts` does).
+    static func codeSizeOffsets(_ data: Data) -> [Int] {
+        let bytes = [UInt8](data)
+        var offsets: [Int] = []
+        var at = 13 + (bytes[10] & 0x80 != 0 ? 3 << (Int(bytes[10] & 7) + 1) : 0)
+        func skipBlocks() {
+            while at < bytes.count {
+                let length = Int(bytes[at])
+                at += 1 + length
+                if length == 0 { return }
+            }
+        }
+        while at < bytes.count {
+            switch bytes[at] {
+            case 0x21: at += 2; skipBlocks()
+            case 0x2C where at + 9 < bytes.count:
+                let packed = bytes[at + 9]
+                at += 10 + (packed & 0x80 != 0 ? 3 << (Int(packed & 7) + 1) : 0)
+                offsets.append(at)
+                at += 1
+                skipBlocks()
+            default: at = bytes.count
+            }
+        }
+        return offsets.filter { $0 < bytes.count }
+    }
+
+    /// Copies of `data` whose images' code size bytes are rewritten to every size from 0 to 8: sizes 0 and 1
+    /// (which only damaged or hand-made files carry) and sizes that do not match the data.
+    static func recoded(_ data: Data) -> [Data] {
+        let offsets = codeSizeOffsets(data)
+        return (0...8).map { size in
+            var copy = data
+            for (index, offset) in offsets.enumerated() where index % 2 == size % 2 { copy[offset] = UInt8(size) }
+            return copy
+        }
+    }
+
     /// Where the file can be cut: every sub-block boundary of the image data, one byte into each block, and
     /// the other record boundaries (found by walking the blocks), plus the last byte.
     static func cuts(_ data: Data) -> [Int] {
