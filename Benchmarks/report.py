@@ -143,7 +143,7 @@ def _variants(kind, cases, gifs):
     decode = kind == "decode"
     head = ["GIF", "gifx (default) s"] + [f"{v} s" for v in variants]
     if decode:
-        head += ["peer s"] + [f"{v}: MP/s, × peer throughput" for v in ["gifx (default)"] + variants]
+        head += ["peer s"] + [f"{v}: MP/s, index MB/s, × peer throughput" for v in ["gifx (default)"] + variants]
     else:
         head += [f"{v}: time ÷ baseline" for v in ["gifx (default)"] + variants if "baseline" not in v]
     lines = [f"### {kind}: decoding threads and baseline", "",
@@ -161,7 +161,8 @@ def _variants(kind, cases, gifs):
             peer = _peer(case)
             p_time = peer.get("median_s") if peer else None
             row.append(f"{p_time:.3f}" if p_time else "–")
-            row += [f"{mp / s:.0f}, {p_time / s:.2f}×" if s and p_time else "–" for s in times]
+            index_mb = meta.get("index_bytes", 0) / 1e6
+            row += [f"{mp / s:.0f}, {index_mb / s:.0f}, {p_time / s:.2f}×" if s and p_time else "–" for s in times]
         else:
             base = by_label.get(next((v for v in variants if "baseline" in v), ""), {}).get("median_s")
             row += [_ratio(s, base) for t, s in zip(tools, times) if not (t and "baseline" in t["label"])]
