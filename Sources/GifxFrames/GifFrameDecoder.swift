@@ -1,7 +1,9 @@
 import GifxTimeline
 
-/// Decodes a GIF image by image (giflib `DGifGetLine`, never `DGifSlurp`) and composites each onto the screen.
-/// Holds only one row of indices, the screen, and (for restore-previous) one saved screen.
+/// Decodes a GIF image by image and composites each onto the screen: with gifx's own LZW decoder (the
+/// default; each row composited as soon as it is complete) or giflib's `DGifGetLine` (`limits.decoder`),
+/// never `DGifSlurp`. Holds one image's indices (one row with giflib), the screen, and (for
+/// restore-previous) one saved screen.
 /// Yields exactly `metadata.images.count` canvases: canvas i is the screen while image i is displayed.
 /// Damaged image data keeps the rows decoded so far and adds a warning (an error when `limits.strict`).
 public final class GifFrameDecoder {

@@ -27,8 +27,9 @@ struct DecodedImage {
     }
 }
 
-/// Decodes images' LZW data to index buffers with its own giflib reader, seeking to each image's byte
-/// offset from the metadata pass; one per decode-ahead thread (giflib readers are not shared).
+/// Decodes images' LZW data to index buffers (gifx's own decoder or giflib's, as `DecodeLimits.decoder`
+/// says) with its own file reader, seeking to each image's byte offset from the metadata pass; one per
+/// decode-ahead thread (readers and decoders are not shared).
 final class ImageIndexDecoder {
     private let reader: GifFileReader
     private let metadata: GifMetadata
