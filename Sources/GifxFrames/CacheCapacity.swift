@@ -48,9 +48,21 @@ public enum CacheCapacity {
     /// docs/benchmarks.md).
     public static let minimumParallelPixels = 256 * 256
 
-    /// Threads a stream uses when the caller does not say: one for small canvases, else every core.
-    public static func defaultThreads(canvasBytes: Int) -> Int {
-        canvasBytes / 4 < minimumParallelPixels ? 1 : availableCores
+    /// Compressed bytes per composited pixel below which the default is one thread. Decode-ahead moves only
+    /// the LZW work to other threads; compositing and the canvas copy stay on the producer, and they grow
+    /// with pixels while LZW work grows with compressed bytes. Measured (docs/benchmarks.md): 1280x720x250 at
+    /// 0.42 B/px gains from a second thread, 3840x2160x60 at 0.044 and 480x270x200 at 0.077 do not.
+    public static let minimumParallelDataPerPixel = 0.15
+
+    /// Threads a stream uses when the caller does not say: every core for large canvases whose data is
+    /// dense enough for decode-ahead to pay (`dataBytes`, the image data's size, `nil` when unknown), else one.
+    public static func defaultThreads(canvasBytes: Int, frameCount: Int = 1, dataBytes: Int? = nil) -> Int {
+        guard canvasBytes / 4 >= minimumParallelPixels else { return 1 }
+        if let dataBytes {
+            let pixels = Double(canvasBytes / 4) * Double(Swift.max(1, frameCount))
+            if Double(dataBytes) / pixels < minimumParallelDataPerPixel { return 1 }
+        }
+        return availableCores
     }
 
     /// How a stream's memory is split between the canvas ring and the decode-ahead window.

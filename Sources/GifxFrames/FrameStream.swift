@@ -22,8 +22,8 @@ public final class FrameStream: CanvasSource {
     private let producer: Thread
 
     /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
-    /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to the cores (one for a
-    /// canvas under `CacheCapacity.minimumParallelPixels`).
+    /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to
+    /// `metadata.defaultDecodeThreads` (the cores, or one for small canvases and sparse data).
     public convenience init(
         path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
         threads: Int? = nil
@@ -43,7 +43,7 @@ public final class FrameStream: CanvasSource {
         self.metadata = metadata
         let plan = CacheCapacity.plan(
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
-            threads: threads ?? CacheCapacity.defaultThreads(canvasBytes: metadata.canvasBytes))
+            threads: threads ?? metadata.defaultDecodeThreads)
         capacity = plan.canvases
         // The compositor's screen and the first cached canvas, before a thread allocates them for good.
         try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)

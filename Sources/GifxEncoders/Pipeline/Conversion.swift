@@ -112,7 +112,7 @@ public final class Conversion {
             cacheCapacity: CacheCapacity.plan(
                 canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
                 memoryBudget: settings.memoryBudget,
-                threads: settings.threads ?? CacheCapacity.defaultThreads(canvasBytes: metadata.canvasBytes)
+                threads: settings.threads ?? metadata.defaultDecodeThreads
             ).canvases,
             decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0))
     }
