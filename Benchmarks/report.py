@@ -81,11 +81,16 @@ DECODE_EXPLAINED = [
     "targets are met in Swift (unsafe pointers, no bounds checks in the loop).",
     "- Default threads. The parallel path decodes LZW on a worker and composites on the producer, which also "
     "copies each canvas into the ring: on 4K that copy alone is 45 % of the one-thread profile and stays "
-    "serial. On this loaded machine (the second core busy with other work) 2 threads were slower than one "
-    "on 3840x2160x60 (1.59 s against 1.32 s, medians of 3) and faster on 1280x720x250 (1.48 s against "
-    "1.90 s). Canvases under 256×256 now decode on one thread by default (64x64x5000: 0.16 s against 0.33 s "
-    "with 2 threads), and tiny canvases (≤ 64×64) get a ring of up to 1 MiB with the consumer woken every "
-    "16 frames (CPU time of that run 0.12 s before these two changes, 0.08 s after).",
+    "serial. In the run above (before the rule below), 2 threads were slower than one on 3840x2160x60 "
+    "(1.52 s against 1.32 s) and faster on 1280x720x250 (1.43 s against 1.90 s). So the default is now one "
+    "thread for canvases under 256×256 and for sparse data (under 0.15 compressed bytes per composited "
+    "pixel: 3840x2160x60 has 0.044, 480x270x200 0.077, 1280x720x250 0.42), every core otherwise. Rerun "
+    "after that rule (same load, three alternating runs, medians): 1280x720x250 default (2 threads) 1.15 s, "
+    "`--threads 1` 0.99 s, `--threads 2` 0.97 s, ffmpeg 3.41 s (2.97× with the default threads); "
+    "3840x2160x60 default (one thread) 1.03 s, `--threads 1` 1.00 s, `--threads 2` 1.41 s, ffmpeg 4.28 s "
+    "(4.2×). On this load the second thread of 1280x720x250 is within noise of one thread; tiny canvases "
+    "(≤ 64×64) also get a ring of up to 1 MiB with the consumer woken every 16 frames (CPU time of "
+    "64x64x5000: 0.12 s before these changes, 0.08 s after).",
     "- to-sprite on 1280x720x250 (three alternating runs each): CPU 12.7 s with gifx's decoder against "
     "13.7 s with giflib's, the decode time saved (about 1 s); wall 36.8 s against 38.1 s (medians, under "
     "load; PNG deflate dominates).",
