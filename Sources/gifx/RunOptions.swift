@@ -17,7 +17,7 @@ struct RunOptions: ParsableArguments {
     var memoryBudget: ByteCount?
     @Option(
         help: ArgumentHelp(
-            "Threads decoding frames (default: the cores, or one for canvases under 256×256; 1: the sequential decoder).",
+            "Threads decoding frames (default: the cores, or one for canvases under 256×256 or sparse data; 1: the sequential decoder).",
             valueName: "n"))
     var threads: Int?
     @Option(
