@@ -91,6 +91,17 @@ DECODE_EXPLAINED = [
     "(4.2×). On this load the second thread of 1280x720x250 is within noise of one thread; tiny canvases "
     "(≤ 64×64) also get a ring of up to 1 MiB with the consumer woken every 16 frames (CPU time of "
     "64x64x5000: 0.12 s before these changes, 0.08 s after).",
+    "- Out of reach: ≥ 2× `--decoder giflib` on every bench GIF. Decode time as `frames --null` reports it "
+    "(process start-up excluded), one thread, medians of 5: 333x187x100 0.040 s against 0.069 s (1.73×), "
+    "64x64x5000 0.083 s against 0.154 s (1.86×; 2.6× the binary before the issue, whose ring handed over "
+    "every frame), sprite-256x192x96 0.006 s against 0.007 s (1.17×), the fid-* GIFs 1-4 ms either way; "
+    "the four large ones reach 2.2-5.5×. 333x187x100 is dithered mandelbrot at 3.9 bits per pixel, about "
+    "3 pixels per code: 64 % of its profile is the LZW loop, whose cost is per code (the table load every "
+    "code depends on, then one store), and giflib's per-code cost is close to it when strings are that "
+    "short. Tried and dropped: the string heads inside 16-byte table entries (one cache line per code "
+    "instead of two arrays): no gain (333x187x100 0.048 s against 0.038 s, 1280x720x250 0.76 s against "
+    "0.71 s, within noise). The better-posed target is ≥ 2× giflib where strings average 4 or more "
+    "pixels (every bench GIF of 480×270 and up), and ≥ 1.7× on dithered content.",
     "- to-sprite on 1280x720x250 (three alternating runs each): CPU 12.7 s with gifx's decoder against "
     "13.7 s with giflib's, the decode time saved (about 1 s); wall 36.8 s against 38.1 s (medians, under "
     "load; PNG deflate dominates).",
