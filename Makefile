@@ -207,5 +207,21 @@ slurm-check:
 	@$(MAKE) --no-print-directory dist
 	bash packaging/slurm-check.sh $(abspath $(DIST_OUT)) $(VERSION) $(abspath $(DIST))/slurm
 
+.PHONY: differential fuzz-differential
+## differential: gifx's own LZW decoder against giflib over the full generated sweep (sizes 1-300, code sizes
+## 0-8, interlace, transparency, every disposal, truncation at every block, damaged data) and every corpus
+## GIF; `make test` runs a sample of the sweep (Tests/FramesTests/DecoderDifferentialTests.swift).
+## Release build with testing enabled, in its own scratch path: the debug decoder is too slow for the
+## full sweep, and `make test`'s .build stays untouched.
+DIFFERENTIAL_BUILD := --scratch-path .build-differential -c release -Xswiftc -enable-testing
+differential: deps
+	$(SWIFT) build --build-tests $(DIFFERENTIAL_BUILD)
+	GIFX_DIFFERENTIAL=full $(SWIFT) test --skip-build $(DIFFERENTIAL_BUILD) --filter DecoderDifferentialTests
+
+## fuzz-differential: libFuzzer + ASan, the new decoder against giflib (Fuzz/differential.sh) for
+## FUZZ_SECONDS (default 60); findings land in .build-fuzz-differential/crashes/.
+fuzz-differential: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Fuzz/differential.sh
+
 clean:
 	rm -rf .build $(DEMO_OUT) $(DIST)

@@ -76,6 +76,8 @@ let package = Package(
         ]),
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
         .testTarget(name: "POSIXFilesTests", dependencies: ["GifxPOSIXFiles", "ChildProcesses"]),
+        // libFuzzer: gifx's LZW decoder against giflib (Fuzz/differential.sh); a plain build is a replayer.
+        .executableTarget(name: "fuzz-differential", dependencies: ["GifxFrames"], path: "Fuzz/FuzzDifferential"),
     ],
     swiftLanguageModes: [.v6]
 )
