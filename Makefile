@@ -50,6 +50,9 @@ demo: build
 ## gifx by path) and runs it: timeline, MP4 + sprite sheet with progress, a cancelled conversion that must
 ## leave nothing behind. It exits 1 if any of that fails.
 library-usage: deps
+	@# SwiftPM keeps a path dependency's file list from its last plan: a pull that adds files to gifx would not
+	@# be compiled into the example (seen twice). A newer manifest makes it plan again (about a second).
+	@touch Examples/library-usage/Package.swift
 	$(SWIFT) build --package-path Examples/library-usage
 	@out=$$(mktemp -d); Examples/library-usage/.build/debug/library-usage Examples/bouncing-ball.gif $$out; \
 		status=$$?; rm -rf $$out; exit $$status
