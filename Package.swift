@@ -64,7 +64,9 @@ let package = Package(
         .target(name: "GifFixtures", dependencies: ["CGif", "CPng"], path: "Tests/GifFixtures"),
         // libFuzzer entry over GifxFrames and GifxTimeline (Fuzz/run.sh builds it with -sanitize=fuzzer,address);
         // a plain build makes it a replayer of saved inputs, so every build checks it still compiles.
-        .executableTarget(name: "fuzz-decoder", dependencies: ["GifxFrames", "GifxTimeline"], path: "Fuzz/FuzzDecoder"),
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .executableTarget(
+            name: "fuzz-decoder", dependencies: ["FuzzSupport", "GifxFrames", "GifxTimeline"], path: "Fuzz/FuzzDecoder"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
@@ -77,7 +79,7 @@ let package = Package(
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
         .testTarget(name: "POSIXFilesTests", dependencies: ["GifxPOSIXFiles", "ChildProcesses"]),
         // libFuzzer: gifx's LZW decoder against giflib (Fuzz/differential.sh); a plain build is a replayer.
-        .executableTarget(name: "fuzz-differential", dependencies: ["GifxFrames"], path: "Fuzz/FuzzDifferential"),
+        .executableTarget(name: "fuzz-differential", dependencies: ["FuzzSupport", "GifxFrames"], path: "Fuzz/FuzzDifferential"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,6 +6,7 @@
 //
 // Frames reads files by path (a 64 KiB buffered descriptor, exactly as the CLI does), so every input
 // is written to one scratch file first and decoded from there.
+import FuzzSupport
 import GifxFrames
 import GifxTimeline
 
@@ -14,26 +15,12 @@ import Glibc
 #endif
 
 /// One scratch file per fuzzing process, rewritten for every input.
-nonisolated(unsafe) private var scratchPath: String = {
-    let folder = getenv("GIFX_FUZZ_SCRATCH").map { String(cString: $0) } ?? "/tmp"
-    return "\(folder)/gifx-fuzz-\(getpid()).gif"
-}()
+private let scratch = FuzzScratch(name: "gifx-fuzz")
+private var scratchPath: String { scratch.path }
 
 /// Canvases are capped at 8 MiB so each input decodes in milliseconds; the limit check itself is still
 /// exercised (anything larger is refused exactly as the 1 GiB default refuses larger files).
 private let limits = DecodeLimits(maxDimension: 16384, maxCanvasBytes: 8 << 20)
-
-private func writeScratch(_ data: UnsafePointer<UInt8>, _ size: Int) {
-    let fd = open(scratchPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { fatalError("cannot write \(scratchPath): \(String(cString: strerror(errno)))") }
-    var done = 0
-    while done < size {
-        let n = write(fd, data + done, size - done)
-        guard n > 0 else { fatalError("short write to \(scratchPath)") }
-        done += n
-    }
-    close(fd)
-}
 
 /// Decodes every frame like `gifx to-mp4`/`to-sprite` do (minus the encoders); returns normally on any
 /// classified error. A crash, a sanitizer report, a leak or a timeout is a finding.
@@ -67,7 +54,7 @@ private func decodeAll(strict: Bool) {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    writeScratch(data, size)
+    scratch.write(data, size)
     decodeAll(strict: false)
     // The strict pass costs little more and covers the paths that turn damage into errors.
     if size % 2 == 0 { decodeAll(strict: true) }

@@ -3,29 +3,16 @@
 // different warnings is a finding (a trap, so libFuzzer saves the input), as is any crash, sanitizer report,
 // leak or hang. Built by Fuzz/differential.sh with `-sanitize=fuzzer,address`; a plain `swift build` makes
 // it a replayer of saved inputs (Replay.swift).
+import FuzzSupport
 import GifxFrames
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One scratch file per fuzzing process, rewritten for every input (the decoders read files by path).
-nonisolated(unsafe) private var scratchPath: String = {
-    let folder = getenv("GIFX_FUZZ_SCRATCH").map { String(cString: $0) } ?? "/tmp"
-    return "\(folder)/gifx-fuzz-differential-\(getpid()).gif"
-}()
-
-private func writeScratch(_ data: UnsafePointer<UInt8>, _ size: Int) {
-    let fd = open(scratchPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { fatalError("cannot write \(scratchPath): \(String(cString: strerror(errno)))") }
-    var done = 0
-    while done < size {
-        let n = write(fd, data + done, size - done)
-        guard n > 0 else { fatalError("short write to \(scratchPath)") }
-        done += n
-    }
-    close(fd)
-}
+/// One scratch file per fuzzing process, rewritten for every input.
+private let scratch = FuzzScratch(name: "gifx-fuzz-differential")
+private var scratchPath: String { scratch.path }
 
 /// What one decoder made of the file: a digest of every canvas in order, how it ended, its warnings.
 private struct Outcome: Equatable {
@@ -80,7 +67,7 @@ private func compare(strict: Bool) {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDifferentialOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    writeScratch(data, size)
+    scratch.write(data, size)
     compare(strict: false)
     compare(strict: true)
     return 0

@@ -53,7 +53,7 @@ enum DifferentialSweep {
     static let sampleSizes = [1, 2, 3, 7, 8, 9, 16, 17, 63, 64, 65, 127, 200, 255, 256, 257, 300]
 
     static func gif(size: Int) -> FixtureGIF {
-        var random = SplitMix(seed: UInt64(size) &* 0x9E37_79B9)
+        var random = SplitMix64(seed: UInt64(size) &* 0x9E37_79B9)
         let codeSize = 2 + size % 7  // 2...8
         let colours = 1 << codeSize
         let palette: [RGB] = (0..<colours).map { (index: Int) -> RGB in
@@ -152,7 +152,7 @@ enum DifferentialSweep {
     /// Copies of `data` with bytes inside the image data changed (bit flips, codes beyond the table,
     /// early end codes), deterministic per `seed`.
     static func damaged(_ data: Data, seed: UInt64, count: Int) -> [Data] {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let headerEnd = Swift.min(data.count, 800)
         return (0..<count).map { _ in
             var copy = data
@@ -161,18 +161,5 @@ enum DifferentialSweep {
             copy[at] ^= UInt8(truncatingIfNeeded: random.next() | 1)
             return copy
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so every sweep file is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
