@@ -39,4 +39,9 @@ const char *gifx_png_writer_error(const gifx_png_writer *writer);
 int gifx_png_writer_errno(const gifx_png_writer *writer);
 void gifx_png_writer_destroy(gifx_png_writer *writer);
 
+/* Reads the PNG at `path` as 8-bit RGBA (any colour type), width*height*4 bytes in *pixels, freed with
+ * gifx_png_free. Status as above; the reason in `error`. */
+int gifx_png_read_rgba(const char *path, uint32_t *width, uint32_t *height, uint8_t **pixels, char error[256]);
+void gifx_png_free(uint8_t *pixels);
+
 #endif

@@ -1,0 +1,200 @@
+import Foundation
+import GifxFrames
+import GifxTimeline
+
+/// Sprite sheets and posters: outputs without presentation times.
+extension Verifier {
+    /// A sheet: every JSON frame cut from its page (placed at its offset in its untrimmed frame) against the GIF
+    /// frame of the same position, exactly when the frame keeps the canvas size (else PSNR, as scaled); each
+    /// frame's duration against its delay. A frame whose cut shows another GIF frame is named with that frame
+    /// (swapped rects). One page is held at a time, and one digest per GIF frame to name those.
+    func verifySheet(_ path: String) throws -> OutputVerification {
+        let (format, cuts) = try SheetDescription.read(path: path)
+        let canvas = timeline.canvas
+        let sourceSize = cuts.first.map { CanvasSize(width: $0.sourceW, height: $0.sourceH) } ?? canvas
+        let exact = sourceSize == canvas
+        var report = OutputVerification(
+            path: path, kind: "sheet", codec: "png (\(format))", width: sourceSize.width, height: sourceSize.height,
+            exact: exact)
+        var pageNames: [String] = []
+        for cut in cuts where !pageNames.contains(cut.page) { pageNames.append(cut.page) }
+        report.pages = pageNames
+        let bound = exact ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "png")
+        report.minPSNR = bound
+        let maker = try ReferenceMaker(canvas: canvas, output: sourceSize, keepAlpha: true, background: settings.background)
+        var reference = [UInt8](repeating: 0, count: maker.bytes)
+        var cutPixels = [UInt8](repeating: 0, count: sourceSize.width * sourceSize.height * 4)
+        var page: (name: String, image: PNGImage)?
+        var referenceDigests: [Int: [Int]] = [:]
+        var wrong: [(frame: Int, digest: Int)] = []
+        var squaredError = 0.0, samples = 0
+        var worstTiming = 0.0, timingSum = 0.0
+        let stream = try FrameStream(
+            path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
+        defer { stream.close() }
+        var index = 0
+        while try stream.nextCanvas({ (canvas: Canvas) -> Void in
+            reference.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
+        }) != nil {
+            defer { index += 1 }
+            referenceDigests[Self.digest(reference), default: []].append(index)
+            guard index < cuts.count else { continue }
+            let cut = cuts[index]
+            if page?.name != cut.page { page = (cut.page, try PNGImage(path: cut.page)) }
+            guard let image = page?.image, cut.x >= 0, cut.y >= 0, cut.x + cut.w <= image.width,
+                  cut.y + cut.h <= image.height, cut.offsetX + cut.w <= sourceSize.width,
+                  cut.offsetY + cut.h <= sourceSize.height, cut.sourceW == sourceSize.width,
+                  cut.sourceH == sourceSize.height
+            else {
+                report.failures.append("frame \(index): its rect lies outside its page or frame")
+                continue
+            }
+            cutPixels.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            for row in 0..<cut.h {
+                let from = image.pixels + ((cut.y + row) * image.width + cut.x) * 4
+                cutPixels.withUnsafeMutableBufferPointer {
+                    ($0.baseAddress! + ((cut.offsetY + row) * sourceSize.width + cut.offsetX) * 4).update(from: from, count: cut.w * 4)
+                }
+            }
+            let result = cutPixels.withUnsafeBufferPointer { a in
+                reference.withUnsafeBufferPointer { b in
+                    PixelComparison.compare(
+                        a.baseAddress!, aStride: sourceSize.width, b.baseAddress!, bStride: sourceSize.width,
+                        width: sourceSize.width, height: sourceSize.height)
+                }
+            }
+            squaredError += result.squaredError
+            samples += result.samples
+            if let psnr = result.psnr, report.worstPSNR == nil || psnr < report.worstPSNR! {
+                report.worstPSNR = psnr
+                report.worstPSNRFrame = index
+                report.worstPSNRGifFrame = index
+            }
+            if !result.passes(minPSNR: bound) {
+                report.mismatchedFrames += 1
+                wrong.append((index, Self.digest(cutPixels)))
+            }
+            let error = cut.durationMs - Double(timeline.frames[index].delay) * 10
+            timingSum += abs(error)
+            if abs(error) > abs(worstTiming) || report.worstTimingFrame == nil {
+                worstTiming = error
+                report.worstTimingFrame = index
+            }
+        }
+        report.outputFrames = cuts.count
+        report.scheduledFrames = timeline.frames.count
+        report.worstTimingErrorMs = worstTiming
+        report.meanTimingErrorMs = cuts.isEmpty ? 0 : timingSum / Double(min(cuts.count, timeline.frames.count))
+        if squaredError > 0 { report.meanPSNR = 10 * log10(255.0 * 255.0 / (squaredError / Double(max(1, samples)))) }
+        let tolerance = settings.maxTimingErrorMs ?? VerifyDefaults.exactTimingMs
+        report.timingToleranceMs = tolerance
+        report.timingMode = settings.maxTimingErrorMs == nil ? "exact (durations)" : "requested"
+        if cuts.count < timeline.frames.count {
+            report.missingFrames = timeline.frames.count - cuts.count
+            report.missingIndices = Array(cuts.count..<min(timeline.frames.count, cuts.count + 10))
+            report.failures.append("\(report.missingFrames) GIF frames missing (first: \(report.missingIndices.map(String.init).joined(separator: ", ")))")
+        }
+        if cuts.count > timeline.frames.count {
+            report.extraFrames = cuts.count - timeline.frames.count
+            report.failures.append("\(report.extraFrames) extra frames past the end of the schedule")
+        }
+        if let frame = report.worstTimingFrame, abs(worstTiming) > tolerance {
+            report.failures.append(String(
+                format: "timing: frame %d lasts %.1f ms %@ than its delay (tolerance %.1f ms)", frame, abs(worstTiming),
+                worstTiming > 0 ? "longer" : "shorter", tolerance))
+        }
+        if !wrong.isEmpty {
+            let swapped = wrong.compactMap { item in
+                referenceDigests[item.digest]?.first { $0 != item.frame }.map { [item.frame, $0] }
+            }
+            if !swapped.isEmpty {
+                report.swappedRects = swapped
+                report.failures.append("rects: " + swapped.map { "frame \($0[0]) shows GIF frame \($0[1])" }.joined(separator: ", "))
+            }
+            let others = wrong.count - swapped.count
+            if others > 0 || swapped.isEmpty {
+                report.failures.append(bound.map {
+                    String(format: "pixels: %d frames below %.1f dB, worst %.2f dB at frame %d", wrong.count, $0,
+                           report.worstPSNR ?? 0, report.worstPSNRFrame ?? wrong[0].frame)
+                } ?? "pixels: \(wrong.count) frames differ from the GIF (first: frame \(wrong[0].frame))")
+            }
+        }
+        return report
+    }
+
+    /// A poster: which GIF frame it shows (the expected one under `--verify`, else the best match of all),
+    /// exactly for PNG, within the JPEG bound for JPEG.
+    func verifyPoster(_ path: String, expected: Expectation) throws -> OutputVerification {
+        let isPNG = Self.kind(of: path) == .pngPoster
+        var image: (pixels: UnsafePointer<UInt8>, width: Int, height: Int)
+        let png = isPNG ? try PNGImage(path: path) : nil
+        let jpeg = isPNG ? nil : try AVFrameReader(path: path, threads: run.threads)
+        var report: OutputVerification
+        if let png {
+            image = (UnsafePointer(png.pixels), png.width, png.height)
+            report = OutputVerification(path: path, kind: "poster", codec: "png", width: png.width, height: png.height, exact: true)
+        } else {
+            let reader = jpeg!
+            guard try reader.next() != nil else { throw VerifyReadError("no image in the JPEG") }
+            report = OutputVerification(
+                path: path, kind: "poster", codec: reader.codecName, width: reader.width, height: reader.height, exact: false)
+            report.pixelFormat = reader.tags.pixelFormat
+            report.colorSpace = reader.tags.colorSpace
+            report.colorRange = reader.tags.colorRange
+            image = (reader.rgba.withUnsafeBufferPointer { $0.baseAddress! }, reader.width, reader.height)
+        }
+        let bound = isPNG ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "mjpeg")
+        report.minPSNR = bound
+        report.outputFrames = 1
+        report.scheduledFrames = 1
+        let maker = try ReferenceMaker(
+            canvas: timeline.canvas, output: CanvasSize(width: image.width, height: image.height), keepAlpha: isPNG,
+            background: settings.background)
+        var reference = [UInt8](repeating: 0, count: maker.bytes)
+        var best: (frame: Int, result: PixelComparison)?
+        let stream = try FrameStream(
+            path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
+        defer { stream.close() }
+        var index = 0
+        while try stream.nextCanvas({ (canvas: Canvas) -> Void in
+            if expected.posterFrame == nil || expected.posterFrame == index {
+                reference.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
+                let result = reference.withUnsafeBufferPointer {
+                    PixelComparison.compare(
+                        image.pixels, aStride: image.width, $0.baseAddress!, bStride: maker.width, width: maker.width,
+                        height: maker.height)
+                }
+                if best == nil || result.squaredError < best!.result.squaredError { best = (index, result) }
+            }
+        }) != nil {
+            index += 1
+            if let frame = expected.posterFrame, index > frame { break }
+        }
+        withExtendedLifetime(jpeg) { _ = $0 }
+        guard let best else {
+            report.failures.append("the GIF has no frame \(expected.posterFrame ?? 0)")
+            return report
+        }
+        report.worstPSNR = best.result.psnr
+        report.meanPSNR = best.result.psnr
+        report.worstPSNRFrame = 0
+        report.worstPSNRGifFrame = best.frame
+        if !best.result.passes(minPSNR: bound) {
+            report.mismatchedFrames = 1
+            report.failures.append(bound.map {
+                String(format: "pixels: %.2f dB against GIF frame %d, below %.1f dB", best.result.psnr ?? 0, best.frame, $0)
+            } ?? "pixels: \(best.result.differingPixels) pixels differ from GIF frame \(best.frame), the closest")
+        }
+        return report
+    }
+
+    /// A digest of an RGBA image with fully transparent pixels counted as one value (their colour is not shown).
+    static func digest(_ pixels: [UInt8]) -> Int {
+        var hasher = Hasher()
+        pixels.withUnsafeBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            for word in words { hasher.combine(UInt32(littleEndian: word) >> 24 == 0 ? 0 : word) }
+        }
+        return hasher.finalize()
+    }
+}
