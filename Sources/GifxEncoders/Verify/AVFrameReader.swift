@@ -14,6 +14,7 @@ final class AVFrameReader {
     private var scaler: OpaquePointer?
     private var scalerKey: (Int32, Int32, Int32)?
     private let streamIndex: Int32
+    private let stream: AVStream
     private let timeBase: AVRational
     private var draining = false
     private var firstPts: Int64?
@@ -46,6 +47,7 @@ final class AVFrameReader {
             throw LibavError("the output has no video stream", failure: .verificationFailed)
         }
         streamIndex = index
+        self.stream = stream.pointee
         timeBase = stream.pointee.time_base
         let parameters = stream.pointee.codecpar!
         codecName = String(cString: gifx_avcodec_get_name(parameters.pointee.codec_id))
@@ -150,6 +152,13 @@ final class AVFrameReader {
             gifx_sws_scale_to_packed(scaler, frame, $0.baseAddress, w * 4)
         }
         if status < 0 { throw LibavError("converting the output's frame to RGB", code: status) }
+    }
+
+    /// The first frame's presentation time in ms from the stream's zero (times are reported from it).
+    var startOffsetMs: Double {
+        guard let firstPts else { return 0 }
+        let start = stream.start_time == gifx_av_nopts_value() ? 0 : stream.start_time
+        return Double(firstPts - start) * Double(timeBase.num) / Double(timeBase.den) * 1000
     }
 
     var frameWidth: Int { Int(scalerKey?.0 ?? Int32(width)) }

@@ -44,6 +44,7 @@ final class TimedMatcher {
     private var shortestMs = Double.infinity
     private var longestMs = 0.0
     private var previousDurationMs: Double?
+    private var previousStartMs: Double?
 
     // Statistics.
     private var timingCount = 0
@@ -86,12 +87,15 @@ final class TimedMatcher {
     func add(_ frame: ShownFrame) throws {
         let index = outputFrames
         outputFrames += 1
-        let duration = frame.endMs - frame.startMs
-        if let previousDurationMs {  // the last frame's duration is often a guess: counted once a next one exists
-            shortestMs = min(shortestMs, previousDurationMs)
-            longestMs = max(longestMs, previousDurationMs)
+        // A frame lasts until the next one starts (containers' own per-sample durations are not always what a
+        // player shows); the last frame's end comes from the container (`finish`) or its own duration.
+        if let previousStartMs {
+            let duration = frame.startMs - previousStartMs
+            shortestMs = min(shortestMs, duration)
+            longestMs = max(longestMs, duration)
         }
-        previousDurationMs = duration
+        previousStartMs = frame.startMs
+        previousDurationMs = frame.endMs - frame.startMs
         lastEndMs = max(lastEndMs, frame.endMs)
         let at = frame.startMs
         if at >= Double(plays) * playMs - 0.5 {
@@ -202,7 +206,12 @@ final class TimedMatcher {
     }
 
     /// Closes the statistics into `report` and adds a failure line for every check outside the tolerances.
-    func finish(into report: inout OutputVerification, settings: VerifySettings, knownTolerance: (Double, String)? = nil) {
+    /// `endMs`: where the container says the last frame ends, when it says so.
+    func finish(
+        into report: inout OutputVerification, settings: VerifySettings, knownTolerance: (Double, String)? = nil,
+        endMs: Double? = nil
+    ) {
+        if let endMs, let previousStartMs, endMs > previousStartMs { lastEndMs = endMs }
         for entry in ring { finalize(entry) }
         ring.removeAll()
         // GIF frames never loaded: the output ended before them.

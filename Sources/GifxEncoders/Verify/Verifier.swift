@@ -109,7 +109,9 @@ public final class Verifier {
                     pixels: $0.baseAddress!, stride: reader.frameWidth, startMs: start, endMs: start + duration))
             }
         }
-        matcher.finish(into: &report, settings: settings, knownTolerance: known(expected))
+        matcher.finish(
+            into: &report, settings: settings, knownTolerance: known(expected),
+            endMs: reader.durationMs.map { $0 - reader.startOffsetMs })
         return report
     }
 
