@@ -41,6 +41,7 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
 
     func validate() throws {
         if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
@@ -94,11 +95,13 @@ struct ConvertCommand: ParsableCommand {
         try reportingErrors(input: input) {
             for target in allTargets { try ensureOutput(target, isNot: input) }
             let source = try InputSource(input)
-            let conversion = try Conversion(inputPath: source.path, settings: common.settings(policy: policy))
+            let conversion = try Conversion(inputPath: source.path, settings: verification.applied(to: common.settings(policy: policy)))
             let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
-                report = try withExtendedLifetime(source) { try conversion.run(requests, progress: progress.update) }
+                report = try printingVerificationReport {
+                    try withExtendedLifetime(source) { try conversion.run(requests, progress: progress.update) }
+                }
                 progress.finish()
             } catch {
                 progress.finish()

@@ -31,6 +31,7 @@ struct ToMP4Command: ParsableCommand {
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var size: SizeOptions
     @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
@@ -51,11 +52,13 @@ struct ToMP4Command: ParsableCommand {
             try ensureOutput(target, isNot: input)
             let source = try InputSource(input)
             let options = video.mp4Options(size: size.request)
-            let conversion = try Conversion(inputPath: source.path, settings: common.settings(policy: policy))
+            let conversion = try Conversion(inputPath: source.path, settings: verification.applied(to: common.settings(policy: policy)))
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
-                report = try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                report = try printingVerificationReport {
+                    try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                }
                 progress.finish()
             } catch {
                 progress.finish()

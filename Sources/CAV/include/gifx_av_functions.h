@@ -31,6 +31,8 @@
     X(LIB_AVCODEC, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))                          \
     X(LIB_AVCODEC, const AVCodec *, avcodec_find_decoder_by_name, (const char *name), (name))                 \
     X(LIB_AVCODEC, const char *, avcodec_get_name, (enum AVCodecID id), (id))                                 \
+    X(LIB_AVCODEC, AVCodecParameters *, avcodec_parameters_alloc, (void), ())                                 \
+    XV(LIB_AVCODEC, avcodec_parameters_free, (AVCodecParameters **par), (par))                                \
     X(LIB_AVCODEC, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par), \
       (codec, par))                                                                                           \
     X(LIB_AVCODEC, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *avpkt), (avctx, avpkt))  \

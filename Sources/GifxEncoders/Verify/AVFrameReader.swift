@@ -11,15 +11,12 @@ final class AVFrameReader {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
-    private var scaler: OpaquePointer?
-    private var scalerKey: (Int32, Int32, Int32)?
+    private let converter = RGBAFrameConverter()
     private let streamIndex: Int32
     private let stream: AVStream
     private let timeBase: AVRational
     private var draining = false
     private var firstPts: Int64?
-    /// The converted frame.
-    private(set) var rgba: [UInt8] = []
     let width: Int
     let height: Int
     /// The stream's duration in ms (container), when known.
@@ -95,7 +92,6 @@ final class AVFrameReader {
     let tags: Tags
 
     deinit {
-        if let scaler { gifx_sws_freeContext(scaler) }
         if frame != nil { gifx_av_frame_free(&frame) }
         if packet != nil { gifx_av_packet_free(&packet) }
         if codec != nil { gifx_avcodec_free_context(&codec) }
@@ -136,24 +132,6 @@ final class AVFrameReader {
         }
     }
 
-    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-        let w = frame.pointee.width, h = frame.pointee.height, f = frame.pointee.format
-        if scalerKey.map({ $0 != (w, h, f) }) ?? true {
-            if let scaler { gifx_sws_freeContext(scaler) }
-            scaler = gifx_sws_getContext(
-                w, h, AVPixelFormat(f), w, h, AV_PIX_FMT_RGBA,
-                Int32(SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND), nil, nil, nil)
-            guard let scaler else { throw LibavError("cannot convert the output's frames to RGB") }
-            _ = gifx_sws_to_rgb(scaler, Int32(frame.pointee.colorspace.rawValue), gifx_frame_full_range(frame))
-            scalerKey = (w, h, f)
-            rgba = [UInt8](repeating: 0, count: Int(w) * Int(h) * 4)
-        }
-        let status = rgba.withUnsafeMutableBufferPointer {
-            gifx_sws_scale_to_packed(scaler, frame, $0.baseAddress, w * 4)
-        }
-        if status < 0 { throw LibavError("converting the output's frame to RGB", code: status) }
-    }
-
     /// The first frame's presentation time in ms from the stream's zero (times are reported from it).
     var startOffsetMs: Double {
         guard let firstPts else { return 0 }
@@ -161,7 +139,47 @@ final class AVFrameReader {
         return Double(firstPts - start) * Double(timeBase.num) / Double(timeBase.den) * 1000
     }
 
-    var frameWidth: Int { Int(scalerKey?.0 ?? Int32(width)) }
+    /// Row stride of `rgba` in pixels.
+    var frameWidth: Int { converter.width == 0 ? width : converter.stridePixels }
+    var rgba: [UInt8] { converter.rgba }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws { try converter.convert(frame) }
+}
+
+/// Converts decoded frames to packed RGBA as a player shows them: the frame's own matrix and range in (BT.601 when
+/// untagged, libswscale's assumption), full-range RGB out, chroma interpolated at full resolution.
+final class RGBAFrameConverter {
+    private var scaler: OpaquePointer?
+    private var key: (Int32, Int32, Int32)?
+    private(set) var rgba: [UInt8] = []
+    private(set) var width = 0
+    private var strideBytes = 0
+    /// Row stride of `rgba` in pixels.
+    var stridePixels: Int { strideBytes / 4 }
+
+    deinit { if let scaler { gifx_sws_freeContext(scaler) } }
+
+    func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        let w = frame.pointee.width, h = frame.pointee.height, f = frame.pointee.format
+        if key.map({ $0 != (w, h, f) }) ?? true {
+            if let scaler { gifx_sws_freeContext(scaler) }
+            scaler = gifx_sws_getContext(
+                w, h, AVPixelFormat(f), w, h, AV_PIX_FMT_RGBA,
+                Int32(SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND), nil, nil, nil)
+            guard let scaler else { throw LibavError("cannot convert the output's frames to RGB") }
+            _ = gifx_sws_to_rgb(scaler, Int32(frame.pointee.colorspace.rawValue), gifx_frame_full_range(frame))
+            key = (w, h, f)
+            // Rows 64-byte aligned and a spare row: libswscale's vector code writes whole vectors.
+            strideBytes = (Int(w) * 4 + 63) & ~63
+            width = Int(w)
+            rgba = [UInt8](repeating: 0, count: strideBytes * (Int(h) + 1))
+        }
+        let scaler = self.scaler
+        let status = rgba.withUnsafeMutableBufferPointer {
+            gifx_sws_scale_to_packed(scaler, frame, $0.baseAddress, Int32(strideBytes))
+        }
+        if status < 0 { throw LibavError("converting the output's frame to RGB", code: status) }
+    }
 }
 
 private func name(_ text: UnsafePointer<CChar>?) -> String? { text.map { String(cString: $0) } }

@@ -8,15 +8,21 @@ struct PixelComparison {
     var samples: Int
     var differingPixels: Int
 
+    /// The outcome of a digest comparison: identical, or every pixel counted as differing (no PSNR then:
+    /// the squared error is unknown, reported as NaN).
+    static func same(_ same: Bool, pixels: Int) -> PixelComparison {
+        PixelComparison(squaredError: same ? 0 : .nan, samples: pixels * 4, differingPixels: same ? 0 : pixels)
+    }
+
     /// PSNR in dB; `nil` when identical (infinite).
     var psnr: Double? {
-        guard squaredError > 0, samples > 0 else { return nil }
+        guard squaredError > 0, samples > 0, !squaredError.isNaN else { return nil }
         return 10 * log10(255.0 * 255.0 / (squaredError / Double(samples)))
     }
 
     /// Passes `bound` (dB), or, exact, differs nowhere.
     func passes(minPSNR bound: Double?) -> Bool {
-        guard let bound else { return differingPixels == 0 }
+        guard let bound, !squaredError.isNaN else { return differingPixels == 0 }
         return (psnr ?? .infinity) >= bound
     }
 

@@ -16,7 +16,11 @@ final class ReferenceMaker {
     private let scaler: OpaquePointer?
     private var composited: [UInt8]
 
-    init(canvas: CanvasSize, output: CanvasSize, keepAlpha: Bool, background: RGBColor) throws {
+    /// Scales with the sprite sheet's own `RGBAScaler` (premultiplied, bit-exact), for a sheet's cells.
+    private let sheetScaler: RGBAScaler?
+
+    /// `sheet`: a sprite sheet's cells, scaled as to-sprite scales them (so gifx's scaled sheets compare exactly).
+    init(canvas: CanvasSize, output: CanvasSize, keepAlpha: Bool, background: RGBColor, sheet: Bool = false) throws {
         self.canvas = canvas
         keepsAlpha = keepAlpha
         self.background = UInt32(background.red) | UInt32(background.green) << 8 | UInt32(background.blue) << 16
@@ -26,7 +30,8 @@ final class ReferenceMaker {
         width = scaling ? output.width : canvas.width
         height = scaling ? output.height : canvas.height
         composited = [UInt8](repeating: 0, count: scaling ? canvas.width * canvas.height * 4 : 0)
-        if scaling {
+        sheetScaler = sheet && scaling ? try RGBAScaler(from: canvas, to: output) : nil
+        if scaling && !sheet {
             try Libav.require(GIFX_AV_SCALER)
             let shrinking = output.width * output.height < canvas.width * canvas.height
             guard let context = gifx_sws_getContext(
@@ -42,12 +47,17 @@ final class ReferenceMaker {
     deinit { if let scaler { gifx_sws_freeContext(scaler) } }
 
     var bytes: Int { width * height * 4 }
+    /// What a reference buffer is allocated with: libswscale's vector code may write a little past the last
+    /// pixel of a packed image.
+    var allocationBytes: Int { bytes + 64 }
 
     /// Writes the reference of `canvas` into `destination` (`bytes` long).
     func make(_ canvas: Canvas, into destination: UnsafeMutablePointer<UInt8>) {
         guard let source = canvas.pixels.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
         let count = canvas.width * canvas.height
-        if let scaler {
+        if let sheetScaler {
+            sheetScaler.scale(canvas.pixels, into: UnsafeMutableRawPointer(destination), stride: width * 4)
+        } else if let scaler {
             composited.withUnsafeMutableBytes { buffer in
                 let target = buffer.baseAddress!.assumingMemoryBound(to: UInt32.self)
                 composite(source, into: target, count: count)

@@ -14,14 +14,21 @@ struct SheetCut: Equatable {
 /// `.tres`) by the format's own fields, whichever tool wrote it; the format is recognised from the content.
 /// Frames are in animation order: the array order, or, for keyed formats, the frame names' order.
 enum SheetDescription {
-    static func read(path: String) throws -> (format: String, cuts: [SheetCut]) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        func page(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    /// `target`: the path the description will have (its pages are named relative to it); `pageMap` maps a
+    /// page's final path (standardized) to the temporary it is read from (`--verify`, before the commit).
+    static func read(path: String, target: String? = nil, pageMap: [String: String] = [:]) throws
+        -> (format: String, cuts: [SheetCut])
+    {
+        let folder = URL(fileURLWithPath: target ?? path).deletingLastPathComponent()
+        func page(_ name: String) -> String {
+            let final = folder.appendingPathComponent(name).standardized.path
+            return pageMap[final] ?? final
+        }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw VerifyReadError("cannot read: \(error.localizedDescription)")
         }
-        if path.hasSuffix(".tres") {
+        if (target ?? path).hasSuffix(".tres") {
             return ("godot", try godot(String(decoding: data, as: UTF8.self), page: page))
         }
         func object(_ data: Data) throws -> [String: Any] {

@@ -16,6 +16,15 @@ public final class Verifier {
     let metadata: GifMetadata
     let timeline: Timeline
 
+    /// The verifier of a conversion's own outputs (`--verify`): the metadata and schedule it already has.
+    init(context: ConversionContext, settings: VerifySettings) {
+        inputPath = context.inputPath
+        run = context.settings
+        self.settings = settings
+        metadata = context.metadata
+        timeline = context.timeline
+    }
+
     public init(inputPath: String, run: RunSettings = RunSettings(), settings: VerifySettings = VerifySettings()) throws {
         if let problem = run.problem { throw problem }
         self.inputPath = inputPath
@@ -101,7 +110,7 @@ public final class Verifier {
             canvas: timeline.canvas, output: CanvasSize(width: reader.width, height: reader.height),
             keepAlpha: reader.hasAlpha, background: settings.background)
         let matcher = TimedMatcher(
-            timeline: timeline, feed: canvasFeed ?? feed(), maker: maker, plays: plays,
+            timeline: timeline, source: CanvasReferenceSource(feed: canvasFeed ?? feed(), maker: maker), plays: plays,
             bound: settings.minPSNR ?? VerifyDefaults.minPSNR(codec: reader.codecName), memoryBudget: run.memoryBudget)
         while let (start, duration) = try reader.next() {
             try reader.rgba.withUnsafeBufferPointer {
@@ -119,19 +128,25 @@ public final class Verifier {
         expected.timingToleranceMs.map { ($0, expected.timingMode ?? "plan") }
     }
 
-    private func verifyWebP(_ path: String) throws -> OutputVerification {
+    /// `source`/`target` serve `--verify` (digests of the conversion's canvases; the temporary read, the target
+    /// named). A lossy WebP's pixels cannot be checked against digests: under `--verify` only its frames,
+    /// timing and loop count are.
+    func verifyWebP(_ path: String, source given: ReferenceSource? = nil, target: String? = nil) throws -> OutputVerification {
         let reader = try WebPFrameReader(path: path, threads: run.threads)
         var report = OutputVerification(
-            path: path, kind: "webp", codec: reader.lossless ? "webp (lossless)" : "webp (lossy)", width: reader.width,
+            path: target ?? path, kind: "webp", codec: reader.lossless ? "webp (lossless)" : "webp (lossy)", width: reader.width,
             height: reader.height, exact: reader.lossless)
         report.loopCount = reader.loopCount
         report.expectedLoopCount = timeline.loop.plays ?? 0
         let maker = try ReferenceMaker(
             canvas: timeline.canvas, output: CanvasSize(width: reader.width, height: reader.height), keepAlpha: true,
             background: settings.background)
+        let pixelsChecked = given == nil || reader.lossless
         let matcher = TimedMatcher(
-            timeline: timeline, feed: feed(), maker: maker, plays: 1,
-            bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "webp"),
+            timeline: timeline,
+            source: pixelsChecked ? given ?? CanvasReferenceSource(feed: feed(), maker: maker)
+                : UncheckedReferenceSource(width: maker.width, height: maker.height),
+            plays: 1, bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "webp"),
             memoryBudget: run.memoryBudget)
         while let (start, duration) = try reader.next(), let pixels = reader.pixels {
             try matcher.add(ShownFrame(pixels: pixels, stride: reader.width, startMs: start, endMs: start + duration))

@@ -8,36 +8,43 @@ extension Verifier {
     /// frame of the same position, exactly when the frame keeps the canvas size (else PSNR, as scaled); each
     /// frame's duration against its delay. A frame whose cut shows another GIF frame is named with that frame
     /// (swapped rects). One page is held at a time, and one digest per GIF frame to name those.
-    func verifySheet(_ path: String) throws -> OutputVerification {
-        let (format, cuts) = try SheetDescription.read(path: path)
+    /// `target` and `pageMap` serve `--verify`: the description is read from its temporary `path` but names its
+    /// pages relative to `target`, and each page is read from its temporary; `source` gives the references
+    /// (digests there), else the GIF is decoded.
+    func verifySheet(
+        _ path: String, target: String? = nil, pageMap: [String: String] = [:], source given: ReferenceSource? = nil
+    ) throws -> OutputVerification {
+        let (format, cuts) = try SheetDescription.read(path: path, target: target, pageMap: pageMap)
         let canvas = timeline.canvas
         let sourceSize = cuts.first.map { CanvasSize(width: $0.sourceW, height: $0.sourceH) } ?? canvas
         let exact = sourceSize == canvas
         var report = OutputVerification(
-            path: path, kind: "sheet", codec: "png (\(format))", width: sourceSize.width, height: sourceSize.height,
+            path: target ?? path, kind: "sheet", codec: "png (\(format))", width: sourceSize.width, height: sourceSize.height,
             exact: exact)
         var pageNames: [String] = []
         for cut in cuts where !pageNames.contains(cut.page) { pageNames.append(cut.page) }
         report.pages = pageNames
         let bound = exact ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "png")
         report.minPSNR = bound
-        let maker = try ReferenceMaker(canvas: canvas, output: sourceSize, keepAlpha: true, background: settings.background)
-        var reference = [UInt8](repeating: 0, count: maker.bytes)
+        let source = try given ?? CanvasReferenceSource(
+            feed: StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run),
+            maker: ReferenceMaker(canvas: canvas, output: sourceSize, keepAlpha: true, background: settings.background, sheet: true))
         var cutPixels = [UInt8](repeating: 0, count: sourceSize.width * sourceSize.height * 4)
         var page: (name: String, image: PNGImage)?
         var referenceDigests: [Int: [Int]] = [:]
         var wrong: [(frame: Int, digest: Int)] = []
         var squaredError = 0.0, samples = 0
         var worstTiming = 0.0, timingSum = 0.0
-        let stream = try FrameStream(
-            path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
-        defer { stream.close() }
         var index = 0
-        while try stream.nextCanvas({ (canvas: Canvas) -> Void in
-            reference.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
-        }) != nil {
+        while index < timeline.frames.count, let reference = try source.next() {
             defer { index += 1 }
-            referenceDigests[Self.digest(reference), default: []].append(index)
+            let referenceDigest: Int
+            switch reference {
+            case .pixels(let pixels): referenceDigest = Self.digest(pixels, pixels: sourceSize.width * sourceSize.height)
+            case .digest(let digest): referenceDigest = digest
+            case .unchecked: referenceDigest = 0
+            }
+            referenceDigests[referenceDigest, default: []].append(index)
             guard index < cuts.count else { continue }
             let cut = cuts[index]
             if page?.name != cut.page { page = (cut.page, try PNGImage(path: cut.page)) }
@@ -56,15 +63,25 @@ extension Verifier {
                     ($0.baseAddress! + ((cut.offsetY + row) * sourceSize.width + cut.offsetX) * 4).update(from: from, count: cut.w * 4)
                 }
             }
-            let result = cutPixels.withUnsafeBufferPointer { a in
-                reference.withUnsafeBufferPointer { b in
-                    PixelComparison.compare(
-                        a.baseAddress!, aStride: sourceSize.width, b.baseAddress!, bStride: sourceSize.width,
-                        width: sourceSize.width, height: sourceSize.height)
+            let result: PixelComparison
+            switch reference {
+            case .pixels(let pixels):
+                result = cutPixels.withUnsafeBufferPointer { a in
+                    pixels.withUnsafeBufferPointer { b in
+                        PixelComparison.compare(
+                            a.baseAddress!, aStride: sourceSize.width, b.baseAddress!, bStride: sourceSize.width,
+                            width: sourceSize.width, height: sourceSize.height)
+                    }
                 }
+            case .digest(let digest):
+                result = .same(Self.digest(cutPixels, pixels: sourceSize.width * sourceSize.height) == digest, pixels: sourceSize.width * sourceSize.height)
+            case .unchecked:
+                result = .same(true, pixels: 0)
             }
-            squaredError += result.squaredError
-            samples += result.samples
+            if !result.squaredError.isNaN {
+                squaredError += result.squaredError
+                samples += result.samples
+            }
             if let psnr = result.psnr, report.worstPSNR == nil || psnr < report.worstPSNR! {
                 report.worstPSNR = psnr
                 report.worstPSNRFrame = index
@@ -72,7 +89,7 @@ extension Verifier {
             }
             if !result.passes(minPSNR: bound) {
                 report.mismatchedFrames += 1
-                wrong.append((index, Self.digest(cutPixels)))
+                wrong.append((index, Self.digest(cutPixels, pixels: sourceSize.width * sourceSize.height)))
             }
             let error = cut.durationMs - Double(timeline.frames[index].delay) * 10
             timingSum += abs(error)
@@ -124,24 +141,29 @@ extension Verifier {
 
     /// A poster: which GIF frame it shows (the expected one under `--verify`, else the best match of all),
     /// exactly for PNG, within the JPEG bound for JPEG.
-    func verifyPoster(_ path: String, expected: Expectation) throws -> OutputVerification {
-        let isPNG = Self.kind(of: path) == .pngPoster
-        var image: (pixels: UnsafePointer<UInt8>, width: Int, height: Int)
+    /// `given`: the expected frame's reference, kept by `--verify` (no GIF decode then); `target` names the output.
+    func verifyPoster(
+        _ path: String, expected: Expectation, given: Reference? = nil, target: String? = nil
+    ) throws -> OutputVerification {
+        let isPNG = Self.kind(of: target ?? path) == .pngPoster
+        var image: (pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int)
         let png = isPNG ? try PNGImage(path: path) : nil
         let jpeg = isPNG ? nil : try AVFrameReader(path: path, threads: run.threads)
         var report: OutputVerification
         if let png {
-            image = (UnsafePointer(png.pixels), png.width, png.height)
-            report = OutputVerification(path: path, kind: "poster", codec: "png", width: png.width, height: png.height, exact: true)
+            image = (UnsafePointer(png.pixels), png.width, png.width, png.height)
+            report = OutputVerification(
+                path: target ?? path, kind: "poster", codec: "png", width: png.width, height: png.height, exact: true)
         } else {
             let reader = jpeg!
             guard try reader.next() != nil else { throw VerifyReadError("no image in the JPEG") }
             report = OutputVerification(
-                path: path, kind: "poster", codec: reader.codecName, width: reader.width, height: reader.height, exact: false)
+                path: target ?? path, kind: "poster", codec: reader.codecName, width: reader.width, height: reader.height,
+                exact: false)
             report.pixelFormat = reader.tags.pixelFormat
             report.colorSpace = reader.tags.colorSpace
             report.colorRange = reader.tags.colorRange
-            image = (reader.rgba.withUnsafeBufferPointer { $0.baseAddress! }, reader.width, reader.height)
+            image = (reader.rgba.withUnsafeBufferPointer { $0.baseAddress! }, reader.frameWidth, reader.width, reader.height)
         }
         let bound = isPNG ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "mjpeg")
         report.minPSNR = bound
@@ -150,25 +172,42 @@ extension Verifier {
         let maker = try ReferenceMaker(
             canvas: timeline.canvas, output: CanvasSize(width: image.width, height: image.height), keepAlpha: isPNG,
             background: settings.background)
-        var reference = [UInt8](repeating: 0, count: maker.bytes)
         var best: (frame: Int, result: PixelComparison)?
-        let stream = try FrameStream(
-            path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
-        defer { stream.close() }
-        var index = 0
-        while try stream.nextCanvas({ (canvas: Canvas) -> Void in
-            if expected.posterFrame == nil || expected.posterFrame == index {
-                reference.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
-                let result = reference.withUnsafeBufferPointer {
+        func consider(_ reference: Reference, frame: Int) {
+            let result: PixelComparison
+            switch reference {
+            case .pixels(let pixels):
+                result = pixels.withUnsafeBufferPointer {
                     PixelComparison.compare(
-                        image.pixels, aStride: image.width, $0.baseAddress!, bStride: maker.width, width: maker.width,
+                        image.pixels, aStride: image.stride, $0.baseAddress!, bStride: maker.width, width: maker.width,
                         height: maker.height)
                 }
-                if best == nil || result.squaredError < best!.result.squaredError { best = (index, result) }
+            case .digest(let digest):
+                result = .same(
+                    Self.digest(image.pixels, stride: image.stride, width: maker.width, height: maker.height) == digest,
+                    pixels: maker.width * maker.height)
+            case .unchecked:
+                result = .same(true, pixels: 0)
             }
-        }) != nil {
-            index += 1
-            if let frame = expected.posterFrame, index > frame { break }
+            if best == nil || result.squaredError < best!.result.squaredError { best = (frame, result) }
+        }
+        if let given, let frame = expected.posterFrame {
+            consider(given, frame: frame)
+        } else {
+            var reference = [UInt8](repeating: 0, count: maker.allocationBytes)
+            let stream = try FrameStream(
+                path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
+            defer { stream.close() }
+            var index = 0
+            while try stream.nextCanvas({ (canvas: Canvas) -> Void in
+                if expected.posterFrame == nil || expected.posterFrame == index {
+                    reference.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
+                    consider(.pixels(reference), frame: index)
+                }
+            }) != nil {
+                index += 1
+                if let frame = expected.posterFrame, index > frame { break }
+            }
         }
         withExtendedLifetime(jpeg) { _ = $0 }
         guard let best else {
@@ -189,11 +228,21 @@ extension Verifier {
     }
 
     /// A digest of an RGBA image with fully transparent pixels counted as one value (their colour is not shown).
-    static func digest(_ pixels: [UInt8]) -> Int {
+    static func digest(_ buffer: [UInt8], pixels count: Int) -> Int {
+        buffer.withUnsafeBufferPointer { digest($0.baseAddress!, stride: 0, width: count, height: 1) }
+    }
+
+    /// The digest of the `width` × `height` region of an RGBA image whose rows are `stride` pixels apart.
+    static func digest(_ pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> Int {
         var hasher = Hasher()
-        pixels.withUnsafeBytes { raw in
-            let words = raw.bindMemory(to: UInt32.self)
-            for word in words { hasher.combine(UInt32(littleEndian: word) >> 24 == 0 ? 0 : word) }
+        UnsafeRawPointer(pixels).withMemoryRebound(to: UInt32.self, capacity: max(stride, width) * height) { words in
+            for y in 0..<height {
+                let row = words + y * stride
+                for x in 0..<width {
+                    let word = row[x]
+                    hasher.combine(UInt32(littleEndian: word) >> 24 == 0 ? 0 : word)
+                }
+            }
         }
         return hasher.finalize()
     }

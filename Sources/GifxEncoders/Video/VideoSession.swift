@@ -30,6 +30,10 @@ public final class VideoSession {
     public private(set) var canvases = 0
     /// Video frames encoded so far.
     public private(set) var outputFrames = 0
+    /// Sees every packet before the muxer does, in the encoder's time base (`--verify` decodes them as they come).
+    var packetObserver: ((UnsafeMutablePointer<AVPacket>, AVRational) throws -> Void)?
+    /// The encoder's context (the verifier's decoder is set up from its parameters).
+    var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
@@ -57,6 +61,7 @@ public final class VideoSession {
         for sample in 0..<placement.samples {
             let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
             try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach)) {
+                try packetObserver?($0, timeBase)
                 try muxer.write($0, timeBase: timeBase)
             }
             outputFrames += 1
@@ -76,7 +81,10 @@ public final class VideoSession {
     /// Drains the encoder and writes the trailer.
     public func finish() throws -> VideoSummary {
         let timeBase = self.timeBase
-        try encoder.finish { try muxer.write($0, timeBase: timeBase) }
+        try encoder.finish {
+            try packetObserver?($0, timeBase)
+            try muxer.write($0, timeBase: timeBase)
+        }
         try muxer.finish()
         return VideoSummary(canvases: canvases, outputFrames: outputFrames)
     }
