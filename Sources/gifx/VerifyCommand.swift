@@ -26,7 +26,7 @@ struct VerifyCommand: ParsableCommand {
         "Largest timing error accepted (default: each output's own timing mode: 1 ms when exact, one output frame when resampled).",
         valueName: "ms"))
     var maxTimingError: Double?
-    @Option(help: ArgumentHelp("Lowest PSNR accepted for lossy outputs (default: 25 dB).", valueName: "dB"))
+    @Option(help: ArgumentHelp("Lowest PSNR accepted for lossy outputs (default: 30 dB).", valueName: "dB"))
     var minPsnr: Double?
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated

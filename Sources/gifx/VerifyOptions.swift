@@ -10,7 +10,7 @@ struct VerifyOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "With --verify: largest timing error accepted (default: the output's timing mode's own).", valueName: "ms"))
     var maxTimingError: Double?
-    @Option(help: ArgumentHelp("With --verify: lowest PSNR accepted for lossy outputs (default: 25 dB).", valueName: "dB"))
+    @Option(help: ArgumentHelp("With --verify: lowest PSNR accepted for lossy outputs (default: 30 dB).", valueName: "dB"))
     var minPsnr: Double?
 
     func validate() throws {

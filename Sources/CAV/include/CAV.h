@@ -87,6 +87,20 @@ static inline int gifx_sws_to_rgb(struct SwsContext *context, int colorspace, in
     const int *coefficients = gifx_sws_getCoefficients(sws);
     return gifx_sws_setColorspaceDetails(context, coefficients, fullRangeIn, coefficients, 1, 0, 1 << 16, 1 << 16);
 }
+/* RGBA to YUV with the matrix of `colorspace` (as gifx_sws_to_rgb chooses it) and the range given: a reference frame
+   taken through the output's own chroma subsampling and quantisation. */
+static inline int gifx_sws_from_rgb(struct SwsContext *context, int colorspace, int fullRangeOut) {
+    int sws = SWS_CS_ITU601;
+    switch (colorspace) {
+    case AVCOL_SPC_BT709: sws = SWS_CS_ITU709; break;
+    case AVCOL_SPC_FCC: sws = SWS_CS_FCC; break;
+    case AVCOL_SPC_SMPTE240M: sws = SWS_CS_SMPTE240M; break;
+    case AVCOL_SPC_BT2020_NCL: case AVCOL_SPC_BT2020_CL: sws = SWS_CS_BT2020; break;
+    default: break;
+    }
+    const int *coefficients = gifx_sws_getCoefficients(sws);
+    return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, fullRangeOut, 0, 1 << 16, 1 << 16);
+}
 static inline int gifx_frame_full_range(const AVFrame *frame) {
     return frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P
         || frame->format == AV_PIX_FMT_YUVJ422P || frame->format == AV_PIX_FMT_YUVJ444P;

@@ -142,6 +142,8 @@ final class AVFrameReader {
     /// Row stride of `rgba` in pixels.
     var frameWidth: Int { converter.width == 0 ? width : converter.stridePixels }
     var rgba: [UInt8] { converter.rgba }
+    /// The decoded frames' YUV format (after the first frame).
+    var yuvFormat: YUVFormat? { converter.format }
 
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws { try converter.convert(frame) }
 }
@@ -154,6 +156,8 @@ final class RGBAFrameConverter {
     private(set) var rgba: [UInt8] = []
     private(set) var width = 0
     private var strideBytes = 0
+    /// The last frame's YUV format (`nil` for RGB frames), for the references' chroma round trip.
+    private(set) var format: YUVFormat?
     /// Row stride of `rgba` in pixels.
     var stridePixels: Int { strideBytes / 4 }
 
@@ -168,6 +172,11 @@ final class RGBAFrameConverter {
                 Int32(SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND), nil, nil, nil)
             guard let scaler else { throw LibavError("cannot convert the output's frames to RGB") }
             _ = gifx_sws_to_rgb(scaler, Int32(frame.pointee.colorspace.rawValue), gifx_frame_full_range(frame))
+            let descriptor = gifx_av_pix_fmt_desc_get(AVPixelFormat(f))
+            let isRGB = descriptor.map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 } ?? true
+            format = isRGB ? nil : YUVFormat(
+                pixelFormat: f, colorSpace: Int32(frame.pointee.colorspace.rawValue),
+                fullRange: gifx_frame_full_range(frame) != 0)
             key = (w, h, f)
             // Rows 64-byte aligned and a spare row: libswscale's vector code writes whole vectors.
             strideBytes = (Int(w) * 4 + 63) & ~63

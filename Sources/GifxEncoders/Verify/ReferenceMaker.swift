@@ -19,8 +19,17 @@ final class ReferenceMaker {
     /// Scales with the sprite sheet's own `RGBAScaler` (premultiplied, bit-exact), for a sheet's cells.
     private let sheetScaler: RGBAScaler?
 
+    /// The output's pixel format, matrix and range when it is YUV: each reference goes through them and back, so the
+    /// comparison measures the encoder's loss, not the chroma subsampling every 4:2:0 output shares (which on
+    /// saturated pixel-art edges alone costs 20-30 dB of RGB PSNR).
+    private var roundTrip: ChromaRoundTrip?
+
     /// `sheet`: a sprite sheet's cells, scaled as to-sprite scales them (so gifx's scaled sheets compare exactly).
-    init(canvas: CanvasSize, output: CanvasSize, keepAlpha: Bool, background: RGBColor, sheet: Bool = false) throws {
+    /// `chroma`: the output's YUV format (see `roundTrip`).
+    init(
+        canvas: CanvasSize, output: CanvasSize, keepAlpha: Bool, background: RGBColor, sheet: Bool = false,
+        chroma: YUVFormat? = nil
+    ) throws {
         self.canvas = canvas
         keepsAlpha = keepAlpha
         self.background = UInt32(background.red) | UInt32(background.green) << 8 | UInt32(background.blue) << 16
@@ -42,7 +51,17 @@ final class ReferenceMaker {
         } else {
             scaler = nil
         }
+        if let chroma {
+            // gifx converts an odd canvas padded to even (background, or transparent with alpha): so does the reference.
+            let size = scaling ? output : output == padded ? padded : canvas
+            roundTrip = try ChromaRoundTrip(width: size.width, height: size.height, format: chroma)
+            work = [UInt32](repeating: 0, count: size.width * size.height + 16)
+            workSize = size
+        }
     }
+
+    private var work: [UInt32] = []
+    private var workSize = CanvasSize(width: 0, height: 0)
 
     deinit { if let scaler { gifx_sws_freeContext(scaler) } }
 
@@ -68,6 +87,46 @@ final class ReferenceMaker {
         } else {
             composite(source, into: UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt32.self), count: count)
         }
+        roundTrip(in: destination)
+    }
+
+    /// Takes an already made reference through the output's chroma (see `roundTrip`): padded as gifx pads, the colour
+    /// under transparent pixels bled from the visible ones as `YUVConverter` does for a VP9 stream with alpha (the
+    /// chroma of an edge pixel is shared with its transparent neighbours), then to YUV and back.
+    func roundTrip(in pixels: UnsafeMutablePointer<UInt8>) {
+        guard let roundTrip else { return }
+        let (w, h) = (workSize.width, workSize.height)
+        let padding = keepsAlpha ? background & 0x00FF_FFFF : background
+        let source = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt32.self)
+        work.withUnsafeMutableBufferPointer { buffer in
+            let work = buffer.baseAddress!
+            for y in 0..<h {
+                let row = work + y * w
+                for x in 0..<w { row[x] = y < height && x < width ? source[y * width + x] : UInt32(littleEndian: padding) }
+                if keepsAlpha { Self.bleed(row, count: w, empty: UInt32(littleEndian: padding)) }
+            }
+            roundTrip.apply(UnsafeMutableRawPointer(work).assumingMemoryBound(to: UInt8.self), stride: w * 4)
+            for y in 0..<height { (source + y * width).update(from: work + y * w, count: width) }
+        }
+    }
+
+    /// Transparent pixels take the colour of the last visible pixel before them in the row (the leading run, of the
+    /// first visible one), alpha kept at 0; a row with nothing visible takes `empty`.
+    private static func bleed(_ row: UnsafeMutablePointer<UInt32>, count: Int, empty: UInt32) {
+        var colour: UInt32?
+        var leading = 0
+        for x in 0..<count {
+            let pixel = UInt32(littleEndian: row[x])
+            if pixel >> 24 != 0 {
+                if colour == nil { for i in 0..<leading { row[i] = UInt32(littleEndian: pixel & 0x00FF_FFFF) } }
+                colour = pixel & 0x00FF_FFFF
+            } else if let colour {
+                row[x] = UInt32(littleEndian: colour)
+            } else {
+                leading += 1
+            }
+        }
+        if colour == nil { row.update(repeating: empty, count: count) }
     }
 
     private func composite(_ source: UnsafePointer<UInt32>, into target: UnsafeMutablePointer<UInt32>, count: Int) {
@@ -120,5 +179,56 @@ final class StreamCanvasFeed: CanvasFeed {
         guard let stream, try stream.nextCanvas(body) != nil else { return false }
         delivered += 1
         return true
+    }
+}
+
+/// A YUV output's pixel format (an AVPixelFormat), matrix (an AVColorSpace) and range.
+struct YUVFormat {
+    var pixelFormat: Int32
+    var colorSpace: Int32
+    var fullRange: Bool
+}
+
+/// RGBA → the output's YUV format → RGBA, in place, with the same libswscale conversions the output's frames go
+/// through when they are read back (`RGBAFrameConverter`).
+final class ChromaRoundTrip {
+    private let forward: OpaquePointer
+    private let backward: OpaquePointer
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private let height: Int
+
+    init(width: Int, height: Int, format: YUVFormat) throws {
+        try Libav.require(GIFX_AV_ENCODER)
+        self.height = height
+        let pixelFormat = AVPixelFormat(format.pixelFormat)
+        guard let forward = gifx_sws_getContext(
+            Int32(width), Int32(height), AV_PIX_FMT_RGBA, Int32(width), Int32(height), pixelFormat,
+            SWS_BICUBIC, nil, nil, nil),
+            let backward = gifx_sws_getContext(
+                Int32(width), Int32(height), pixelFormat, Int32(width), Int32(height), AV_PIX_FMT_RGBA,
+                Int32(SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND), nil, nil, nil),
+            let frame = gifx_av_frame_alloc()
+        else { throw LibavError("setting up the reference's chroma round trip") }
+        self.forward = forward
+        self.backward = backward
+        self.frame = frame
+        _ = gifx_sws_from_rgb(forward, format.colorSpace, format.fullRange ? 1 : 0)
+        _ = gifx_sws_to_rgb(backward, format.colorSpace, format.fullRange ? 1 : 0)
+        frame.pointee.format = format.pixelFormat
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        if gifx_av_frame_get_buffer(frame, 0) < 0 { throw LibavError("allocating the reference's YUV frame") }
+    }
+
+    deinit {
+        gifx_sws_freeContext(forward)
+        gifx_sws_freeContext(backward)
+        gifx_av_frame_free(&frame)
+    }
+
+    func apply(_ pixels: UnsafeMutablePointer<UInt8>, stride: Int) {
+        guard let frame else { return }
+        _ = gifx_sws_scale_packed_slice(forward, pixels, Int32(stride), 0, Int32(height), frame)
+        _ = gifx_sws_scale_to_packed(backward, frame, pixels, Int32(stride))
     }
 }

@@ -106,17 +106,21 @@ public final class Verifier {
         report.profile = reader.tags.profile
         let playMs = Double(timeline.duration.centiseconds) * 10
         let plays = expected.plays ?? reader.durationMs.map { max(1, Int(($0 / playMs).rounded())) } ?? 1
+        // The first frame tells the pixel format, matrix and range the references go through.
+        let first = try reader.next()
         let maker = try ReferenceMaker(
             canvas: timeline.canvas, output: CanvasSize(width: reader.width, height: reader.height),
-            keepAlpha: reader.hasAlpha, background: settings.background)
+            keepAlpha: reader.hasAlpha, background: settings.background, chroma: reader.yuvFormat)
         let matcher = TimedMatcher(
             timeline: timeline, source: CanvasReferenceSource(feed: canvasFeed ?? feed(), maker: maker), plays: plays,
-            bound: settings.minPSNR ?? VerifyDefaults.minPSNR(codec: reader.codecName), memoryBudget: run.memoryBudget)
-        while let (start, duration) = try reader.next() {
+            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget)
+        var next = first
+        while let (start, duration) = next {
             try reader.rgba.withUnsafeBufferPointer {
                 try matcher.add(ShownFrame(
                     pixels: $0.baseAddress!, stride: reader.frameWidth, startMs: start, endMs: start + duration))
             }
+            next = try reader.next()
         }
         matcher.finish(
             into: &report, settings: settings, knownTolerance: known(expected),
@@ -146,7 +150,7 @@ public final class Verifier {
             timeline: timeline,
             source: pixelsChecked ? given ?? CanvasReferenceSource(feed: feed(), maker: maker)
                 : UncheckedReferenceSource(width: maker.width, height: maker.height),
-            plays: 1, bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "webp"),
+            plays: 1, bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR,
             memoryBudget: run.memoryBudget)
         while let (start, duration) = try reader.next(), let pixels = reader.pixels {
             try matcher.add(ShownFrame(pixels: pixels, stride: reader.width, startMs: start, endMs: start + duration))

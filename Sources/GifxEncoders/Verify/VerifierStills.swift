@@ -24,7 +24,7 @@ extension Verifier {
         var pageNames: [String] = []
         for cut in cuts where !pageNames.contains(cut.page) { pageNames.append(cut.page) }
         report.pages = pageNames
-        let bound = exact ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "png")
+        let bound = exact ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR
         report.minPSNR = bound
         let source = try given ?? CanvasReferenceSource(
             feed: StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run),
@@ -143,8 +143,7 @@ extension Verifier {
     /// exactly for PNG, within the JPEG bound for JPEG.
     /// `given`: the expected frame's reference, kept by `--verify` (no GIF decode then); `target` names the output.
     func verifyPoster(
-        _ path: String, expected: Expectation, given: Reference? = nil, target: String? = nil
-    ) throws -> OutputVerification {
+        _ path: String, expected: Expectation, given: Reference? = nil, target: String? = nil) throws -> OutputVerification {
         let isPNG = Self.kind(of: target ?? path) == .pngPoster
         var image: (pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int)
         let png = isPNG ? try PNGImage(path: path) : nil
@@ -165,13 +164,14 @@ extension Verifier {
             report.colorRange = reader.tags.colorRange
             image = (reader.rgba.withUnsafeBufferPointer { $0.baseAddress! }, reader.frameWidth, reader.width, reader.height)
         }
-        let bound = isPNG ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR(codec: "mjpeg")
+        let bound = isPNG ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR
         report.minPSNR = bound
         report.outputFrames = 1
         report.scheduledFrames = 1
         let maker = try ReferenceMaker(
             canvas: timeline.canvas, output: CanvasSize(width: image.width, height: image.height), keepAlpha: isPNG,
-            background: settings.background)
+            background: settings.background,
+            chroma: jpeg?.yuvFormat)
         var best: (frame: Int, result: PixelComparison)?
         func consider(_ reference: Reference, frame: Int) {
             let result: PixelComparison
@@ -192,7 +192,12 @@ extension Verifier {
             if best == nil || result.squaredError < best!.result.squaredError { best = (frame, result) }
         }
         if let given, let frame = expected.posterFrame {
-            consider(given, frame: frame)
+            if case .pixels(var pixels) = given {  // kept before the JPEG existed: through its chroma now
+                pixels.withUnsafeMutableBufferPointer { maker.roundTrip(in: $0.baseAddress!) }
+                consider(.pixels(pixels), frame: frame)
+            } else {
+                consider(given, frame: frame)
+            }
         } else {
             var reference = [UInt8](repeating: 0, count: maker.allocationBytes)
             let stream = try FrameStream(

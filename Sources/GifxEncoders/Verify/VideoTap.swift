@@ -47,11 +47,14 @@ final class VideoTap {
         if opened < 0 { throw LibavError("cannot open the \(codecName) decoder to verify with", code: opened) }
         frame = gifx_av_frame_alloc()
         let maker = try ReferenceMaker(
-            canvas: timeline.canvas, output: writer.outputSize, keepAlpha: keepAlpha, background: writer.options.background)
+            canvas: timeline.canvas, output: writer.outputSize, keepAlpha: keepAlpha, background: writer.options.background,
+            chroma: YUVFormat(
+                pixelFormat: encoder.pointee.pix_fmt.rawValue, colorSpace: Int32(encoder.pointee.colorspace.rawValue),
+                fullRange: encoder.pointee.color_range == AVCOL_RANGE_JPEG))
         references = QueuedReferenceSource(maker: maker)
         matcher = TimedMatcher(
             timeline: timeline, source: references, plays: writer.options.loops,
-            bound: settings.minPSNR ?? VerifyDefaults.minPSNR(codec: codecName), memoryBudget: run.memoryBudget)
+            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget)
         report = OutputVerification(
             path: "", kind: "video", codec: codecName, width: writer.outputSize.width, height: writer.outputSize.height,
             exact: false)
