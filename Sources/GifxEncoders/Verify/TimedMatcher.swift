@@ -283,7 +283,7 @@ final class TimedMatcher {
     /// whose period divides every delay) or one output frame (a resampled constant rate).
     private func defaultTolerance() -> (Double, String) {
         guard shortestMs.isFinite, longestMs - shortestMs <= 1.0 else {
-            return (VerifyDefaults.exactTimingMs, "exact (variable rate)")
+            return (VerifyDefaults.exactTimingMs, "exact, variable rate")
         }
         let period = shortestMs
         let divides = timeline.frames.allSatisfy { frame in
@@ -291,7 +291,7 @@ final class TimedMatcher {
             return abs(ratio - ratio.rounded()) < 0.02
         }
         let fps = 1000 / period
-        if divides { return (VerifyDefaults.exactTimingMs, String(format: "exact (%.3g fps)", fps)) }
+        if divides { return (VerifyDefaults.exactTimingMs, String(format: "exact at %.3g fps", fps)) }
         return (period + VerifyDefaults.exactTimingMs, String(format: "one frame at %.3g fps", fps))
     }
 }

@@ -105,7 +105,7 @@ extension Verifier {
         if squaredError > 0 { report.meanPSNR = 10 * log10(255.0 * 255.0 / (squaredError / Double(max(1, samples)))) }
         let tolerance = settings.maxTimingErrorMs ?? VerifyDefaults.exactTimingMs
         report.timingToleranceMs = tolerance
-        report.timingMode = settings.maxTimingErrorMs == nil ? "exact (durations)" : "requested"
+        report.timingMode = settings.maxTimingErrorMs == nil ? "exact, durations" : "requested"
         if cuts.count < timeline.frames.count {
             report.missingFrames = timeline.frames.count - cuts.count
             report.missingIndices = Array(cuts.count..<min(timeline.frames.count, cuts.count + 10))
