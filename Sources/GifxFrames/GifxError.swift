@@ -13,7 +13,7 @@ public enum FailureClass: String, Sendable, CaseIterable {
     case cannotCreateOutput
     /// Reading or writing failed (disk full, I/O error, file-size limit).
     case io
-    /// An output was read back and does not show the GIF within the tolerances (`gifx verify`, `--verify`).
+    /// An output was read back and does not show the GIF within the tolerances (`Verifier`, `RunSettings.verify`).
     case verificationFailed
 }
 

@@ -1,7 +1,7 @@
 import GifxFrames
 
 /// What `verify` found in one output: how its frames map onto the GIF's schedule, how close its pixels are,
-/// and what the file says about itself. Encoded as the JSON report of `gifx verify --json`.
+/// and what the file says about itself. Encoded as the JSON report of the CLI's `verify`.
 public struct OutputVerification: Sendable, Codable, Equatable {
     /// The file verified (for a sprite sheet, its JSON; the pages are in `pages`).
     public var path: String
@@ -31,7 +31,7 @@ public struct OutputVerification: Sendable, Codable, Equatable {
     /// Frames the output shows (decoded), and GIF frames (× plays) the schedule has for it.
     public var outputFrames = 0
     public var scheduledFrames = 0
-    /// Plays of the animation the output holds (a video of `--loops 3` holds 3).
+    /// Plays of the animation the output holds (a video of 3 loops holds 3).
     public var plays = 1
     /// GIF frames the output never shows although one of its frames should (their first indices).
     public var missingFrames = 0

@@ -146,7 +146,7 @@ final class ReferenceMaker {
 
 /// The GIF's composited canvases, one play after another for as long as they are asked for (a video of
 /// several plays holds the animation several times): each play is one pass of a fresh `FrameStream` in the
-/// stand-alone verifier, or, under `--verify`, the conversion's own canvases handed over by a sink.
+/// stand-alone verifier, or, in a verifying conversion, the conversion's own canvases handed over by a sink.
 protocol CanvasFeed: AnyObject {
     /// Lends the next canvas to `body`; false when there is none (yet).
     func next(_ body: (Canvas) throws -> Void) throws -> Bool

@@ -1,7 +1,7 @@
 import GifxFrames
 
 /// What an output frame is compared with: the GIF frame's reference pixels (RGBA at the output's geometry), or,
-/// where the check is exact and the pixels are gone (`--verify` of a lossless output after the conversion's
+/// where the check is exact and the pixels are gone (a verifying conversion's check of a lossless output after the conversion's
 /// pass), their digest.
 enum Reference {
     case pixels([UInt8])
@@ -43,7 +43,7 @@ final class CanvasReferenceSource: ReferenceSource {
     }
 }
 
-/// References pushed by a sink as the conversion's canvases pass (`--verify` of a video: the encoder's packets
+/// References pushed by a sink as the conversion's canvases pass (a verifying conversion's check of a video: the encoder's packets
 /// are decoded as they are written, so the queue holds only the frames between the canvas handed to the encoder and
 /// the frame its decoder returns, the encoder's delay).
 final class QueuedReferenceSource: ReferenceSource {
@@ -78,7 +78,7 @@ final class QueuedReferenceSource: ReferenceSource {
     }
 }
 
-/// Digests recorded as the canvases passed, replayed play after play (`--verify` of lossless outputs).
+/// Digests recorded as the canvases passed, replayed play after play (a verifying conversion's check of lossless outputs).
 final class DigestReferenceSource: ReferenceSource {
     private let digests: [Int]
     private var index = 0
@@ -99,7 +99,7 @@ final class DigestReferenceSource: ReferenceSource {
     }
 }
 
-/// No pixels to compare with (a lossy WebP under `--verify`): every frame passes the pixel check, so only the
+/// No pixels to compare with (a lossy WebP in a verifying conversion): every frame passes the pixel check, so only the
 /// frames' count, timing and the loop count are verified.
 final class UncheckedReferenceSource: ReferenceSource {
     let width: Int

@@ -15,7 +15,7 @@ struct SheetCut: Equatable {
 /// Frames are in animation order: the array order, or, for keyed formats, the frame names' order.
 enum SheetDescription {
     /// `target`: the path the description will have (its pages are named relative to it); `pageMap` maps a
-    /// page's final path (standardized) to the temporary it is read from (`--verify`, before the commit).
+    /// page's final path (standardized) to the temporary it is read from (a verifying conversion, before the commit).
     static func read(path: String, target: String? = nil, pageMap: [String: String] = [:]) throws
         -> (format: String, cuts: [SheetCut])
     {

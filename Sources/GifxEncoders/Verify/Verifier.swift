@@ -16,7 +16,7 @@ public final class Verifier {
     let metadata: GifMetadata
     let timeline: Timeline
 
-    /// The verifier of a conversion's own outputs (`--verify`): the metadata and schedule it already has.
+    /// The verifier of a conversion's own outputs (`RunSettings.verify`): the metadata and schedule it already has.
     init(context: ConversionContext, settings: VerifySettings) {
         inputPath = context.inputPath
         run = context.settings
@@ -53,7 +53,7 @@ public final class Verifier {
         try paths.map { try verify($0) }
     }
 
-    /// Verifies one output. `expected` narrows what gifx's own `--verify` knows (the poster's frame, the
+    /// Verifies one output. `expected` narrows what a verifying conversion knows (the poster's frame, the
     /// timing tolerance of the plan, the plays written).
     public func verify(_ path: String, expected: Expectation = Expectation()) throws -> OutputVerification {
         do {
@@ -132,8 +132,8 @@ public final class Verifier {
         expected.timingToleranceMs.map { ($0, expected.timingMode ?? "plan") }
     }
 
-    /// `source`/`target` serve `--verify` (digests of the conversion's canvases; the temporary read, the target
-    /// named). A lossy WebP's pixels cannot be checked against digests: under `--verify` only its frames,
+    /// `source`/`target` serve a verifying conversion (digests of the conversion's canvases; the temporary read, the target
+    /// named). A lossy WebP's pixels cannot be checked against digests: in a verifying conversion only its frames,
     /// timing and loop count are.
     func verifyWebP(_ path: String, source given: ReferenceSource? = nil, target: String? = nil) throws -> OutputVerification {
         let reader = try WebPFrameReader(path: path, threads: run.threads)

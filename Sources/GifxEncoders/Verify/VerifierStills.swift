@@ -8,7 +8,7 @@ extension Verifier {
     /// frame of the same position, exactly when the frame keeps the canvas size (else PSNR, as scaled); each
     /// frame's duration against its delay. A frame whose cut shows another GIF frame is named with that frame
     /// (swapped rects). One page is held at a time, and one digest per GIF frame to name those.
-    /// `target` and `pageMap` serve `--verify`: the description is read from its temporary `path` but names its
+    /// `target` and `pageMap` serve a verifying conversion: the description is read from its temporary `path` but names its
     /// pages relative to `target`, and each page is read from its temporary; `source` gives the references
     /// (digests there), else the GIF is decoded.
     func verifySheet(
@@ -139,9 +139,9 @@ extension Verifier {
         return report
     }
 
-    /// A poster: which GIF frame it shows (the expected one under `--verify`, else the best match of all),
+    /// A poster: which GIF frame it shows (the expected one in a verifying conversion, else the best match of all),
     /// exactly for PNG, within the JPEG bound for JPEG.
-    /// `given`: the expected frame's reference, kept by `--verify` (no GIF decode then); `target` names the output.
+    /// `given`: the expected frame's reference, kept by a verifying conversion (no GIF decode then); `target` names the output.
     func verifyPoster(
         _ path: String, expected: Expectation, given: Reference? = nil, target: String? = nil) throws -> OutputVerification {
         let isPNG = Self.kind(of: target ?? path) == .pngPoster

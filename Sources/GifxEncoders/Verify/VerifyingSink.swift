@@ -2,7 +2,7 @@ import Foundation
 import GifxFrames
 import GifxTimeline
 
-/// `--verify`: wraps one output's sink, sees the same lent canvases, keeps only what its check needs, and after
+/// `RunSettings.verify`: wraps one output's sink, sees the same lent canvases, keeps only what its check needs, and after
 /// the sink's `finish` reads the temporaries back, before the commit (`Conversion` refuses to commit when one
 /// fails). No second decode of the GIF:
 ///

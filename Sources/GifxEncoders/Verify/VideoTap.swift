@@ -3,7 +3,7 @@ import Foundation
 import GifxFrames
 import GifxTimeline
 
-/// `--verify` of a video without decoding the GIF again: the encoder's packets are decoded as they are written
+/// a verifying conversion's check of a video without decoding the GIF again: the encoder's packets are decoded as they are written
 /// (the same bytes the muxer stores), each decoded frame compared with the conversion's own canvases, held from
 /// the moment they reach the encoder until their frame comes out of the decoder (the encoder's delay: a bounded
 /// queue). Before the commit the finished temporary is read back with libavformat, packet by packet (no

@@ -30,7 +30,7 @@ public final class VideoSession {
     public private(set) var canvases = 0
     /// Video frames encoded so far.
     public private(set) var outputFrames = 0
-    /// Sees every packet before the muxer does, in the encoder's time base (`--verify` decodes them as they come).
+    /// Sees every packet before the muxer does, in the encoder's time base (a verifying conversion decodes them as they come).
     var packetObserver: ((UnsafeMutablePointer<AVPacket>, AVRational) throws -> Void)?
     /// The encoder's context (the verifier's decoder is set up from its parameters).
     var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }

@@ -39,7 +39,7 @@ public final class VideoSink: ConversionSink {
     private var session: VideoSession?
     private var summary = VideoSummary(canvases: 0, outputFrames: 0)
     private var keepsAlpha = false
-    /// Called with the session when it opens (`--verify` watches its packets).
+    /// Called with the session when it opens (a verifying conversion watches its packets).
     var sessionOpened: ((VideoSession) throws -> Void)?
 
     public init(target: String, options: VideoSettings, context: ConversionContext) throws {
