@@ -8,6 +8,10 @@ enum Reference {
     case digest(Int)
     /// Not compared: always passes.
     case unchecked
+    /// A packed copy of the YUV frame an encoder was given (`PlaneView`).
+    case planes([UInt8])
+    /// A frame the output was planned never to show: matches nothing.
+    case absent
 }
 
 /// The references of the GIF's frames in schedule order, one play after another for as long as asked.
@@ -43,25 +47,26 @@ final class CanvasReferenceSource: ReferenceSource {
     }
 }
 
-/// References pushed by a sink as the conversion's canvases pass (a verifying conversion's check of a video: the encoder's packets
-/// are decoded as they are written, so the queue holds only the frames between the canvas handed to the encoder and
-/// the frame its decoder returns, the encoder's delay).
+/// References pushed as the conversion's frames reach the encoder (a verifying conversion of a video: the encoder's
+/// packets are decoded as they are written, so the queue holds only the frames between the one handed to the
+/// encoder and the one its decoder returns, the encoder's delay).
 final class QueuedReferenceSource: ReferenceSource {
-    private let maker: ReferenceMaker
     private var queue: [[UInt8]] = []
     private var head = 0
-    var width: Int { maker.width }
-    var height: Int { maker.height }
-    var bytesPerReference: Int { maker.bytes }
-    /// The most references waiting at once, for the memory statement in docs/benchmarks.md.
+    let width: Int
+    let height: Int
+    var bytesPerReference: Int { width * height * 3 / 2 }
+    /// The most references waiting at once.
     private(set) var peakQueued = 0
 
-    init(maker: ReferenceMaker) { self.maker = maker }
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
 
-    func push(_ canvas: Canvas) {
-        var pixels = [UInt8](repeating: 0, count: maker.allocationBytes)
-        pixels.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
-        queue.append(pixels)
+    /// Queues the copy of a frame's planes (`nil`: a frame the plan never shows).
+    func push(planes: [UInt8]?) {
+        queue.append(planes ?? [])
         peakQueued = max(peakQueued, queue.count - head)
     }
 
@@ -74,7 +79,7 @@ final class QueuedReferenceSource: ReferenceSource {
             queue.removeFirst(head)
             head = 0
         }
-        return .pixels(pixels)
+        return pixels.isEmpty ? .absent : .planes(pixels)
     }
 }
 

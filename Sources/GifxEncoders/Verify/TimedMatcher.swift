@@ -4,6 +4,8 @@ import GifxTimeline
 
 /// One decoded output frame, presentation order: 8-bit RGBA, shown from `startMs` to `endMs`.
 struct ShownFrame {
+    /// The decoded planes, when compared as YUV (`Reference.planes`).
+    var planes: PlaneView? = nil
     var pixels: UnsafePointer<UInt8>
     /// Row stride in pixels.
     var stride: Int
@@ -125,6 +127,11 @@ final class TimedMatcher {
                 return PixelComparison.same(frameDigest == digest, pixels: width * height)
             case .unchecked:
                 return PixelComparison(squaredError: 0, samples: 0, differingPixels: 0)
+            case .absent:
+                return PixelComparison(squaredError: .infinity, samples: 1, differingPixels: width * height)
+            case .planes(let packed):
+                guard let planes = frame.planes else { return .same(false, pixels: width * height) }
+                return packed.withUnsafeBufferPointer { planes.compare(with: PlaneView(packed: $0.baseAddress!, like: planes)) }
             }
         }
         var result = compare(frame, ring[expected], rowStep: 1)

@@ -6,8 +6,8 @@ import GifxTimeline
 /// the sink's `finish` reads the temporaries back, before the commit (`Conversion` refuses to commit when one
 /// fails). No second decode of the GIF:
 ///
-/// - a video's packets are decoded as they are written and compared with the canvases queued meanwhile
-///   (`VideoTap`); the temporary is then read back packet by packet;
+/// - a video's packets are decoded as they are written and compared with copies of the YUV frames the encoder
+///   was given, queued meanwhile (`VideoTap`); the temporary is then read back packet by packet;
 /// - a lossless WebP, a PNG poster and a sprite sheet are exact checks, so a digest per GIF frame is kept
 ///   (8 bytes a frame) and each frame read back from the temporaries is compared with it;
 /// - a JPEG poster keeps its one frame's reference pixels;
@@ -19,7 +19,6 @@ final class VerifyingSink: ConversionSink {
     private let settings: VerifySettings
     private var temporaries: [AtomicOutput] = []
     private var tap: VideoTap?
-    private var pending: Canvas?
     private var digests: [Int] = []
     private var digestMaker: ReferenceMaker?
     private var posterReference: [UInt8]?
@@ -39,7 +38,6 @@ final class VerifyingSink: ConversionSink {
                 tap = try VideoTap(
                     session: session, writer: video.writer, keepAlpha: result.keepsAlpha, timeline: context.timeline,
                     settings: settings, run: context.settings)
-                if let pending { tap?.canvas(pending) }
             }
         case let webp as WebPSink where webp.options.quality == nil:
             digestMaker = try ReferenceMaker(canvas: canvas, output: canvas, keepAlpha: true, background: .white)
@@ -101,15 +99,13 @@ final class VerifyingSink: ConversionSink {
     }
 
     func consume(_ canvas: Canvas) throws -> Bool {
-        if let tap { tap.canvas(canvas) } else { pending = canvas }
-        defer { pending = nil }
         if let maker = digestMaker, pass == 0 {
             var pixels = [UInt8](repeating: 0, count: maker.allocationBytes)
             pixels.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
             if posterReference != nil, let poster = inner as? PosterSink {
                 if canvas.index == poster.frame { posterReference = pixels }
             } else {
-                digests.append(Verifier.digest(pixels, pixels: maker.width * maker.height))
+                digests.append(Verifier.digest(pixels, width: maker.width, height: maker.height))
             }
         }
         if innerWantsMore { innerWantsMore = try inner.consume(canvas) }

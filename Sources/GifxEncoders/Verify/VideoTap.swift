@@ -3,15 +3,15 @@ import Foundation
 import GifxFrames
 import GifxTimeline
 
-/// a verifying conversion's check of a video without decoding the GIF again: the encoder's packets are decoded as they are written
-/// (the same bytes the muxer stores), each decoded frame compared with the conversion's own canvases, held from
-/// the moment they reach the encoder until their frame comes out of the decoder (the encoder's delay: a bounded
-/// queue). Before the commit the finished temporary is read back with libavformat, packet by packet (no
+/// A verifying conversion's check of a video without decoding the GIF again: the encoder's packets are decoded as
+/// they are written (the same bytes the muxer stores), and each decoded frame is compared, plane by plane, with a
+/// copy of the YUV frame the encoder was given, held from the moment it reaches the encoder until its frame comes
+/// out of the decoder (the encoder's delay: a bounded queue). This measures the encoder's loss and the timing; the
+/// RGB conversion itself is what the stand-alone `Verifier` checks, as a player shows it. Before the commit the finished temporary is read back with libavformat, packet by packet (no
 /// decoding), and must hold exactly the packets that were verified, and the duration the schedule asks for.
 final class VideoTap {
     private let decoder: UnsafeMutablePointer<AVCodecContext>
     private var frame: UnsafeMutablePointer<AVFrame>?
-    private let converter = RGBAFrameConverter()
     private let references: QueuedReferenceSource
     private let matcher: TimedMatcher
     private let settings: VerifySettings
@@ -46,12 +46,7 @@ final class VideoTap {
         let opened = gifx_avcodec_open2(decoder, decoderCodec, nil)
         if opened < 0 { throw LibavError("cannot open the \(codecName) decoder to verify with", code: opened) }
         frame = gifx_av_frame_alloc()
-        let maker = try ReferenceMaker(
-            canvas: timeline.canvas, output: writer.outputSize, keepAlpha: keepAlpha, background: writer.options.background,
-            chroma: YUVFormat(
-                pixelFormat: encoder.pointee.pix_fmt.rawValue, colorSpace: Int32(encoder.pointee.colorspace.rawValue),
-                fullRange: encoder.pointee.color_range == AVCOL_RANGE_JPEG))
-        references = QueuedReferenceSource(maker: maker)
+        references = QueuedReferenceSource(width: writer.outputSize.width, height: writer.outputSize.height)
         matcher = TimedMatcher(
             timeline: timeline, source: references, plays: writer.options.loops,
             bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget)
@@ -65,6 +60,9 @@ final class VideoTap {
         report.colorTransfer = gifx_av_color_transfer_name(encoder.pointee.color_trc).map { String(cString: $0) }
         report.level = writer.signalledLevel.map { $0.levelIDC }
         session.packetObserver = { [unowned self] packet, _ in try self.packet(packet) }
+        session.frameObserver = { [unowned self] frame in
+            references.push(planes: frame.flatMap(PlaneView.init)?.packed())
+        }
     }
 
     deinit {
@@ -72,9 +70,6 @@ final class VideoTap {
         gifx_avcodec_free_context(&decoder)
         if frame != nil { gifx_av_frame_free(&frame) }
     }
-
-    /// A canvas on its way to the encoder (before it is encoded).
-    func canvas(_ canvas: Canvas) { references.push(canvas) }
 
     private func packet(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         packetDigests.append(Self.digest(packet, framing: framing))
@@ -90,16 +85,16 @@ final class VideoTap {
             if status == gifx_averror_eagain() || status == gifx_averror_eof() { return }
             if status < 0 { throw LibavError("decoding the encoded stream to verify it", code: status) }
             defer { gifx_av_frame_unref(frame) }
-            try converter.convert(frame)
+            guard let planes = PlaneView(frame) else {
+                throw LibavError("the decoder returned frames in a format the encoder was not given")
+            }
             let pts = frame.pointee.best_effort_timestamp != gifx_av_nopts_value()
                 ? frame.pointee.best_effort_timestamp : frame.pointee.pts
             let unit = Double(timeBase.num) / Double(timeBase.den) * 1000
             let start = Double(pts) * unit
-            try converter.rgba.withUnsafeBufferPointer {
-                try matcher.add(ShownFrame(
-                    pixels: $0.baseAddress!, stride: converter.stridePixels, startMs: start,
-                    endMs: start + Double(frame.pointee.pkt_duration) * unit))
-            }
+            try matcher.add(ShownFrame(
+                planes: planes, pixels: planes.pointers[0], stride: planes.strides[0], startMs: start,
+                endMs: start + Double(frame.pointee.pkt_duration) * unit))
         }
     }
 

@@ -32,6 +32,9 @@ public final class VideoSession {
     public private(set) var outputFrames = 0
     /// Sees every packet before the muxer does, in the encoder's time base (a verifying conversion decodes them as they come).
     var packetObserver: ((UnsafeMutablePointer<AVPacket>, AVRational) throws -> Void)?
+    /// Sees every converted frame before it is encoded (a verifying conversion keeps a copy until it is decoded);
+    /// `nil` for a canvas the plan never shows.
+    var frameObserver: ((UnsafeMutablePointer<AVFrame>?) -> Void)?
     /// The encoder's context (the verifier's decoder is set up from its parameters).
     var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }
 
@@ -53,9 +56,13 @@ public final class VideoSession {
         guard index < timeline.frames.count else { return }
         let placement = plan.placement(of: index, in: timeline)
         index += 1
-        guard placement.samples > 0 else { return }
+        guard placement.samples > 0 else {
+            frameObserver?(nil)
+            return
+        }
         try encoder.prepareFrameForWriting()
         try converter.convert(canvas, into: encoder.frame)
+        frameObserver?(encoder.frame)
         let offset = loop * plan.unitsPerPlay
         let timeBase = self.timeBase
         for sample in 0..<placement.samples {
