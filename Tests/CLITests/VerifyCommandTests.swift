@@ -80,6 +80,14 @@ import Testing
             let video = try runGifx(["to-mp4", input, "-o", path("m.mp4"), "--verify", "--overwrite", "--quiet"] + mode, timeout: 120)
             #expect(video.status == 0, "\(mode): \(video.stderr)")
         }
+        // A trimmed, packed sheet (cuts placed at offsets in their frames) and a scaled grid.
+        for layout in [["--trim", "--pack", "maxrects", "--format", "phaser"], ["--scale", "0.5", "--format", "godot"]] {
+            let json = path(layout.contains("godot") ? "t.tres" : "t.json")
+            let sheet = try runGifx(["to-sprite", input, "-o", path("t.png"), "--json", json, "--verify", "--overwrite"] + layout)
+            #expect(sheet.status == 0, "\(layout): \(sheet.stderr)")
+            let checked = try Self.verify(input, [json])
+            #expect(checked.status == 0, "\(layout): \(checked.stderr)")
+        }
         let reports = try Self.verify(input, [path("a.mp4"), path("a.webm"), path("a.webp"), path("a.jpg"), path("a.png"), path("s.json")])
         #expect(reports.status == 0, "\(reports.stderr)")
     }

@@ -66,6 +66,8 @@ final class ReferenceMaker {
     deinit { if let scaler { gifx_sws_freeContext(scaler) } }
 
     var bytes: Int { width * height * 4 }
+    /// Whether a reference is the canvas itself (alpha kept, no scaling, no chroma round trip): it can be read in place.
+    var isIdentity: Bool { keepsAlpha && scaler == nil && sheetScaler == nil && roundTrip == nil }
     /// What a reference buffer is allocated with: libswscale's vector code may write a little past the last
     /// pixel of a packed image.
     var allocationBytes: Int { bytes + 64 }

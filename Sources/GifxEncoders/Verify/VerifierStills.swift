@@ -30,7 +30,8 @@ extension Verifier {
             feed: StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run),
             maker: ReferenceMaker(canvas: canvas, output: sourceSize, keepAlpha: true, background: settings.background, sheet: true))
         var cutPixels = [UInt8](repeating: 0, count: sourceSize.width * sourceSize.height * 4)
-        var page: (name: String, image: PNGImage)?
+        var page: PNGBand?
+        let bandRows = max(1, cuts.map(\.h).max() ?? 1)
         var referenceDigests: [Int: [Int]] = [:]
         var wrong: [(frame: Int, digest: Int)] = []
         var squaredError = 0.0, samples = 0
@@ -47,8 +48,8 @@ extension Verifier {
             referenceDigests[referenceDigest, default: []].append(index)
             guard index < cuts.count else { continue }
             let cut = cuts[index]
-            if page?.name != cut.page { page = (cut.page, try PNGImage(path: cut.page)) }
-            guard let image = page?.image, cut.x >= 0, cut.y >= 0, cut.x + cut.w <= image.width,
+            if page?.path != cut.page { page = try PNGBand(path: cut.page, capacity: bandRows) }
+            guard let image = page, cut.x >= 0, cut.y >= 0, cut.x + cut.w <= image.width,
                   cut.y + cut.h <= image.height, cut.offsetX + cut.w <= sourceSize.width,
                   cut.offsetY + cut.h <= sourceSize.height, cut.sourceW == sourceSize.width,
                   cut.sourceH == sourceSize.height
@@ -56,25 +57,36 @@ extension Verifier {
                 report.failures.append("frame \(index): its rect lies outside its page or frame")
                 continue
             }
-            cutPixels.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-            for row in 0..<cut.h {
-                let from = image.pixels + ((cut.y + row) * image.width + cut.x) * 4
-                cutPixels.withUnsafeMutableBufferPointer {
-                    ($0.baseAddress! + ((cut.offsetY + row) * sourceSize.width + cut.offsetX) * 4).update(from: from, count: cut.w * 4)
+            // A whole untrimmed cell is read where it lies on the page; a trimmed one is placed in its frame first.
+            let whole = cut.offsetX == 0 && cut.offsetY == 0 && cut.w == sourceSize.width && cut.h == sourceSize.height
+            let band = try image.rows(cut.y, cut.h)
+            if !whole {
+                cutPixels.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                for row in 0..<cut.h {
+                    let from = band + (row * image.width + cut.x) * 4
+                    cutPixels.withUnsafeMutableBufferPointer {
+                        ($0.baseAddress! + ((cut.offsetY + row) * sourceSize.width + cut.offsetX) * 4)
+                            .update(from: from, count: cut.w * 4)
+                    }
                 }
             }
+            func withCut<R>(_ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
+                if whole { return body(band + cut.x * 4, image.width) }
+                return cutPixels.withUnsafeBufferPointer { body($0.baseAddress!, sourceSize.width) }
+            }
+            let cutDigest = { withCut { Self.digest($0, stride: $1, width: sourceSize.width, height: sourceSize.height) } }
             let result: PixelComparison
             switch reference {
             case .pixels(let pixels):
-                result = cutPixels.withUnsafeBufferPointer { a in
+                result = withCut { a, stride in
                     pixels.withUnsafeBufferPointer { b in
                         PixelComparison.compare(
-                            a.baseAddress!, aStride: sourceSize.width, b.baseAddress!, bStride: sourceSize.width,
+                            a, aStride: stride, b.baseAddress!, bStride: sourceSize.width,
                             width: sourceSize.width, height: sourceSize.height)
                     }
                 }
             case .digest(let digest):
-                result = .same(Self.digest(cutPixels, width: sourceSize.width, height: sourceSize.height) == digest, pixels: sourceSize.width * sourceSize.height)
+                result = .same(cutDigest() == digest, pixels: sourceSize.width * sourceSize.height)
             case .unchecked, .planes, .absent:
                 result = .same(true, pixels: 0)
             }
@@ -89,7 +101,7 @@ extension Verifier {
             }
             if !result.passes(minPSNR: bound) {
                 report.mismatchedFrames += 1
-                wrong.append((index, Self.digest(cutPixels, width: sourceSize.width, height: sourceSize.height)))
+                wrong.append((index, cutDigest()))
             }
             let error = cut.durationMs - Double(timeline.frames[index].delay) * 10
             timingSum += abs(error)
