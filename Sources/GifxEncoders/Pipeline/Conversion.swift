@@ -187,7 +187,7 @@ public final class Conversion {
     /// 5. Trailers and JSON, then (`RunSettings.verify`) every output read back, then every file renamed into place together.
     private func commitOutputs(_ sinks: [any ConversionSink], _ transaction: OutputTransaction) throws {
         for sink in sinks { try sink.finish() }
-        verifications = try VerifyingSink.verifyAll(sinks)
+        verifications = try VerifyingSink.verifyAll(sinks, concurrent: !settings.serialSinks)
         try transaction.commit()
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GifxFrames
 import GifxTimeline
@@ -69,9 +70,17 @@ final class VerifyingSink: ConversionSink {
         }
     }
 
-    /// Verifies every wrapped sink's temporaries; throws `VerificationFailed` when one does not verify.
-    static func verifyAll(_ sinks: [any ConversionSink]) throws -> [OutputVerification] {
-        let reports = try sinks.compactMap { try ($0 as? VerifyingSink)?.verify() }
+    /// Verifies every wrapped sink's temporaries, side by side (one thread each, as the sinks were fed) unless
+    /// `concurrent` is false; throws `VerificationFailed` when one does not verify.
+    static func verifyAll(_ sinks: [any ConversionSink], concurrent: Bool) throws -> [OutputVerification] {
+        let verifying = sinks.compactMap { $0 as? VerifyingSink }
+        let round = VerifyRound(verifying)
+        if concurrent && verifying.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: verifying.count) { round.run($0) }
+        } else {
+            for index in verifying.indices { round.run(index) }
+        }
+        let reports = try round.outcomes.compactMap { try $0.get() }
         if reports.contains(where: { !$0.passed }) { throw VerificationFailed(reports: reports) }
         return reports
     }
@@ -159,5 +168,27 @@ final class VerifyingSink: ConversionSink {
             return nil
         }
         return report
+    }
+}
+
+/// The verifications of one run: sink `i` runs on one thread only and writes only outcome `i` (they share
+/// nothing: each reads its own temporaries and owns its decoder); `concurrentPerform` returns after all.
+private final class VerifyRound: @unchecked Sendable {
+    let sinks: [VerifyingSink]
+    let outcomes: UnsafeMutableBufferPointer<Result<OutputVerification?, any Error>>
+
+    init(_ sinks: [VerifyingSink]) {
+        self.sinks = sinks
+        outcomes = .allocate(capacity: sinks.count)
+        outcomes.initialize(repeating: .success(nil))
+    }
+
+    deinit {
+        outcomes.deinitialize()
+        outcomes.deallocate()
+    }
+
+    func run(_ index: Int) {
+        outcomes[index] = Result { try sinks[index].verify() }
     }
 }
