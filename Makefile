@@ -7,7 +7,8 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test library-usage docs asan bench examples fuzz clean browser-deps browser-check
+.PHONY: all deps build demo test library-usage docs asan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
+	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
 
@@ -67,7 +68,10 @@ docs: deps
 TEST_LOG ?= .build/test.log
 test: deps library-usage docs
 	$(SWIFT) build --build-tests
-	@set -o pipefail; status=0; $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG) || status=$$?; \
+	@# The test process writes to a file, followed live by tail: through a pipe (`| tee`), runs on a loaded
+	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
+	@status=0; : > $(TEST_LOG); $(SWIFT) test --skip-build >> $(TEST_LOG) 2>&1 & pid=$$!; tail -n +1 -f --pid=$$pid $(TEST_LOG); \
+		wait $$pid || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; exit $$status
 
 ## asan: every test under AddressSanitizer + LeakSanitizer (its own scratch path .build-asan; slow, not
@@ -121,7 +125,103 @@ examples: deps
 ## seeded with ../shared/corpus and Examples/; crashes land in .build-fuzz/crashes/.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Fuzz/run.sh
+
+## fuzz-smoke: `fuzz` for 60 s with its output in .build-fuzz/smoke.log and one closing line; fails on a
+## crash, sanitizer report, leak, hang or out-of-memory (Fuzz/smoke.sh). .ci/run calls it before `make test`.
+fuzz-smoke: deps
+	@FUZZ_SECONDS=60 SWIFT=$(SWIFT) bash Fuzz/smoke.sh
+
+## --- Packaging (docs/packaging.md): install without a Swift toolchain. None of this is part of `make test`.
+## dist-binary: the release binary with the Swift runtime and Foundation linked statically
+## (--static-swift-stdlib); giflib, libpng, libwebp stay dynamic and libav* is dlopened as always. Its own
+## scratch path (.build-dist/swift); GIFX_COMMIT is compiled in for `gifx --version` (a changed commit
+## recompiles everything: a few minutes on 2 cores).
+DIST := .build-dist
+DIST_OUT := $(DIST)/out
+DIST_BIN := $(DIST)/swift/release/gifx
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/gifx/VersionText.swift)
+GIFX_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo -dirty)
+PREFIX ?= /usr/local
+DESTDIR ?=
+dist-binary: deps
+	@command -v objdump >/dev/null || { echo "make dist: objdump is missing (apt-get install binutils)" >&2; exit 1; }
+	$(SWIFT) build -c release --product gifx --static-swift-stdlib --scratch-path $(DIST)/swift \
+		-Xcc '-DGIFX_BUILD_COMMIT="$(GIFX_COMMIT)"'
+	@$(DIST_BIN) --version | head -1 | grep -qF "gifx $(VERSION) (commit $(GIFX_COMMIT))" \
+		|| { echo "make dist: $(DIST_BIN) --version does not say gifx $(VERSION) (commit $(GIFX_COMMIT))" >&2; exit 1; }
+
+## dist-share: man pages (gifx.1 + one per subcommand, swift-argument-parser's generate-manual) and bash,
+## zsh, fish completions (--generate-completion-script), from the release binary, into .build-dist/share.
+dist-share: dist-binary
+	bash packaging/share.sh $(DIST_BIN) $(DIST)/swift/checkouts/swift-argument-parser $(DIST)/tools \
+		"$$(git log -1 --format=%cs 2>/dev/null || date -u +%F)" $(DIST)/share
+
+## install / uninstall: the release binary, its man pages and completions under $(DESTDIR)$(PREFIX)
+## (default /usr/local): bin/gifx, share/man/man1/gifx*.1, share/bash-completion/completions/gifx,
+## share/zsh/site-functions/_gifx, share/fish/vendor_completions.d/gifx.fish.
+install: dist-share
+	install -D -m 0755 $(DIST_BIN) $(DESTDIR)$(PREFIX)/bin/gifx
+	@cd $(DIST)/share && find share -type f | while read -r f; do \
+		install -D -m 0644 "$$f" "$(abspath $(DESTDIR)$(PREFIX))/$$f" || exit 1; echo "installed $(DESTDIR)$(PREFIX)/$$f"; done
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/gifx ($$($(DESTDIR)$(PREFIX)/bin/gifx --version | head -1))"
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gifx $(DESTDIR)$(PREFIX)/share/man/man1/gifx.1 $(DESTDIR)$(PREFIX)/share/man/man1/gifx.*.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/gifx $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gifx \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gifx.fish
+
+## dist: .build-dist/out/gifx-VERSION-linux-ARCH.tar.gz and gifx_VERSION-1_ARCH.deb (packaging/dist.sh;
+## Depends read from the binary with objdump, ldconfig and dpkg -S).
+dist: dist-share
+	@command -v dpkg-deb >/dev/null || { echo "make dist: dpkg-deb is missing (a Debian machine is needed)" >&2; exit 1; }
+	bash packaging/dist.sh $(DIST_BIN) $(DIST)/share $(VERSION) $(GIFX_COMMIT) $(abspath $(DIST_OUT))
+
+## dist-check: the .deb installed with apt into a fresh mmdebstrap minbase chroot (no Swift, no -dev
+## packages), gifx --version and every Examples GIF to MP4, WebM, WebP and a sprite sheet inside it, the
+## outputs checked from outside with ffprobe and Pillow; then the tarball's binary in the same chroot with
+## the package removed (runtime libraries only). Needs root and the apt mirror (about 4 minutes).
+dist-check:
+	@bash packaging/dist-check.sh --can-run
+	@$(MAKE) --no-print-directory dist
+	bash packaging/dist-check.sh $(abspath $(DIST_OUT)) $(VERSION) $(GIFX_COMMIT) $(abspath $(DIST))/check
+
+## image: the runtime image (Containerfile, stage "runtime") from the .deb of `make dist`, on a bookworm
+## base made with mmdebstrap and `podman import` (no registry needed); tagged gifx:VERSION.
+## image-check: runs it on Examples with a read-only root, --network none, as its non-root user.
+## Both need root, podman, and the apt mirror (packaging/containers.conf).
+image:
+	@bash packaging/image.sh --can-run
+	@$(MAKE) --no-print-directory dist
+	bash packaging/image.sh $(abspath $(DIST_OUT)) $(VERSION) $(abspath $(DIST))/image
+image-check:
+	@bash packaging/image-check.sh --can-run
+	@$(MAKE) --no-print-directory image
+	bash packaging/image-check.sh $(VERSION) $(abspath $(DIST))/image-check
+
+## slurm-check: the Slurm recipe of docs/scale-out.md on a one-node Slurm 22.05 started here (munge,
+## slurmctld, slurmd under a temporary folder, stopped by pid at the end), over a generated corpus of
+## 240 GIFs (some damaged), with one array task cancelled midway and resubmitted. Needs root, slurm-wlm
+## and munge (apt), and the tarball's binary from `make dist`.
+slurm-check:
+	@bash packaging/slurm-check.sh --can-run
+	@$(MAKE) --no-print-directory dist
+	bash packaging/slurm-check.sh $(abspath $(DIST_OUT)) $(VERSION) $(abspath $(DIST))/slurm
+
+.PHONY: differential fuzz-differential
+## differential: gifx's own LZW decoder against giflib over the full generated sweep (sizes 1-300, code sizes
+## 0-8, interlace, transparency, every disposal, truncation at every block, damaged data) and every corpus
+## GIF; `make test` runs a sample of the sweep (Tests/FramesTests/DecoderDifferentialTests.swift).
+## Release build with testing enabled, in its own scratch path: the debug decoder is too slow for the
+## full sweep, and `make test`'s .build stays untouched.
+DIFFERENTIAL_BUILD := --scratch-path .build-differential -c release -Xswiftc -enable-testing
+differential: deps
+	$(SWIFT) build --build-tests $(DIFFERENTIAL_BUILD)
+	GIFX_DIFFERENTIAL=full $(SWIFT) test --skip-build $(DIFFERENTIAL_BUILD) --filter DecoderDifferentialTests
+
+## fuzz-differential: libFuzzer + ASan, the new decoder against giflib (Fuzz/differential.sh) for
+## FUZZ_SECONDS (default 60); findings land in .build-fuzz-differential/crashes/.
+fuzz-differential: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Fuzz/differential.sh
 
 clean:
-	rm -rf .build $(DEMO_OUT)
+	rm -rf .build $(DEMO_OUT) $(DIST)

@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
         .systemLibrary(name: "CProcess"),
+        // The commit `gifx --version` prints (make dist passes it as a C define; header only).
+        .systemLibrary(name: "CBuildInfo"),
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
         // opened with dlopen on first use, so the commands that need no libav do not load it (loader.c).
         .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
@@ -53,13 +55,16 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "ChildProcesses",
+                "GifxKit", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         // Test support: writes exact fixture GIFs with giflib's encoder (EGif*).
         .target(name: "GifFixtures", dependencies: ["CGif", "CPng"], path: "Tests/GifFixtures"),
+        // libFuzzer entry over GifxFrames and GifxTimeline (Fuzz/run.sh builds it with -sanitize=fuzzer,address);
+        // a plain build makes it a replayer of saved inputs, so every build checks it still compiles.
+        .executableTarget(name: "fuzz-decoder", dependencies: ["GifxFrames", "GifxTimeline"], path: "Fuzz/FuzzDecoder"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
@@ -71,6 +76,8 @@ let package = Package(
         ]),
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
         .testTarget(name: "POSIXFilesTests", dependencies: ["GifxPOSIXFiles", "ChildProcesses"]),
+        // libFuzzer: gifx's LZW decoder against giflib (Fuzz/differential.sh); a plain build is a replayer.
+        .executableTarget(name: "fuzz-differential", dependencies: ["GifxFrames"], path: "Fuzz/FuzzDifferential"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -318,6 +318,10 @@ def variant_tools(probe, sub, reps, make):
     if probe.has_option(sub, "--threads"):
         tools += [Tool(f"gifx {sub} --threads {n}", f"gifx-t{n}", make(probe.path, ("--threads", str(n))), reps)
                   for n in THREAD_COUNTS]
+    if probe.has_option(sub, "--decoder"):
+        # giflib's LZW (the oracle of gifx's own decoder, issue 25) on one thread, beside gifx's own.
+        tools.append(Tool(f"gifx {sub} --threads 1 --decoder giflib", "gifx-giflib-t1",
+                          make(probe.path, ("--threads", "1", "--decoder", "giflib")), reps))
     if GIFX_BASELINE:
         tools.append(Tool(f"gifx (baseline) {sub}", "gifx-baseline", make(GIFX_BASELINE), reps,
                           note=f"GIFX_BASELINE={GIFX_BASELINE}"))
@@ -459,6 +463,8 @@ def main():
         gif_meta[spec.name] = {
             "path": gif_paths[spec.name], "width": info.width, "height": info.height,
             "frames": len(info.images), "bytes": os.path.getsize(gif_paths[spec.name]),
+            # Colour indices the LZW data decodes to (one byte per pixel of every frame's rect).
+            "index_bytes": sum(image.width * image.height for image in info.images),
             "duration_cs": duration, "sha256": make_gifs.sha256(gif_paths[spec.name]),
             "source": spec.source, "why": spec.why, "info": info,
         }

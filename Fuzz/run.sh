@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target (Fuzz/FuzzDecoder.swift over Sources/GifxTimeline + Sources/GifxFrames + giflib)
-# with `swiftc -sanitize=fuzzer,address` and runs it for FUZZ_SECONDS (default 60), seeded with the
-# test corpus (../shared/corpus when present), the pygif/peterdn GIFs, Examples/ and
-# Tests/CLITests/Regressions/. New inputs go to .build-fuzz/corpus; crashes to .build-fuzz/crashes.
+# Builds the libFuzzer target (the package's `fuzz-decoder` target, Fuzz/FuzzDecoder/, over GifxFrames,
+# GifxTimeline and whatever they import) through SwiftPM with libFuzzer + ASan, and runs it for FUZZ_SECONDS
+# (default 60), seeded with the test corpus (../shared/corpus when present), the pygif/peterdn GIFs,
+# Examples/ and Tests/CLITests/Regressions/. New inputs go to .build-fuzz/corpus; crashes to
+# .build-fuzz/crashes; SwiftPM's own files to .build-fuzz/swiftpm.
 #
 #   FUZZ_SECONDS=1800 bash Fuzz/run.sh            # run for 30 minutes
 #   FUZZ_JOBS=1 (default)                          # parallel fuzzing processes (-jobs/-workers)
@@ -13,30 +14,30 @@ cd "$(dirname "$0")/.."
 OUT=${FUZZ_OUT:-.build-fuzz}
 SECONDS_TO_RUN=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
-SWIFTC=${SWIFTC:-swiftc}
-FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6)
-mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/crashes" "$OUT/scratch"
+SWIFT=${SWIFT:-swift}
+mkdir -p "$OUT/corpus" "$OUT/crashes" "$OUT/scratch"
 OUT=$(cd "$OUT" && pwd)
 
-build() {
-    # Timeline and Frames are separate modules (Frames says `import Timeline`), built as objects.
-    "$SWIFTC" "${FLAGS[@]}" -module-name Timeline -wmo -c Sources/GifxTimeline/*.swift \
-        -emit-module -emit-module-path "$OUT/obj/Timeline.swiftmodule" -o "$OUT/obj/Timeline.o"
-    "$SWIFTC" "${FLAGS[@]}" -module-name Frames -wmo -c Sources/GifxFrames/*.swift -I "$OUT/obj" -I Sources/CGif \
-        -emit-module -emit-module-path "$OUT/obj/Frames.swiftmodule" -o "$OUT/obj/Frames.o"
-    "$SWIFTC" "${FLAGS[@]}" -module-name FuzzDecoder Fuzz/FuzzDecoder.swift -I "$OUT/obj" -I Sources/CGif \
-        "$OUT/obj/Timeline.o" "$OUT/obj/Frames.o" -lgif -use-ld=lld -o "$OUT/fuzz-decoder"
-}
+# SwiftPM resolves the modules and their link flags (system libraries, package dependencies), so a new
+# import in Frames needs no change here. Release (-O, with -g on Linux), as libFuzzer runs are long.
+# `--sanitize` instruments the C targets and links libFuzzer's main and the ASan runtime. The Swift
+# driver keeps only the last of several `-sanitize=` options (Swift 6.3: SwiftPM's `-sanitize=fuzzer
+# -sanitize=address` compiles Swift with ASan but no coverage, and libFuzzer then finds nothing), so the
+# Swift code gets both in one option, which comes last. GIFX_LIBFUZZER leaves out the replayer's `main`.
+SPM=(-c release --scratch-path "$OUT/swiftpm" --sanitize=fuzzer --sanitize=address
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGIFX_LIBFUZZER)
 
-newer() {  # is the binary older than any source?
-    [ ! -x "$OUT/fuzz-decoder" ] && return 0
-    [ -n "$(find Sources/GifxTimeline Sources/GifxFrames Fuzz -name '*.swift' -newer "$OUT/fuzz-decoder" | head -1)" ]
-}
-
-if newer; then echo "fuzz: building $OUT/fuzz-decoder"; build; fi
+echo "fuzz: building $OUT/fuzz-decoder"
+build_started=$SECONDS
+"$SWIFT" build "${SPM[@]}" --product fuzz-decoder
+ln -sf "$("$SWIFT" build "${SPM[@]}" --show-bin-path)/fuzz-decoder" "$OUT/fuzz-decoder"
+echo "fuzz: built in $((SECONDS - build_started)) s"
 [ "${1:-}" = "--build-only" ] && exit 0
 
 export GIFX_FUZZ_SCRATCH="$OUT/scratch"
+# A Swift trap goes to libFuzzer's deadly-signal handler, which saves the input: Swift's own backtracer
+# would catch the signal first, and its memory reader trips ASan, so a precondition read as a memory error.
+export SWIFT_BACKTRACE=enable=no
 # Leak detection stays on; 2 GiB RSS limit; an input taking over 10 s is a hang.
 COMMON=(-rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1)
 

@@ -1,6 +1,8 @@
+#define _GNU_SOURCE /* dlinfo */
 #include "CAV.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,4 +111,14 @@ int gifx_av_is_loaded(gifx_av_group group) {
     int loaded = group_state[group] > 0;
     pthread_mutex_unlock(&load_lock);
     return loaded;
+}
+
+const char *gifx_av_library_path(int library) {
+    if (library < 0 || library >= LIB_COUNT) return NULL;
+    pthread_mutex_lock(&load_lock);
+    void *handle = handles[library];
+    pthread_mutex_unlock(&load_lock);
+    struct link_map *map = NULL;
+    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return NULL;
+    return map->l_name;
 }

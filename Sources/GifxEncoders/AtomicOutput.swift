@@ -56,7 +56,7 @@ public final class AtomicOutput {
     private let overwrite: Bool
     private var finished = false
 
-    /// Creates the temporary file; fails with exit 73 when the target exists (without `overwrite`)
+    /// Creates the temporary file; fails (`cannotCreateOutput`) when the target exists (without `overwrite`)
     /// or its folder cannot be written.
     public init(targetPath: String, overwrite: Bool) throws {
         self.targetPath = targetPath

@@ -25,3 +25,29 @@ public struct LibavUnavailable: GifxError {
     public let description: String
     public var failureClass: FailureClass { .internalError }
 }
+
+/// The libav libraries as this process loads them, for a version report: opening them is the point, so this
+/// loads the encoder group (as `to-mp4` would) and reports each library's run-time version and file.
+public enum LibavVersions {
+    public struct Library: Sendable {
+        public let name: String
+        /// major.minor.micro, from the library's own `*_version()` (not the headers gifx was built with).
+        public let version: String
+        /// The file dlopen picked (dlinfo), e.g. /lib/x86_64-linux-gnu/libavcodec.so.59.
+        public let path: String?
+    }
+
+    /// The four libraries in load order, and FFmpeg's release string (`av_version_info`).
+    public static func load() throws -> (libraries: [Library], ffmpeg: String) {
+        try Libav.require(GIFX_AV_ENCODER)
+        func dotted(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
+        let versions: [(String, UInt32)] = [
+            ("libavutil", gifx_avutil_version()), ("libswscale", gifx_swscale_version()),
+            ("libavcodec", gifx_avcodec_version()), ("libavformat", gifx_avformat_version()),
+        ]
+        let libraries = versions.enumerated().map { index, entry in
+            Library(name: entry.0, version: dotted(entry.1), path: gifx_av_library_path(Int32(index)).map { String(cString: $0) })
+        }
+        return (libraries, gifx_av_version_info().map { String(cString: $0) } ?? "unknown")
+    }
+}

@@ -25,15 +25,45 @@ public enum CacheCapacity {
         // The category follows the whole animation's size; the slot count is capped afterwards.
         let (total, overflow) = canvasBytes.multipliedReportingOverflow(by: frames)
         if !overflow && total <= allFramesLimit { return Swift.min(frames, maxCanvases) }
-        if !overflow && total <= defaultLimit { return Swift.min(frames, defaultFrames) }
-        return 1
+        let category = !overflow && total <= defaultLimit ? Swift.min(frames, defaultFrames) : 1
+        // Tiny canvases may fill `tinyCanvasFloor` whatever the category: with one slot, producer and
+        // consumer hand over (and sleep) once per frame, which cost more than decoding a 64×64 frame.
+        guard canvasBytes <= tinyCanvasBytes else { return category }
+        return Swift.max(category, Swift.min(frames, maxCanvases, tinyCanvasFloor / canvasBytes))
     }
+
+    /// Canvases up to this size (64×64 RGBA) get a ring of up to `tinyCanvasFloor` bytes.
+    public static let tinyCanvasBytes = 16 * 1024
+    /// Bytes a ring of tiny canvases may hold beyond its category (1 MiB: 64 canvases of 64×64).
+    public static let tinyCanvasFloor = mebibyte
 
     /// Frames decoded ahead per decoding thread, when memory allows.
     public static let windowPerThread = 2
 
-    /// The cores this process may use (the default thread count).
+    /// The cores this process may use (the default thread count for large canvases).
     public static var availableCores: Int { Swift.max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// Canvases smaller than this (in pixels) decode on one thread unless more are asked for: a small
+    /// frame decodes in microseconds, less than handing it between threads costs (measured on 64×64 frames,
+    /// docs/benchmarks.md).
+    public static let minimumParallelPixels = 256 * 256
+
+    /// Compressed bytes per composited pixel below which the default is one thread. Decode-ahead moves only
+    /// the LZW work to other threads; compositing and the canvas copy stay on the producer, and they grow
+    /// with pixels while LZW work grows with compressed bytes. Measured (docs/benchmarks.md): 1280x720x250 at
+    /// 0.42 B/px gains from a second thread, 3840x2160x60 at 0.044 and 480x270x200 at 0.077 do not.
+    public static let minimumParallelDataPerPixel = 0.15
+
+    /// Threads a stream uses when the caller does not say: every core for large canvases whose data is
+    /// dense enough for decode-ahead to pay (`dataBytes`, the image data's size, `nil` when unknown), else one.
+    public static func defaultThreads(canvasBytes: Int, frameCount: Int = 1, dataBytes: Int? = nil) -> Int {
+        guard canvasBytes / 4 >= minimumParallelPixels else { return 1 }
+        if let dataBytes {
+            let pixels = Double(canvasBytes / 4) * Double(Swift.max(1, frameCount))
+            if Double(dataBytes) / pixels < minimumParallelDataPerPixel { return 1 }
+        }
+        return availableCores
+    }
 
     /// How a stream's memory is split between the canvas ring and the decode-ahead window.
     public struct Plan: Hashable, Sendable {

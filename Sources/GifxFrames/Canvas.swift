@@ -13,10 +13,3 @@ public struct Canvas {
         self.index = index; self.width = width; self.height = height; self.pixels = pixels
     }
 }
-
-/// A source of composited canvases, pulled in frame order (the bounded producer cache is one).
-public protocol CanvasSource {
-    var canvasSize: CanvasSize { get }
-    /// Lends the next canvas to `body`, or returns `nil` once every frame has been delivered.
-    mutating func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R?
-}

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The memory for a canvas could not be had (a memory limit such as an rlimit on the process, or a machine out
-/// of memory): an environment failure reported as one line (exit 70), where Swift's own allocator would
+/// of memory): an environment failure reported as one line (`internalError`), where Swift's own allocator would
 /// abort the process.
 public struct CanvasMemoryError: GifxError {
     public let bytes: Int

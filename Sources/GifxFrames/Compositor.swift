@@ -71,16 +71,18 @@ final class Compositor {
         let count = x1 - x0
         // Largest index in the row (a vectorized max): when it is inside the palette no pixel can be out of
         // range, so the row needs no per-pixel range test and, without a transparent index, no test at all.
-        var largest: UInt8 = 0
-        for k in 0..<count { largest = Swift.max(largest, source[k]) }
-        if Int(largest) < paletteCount {
+        // A 256-entry palette covers every index, so the scan is skipped.
+        var inRange = paletteCount >= 256
+        if !inRange {
+            var largest: UInt8 = 0
+            for k in 0..<count { largest = Swift.max(largest, source[k]) }
+            inRange = Int(largest) < paletteCount
+        }
+        if inRange {
             if transparentIndex < 0 {
                 for k in 0..<count { destination[k] = lookup[Int(source[k])] }
             } else {
-                for k in 0..<count {
-                    let pixel = lookup[Int(source[k])]
-                    if pixel != 0 { destination[k] = pixel }
-                }
+                drawSkippingTransparent(source, count: count, to: destination)
             }
             return
         }
@@ -95,6 +97,39 @@ final class Compositor {
             }
         }
         if outOfRange { sawOutOfRangeIndex = true }
+    }
+
+    /// Draws a row whose indices are all in the palette, leaving the transparent index's pixels alone.
+    /// Eight indices at a time: a block of only transparent pixels (common: encoders mark unchanged
+    /// pixels transparent) is skipped, a block without any is drawn without tests, and only mixed blocks
+    /// test each pixel, so long transparent or opaque stretches cost no branch per pixel.
+    private func drawSkippingTransparent(
+        _ source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt32>
+    ) {
+        let lookup = self.lookup
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let pattern = UInt64(UInt8(truncatingIfNeeded: transparentIndex)) &* ones
+        var k = 0
+        while k &+ 8 <= count {
+            let difference = UnsafeRawPointer(source + k).loadUnaligned(as: UInt64.self) ^ pattern
+            if difference != 0 {
+                // A zero byte of `difference` is a transparent pixel (the classic has-zero-byte test).
+                if (difference &- ones) & ~difference & (ones &<< 7) == 0 {
+                    for j in k..<(k &+ 8) { destination[j] = lookup[Int(source[j])] }
+                } else {
+                    for j in k..<(k &+ 8) {
+                        let pixel = lookup[Int(source[j])]
+                        if pixel != 0 { destination[j] = pixel }
+                    }
+                }
+            }
+            k &+= 8
+        }
+        while k < count {
+            let pixel = lookup[Int(source[k])]
+            if pixel != 0 { destination[k] = pixel }
+            k &+= 1
+        }
     }
 
     /// Copies the screen (the canvas while the current frame is displayed) to `destination`.

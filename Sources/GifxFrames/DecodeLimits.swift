@@ -6,9 +6,15 @@ public struct DecodeLimits: Hashable, Sendable {
     public var maxCanvasBytes: Int
     /// Turns recoverable damage (truncated data, corrupt image data, trailing garbage) into errors.
     public var strict: Bool
+    /// Which LZW decoder reads image data (gifx's own, or giflib as the oracle); both give the same canvases,
+    /// warnings and errors. Carried with the limits because every decoding path already receives them.
+    public var decoder: GifDecoderKind
 
-    public init(maxDimension: Int = 16384, maxCanvasBytes: Int = 1 << 30, strict: Bool = false) {
+    public init(
+        maxDimension: Int = 16384, maxCanvasBytes: Int = 1 << 30, strict: Bool = false, decoder: GifDecoderKind = .gifx
+    ) {
         self.maxDimension = maxDimension; self.maxCanvasBytes = maxCanvasBytes; self.strict = strict
+        self.decoder = decoder
     }
 
     /// 16384×16384 pixels, 1 GiB per canvas, lenient.

@@ -9,7 +9,7 @@ import GifxTimeline
 /// With more than one thread, worker threads decode the LZW data of the next frames (the decode-ahead
 /// window, see `CacheCapacity.plan`) while the producer composites strictly in frame order: the canvases,
 /// warnings and errors are exactly the sequential decoder's.
-public final class FrameStream: CanvasSource {
+public final class FrameStream {
     public let metadata: GifMetadata
     /// Canvases the ring may hold.
     public let capacity: Int
@@ -22,7 +22,8 @@ public final class FrameStream: CanvasSource {
     private let producer: Thread
 
     /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
-    /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to the cores.
+    /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to
+    /// `metadata.defaultDecodeThreads` (the cores, or one for small canvases and sparse data).
     public convenience init(
         path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
         threads: Int? = nil
@@ -42,7 +43,7 @@ public final class FrameStream: CanvasSource {
         self.metadata = metadata
         let plan = CacheCapacity.plan(
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
-            threads: threads ?? CacheCapacity.availableCores)
+            threads: threads ?? metadata.defaultDecodeThreads)
         capacity = plan.canvases
         // The compositor's screen and the first cached canvas, before a thread allocates them for good.
         try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)
@@ -119,8 +120,12 @@ final class CanvasRing: @unchecked Sendable {
     private var gate: Int?
     private var heldAtGate = false
 
+    /// Frames published before the consumer is woken (1 except for tiny canvases).
+    private let wakeBatch: Int
+
     init(capacity: Int, canvasBytes: Int, frameCount: Int, gate: Int? = nil) {
         self.capacity = capacity; self.canvasBytes = canvasBytes; self.frameCount = frameCount; self.gate = gate
+        wakeBatch = canvasBytes <= CacheCapacity.tinyCanvasBytes && gate == nil ? Swift.min(capacity, 16) : 1
         slots = Array(repeating: nil, count: capacity)
     }
 
@@ -147,8 +152,10 @@ final class CanvasRing: @unchecked Sendable {
                 let ahead = DecodeAheadQueue(
                     window: plan.decodeWindow, frameCount: metadata.images.count,
                     bufferBytes: metadata.canvas.width * metadata.canvas.height)
-                ahead.startWorkers(plan.threads - 1) { try ImageIndexDecoder(path: path, metadata: metadata) }
-                let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata)
+                ahead.startWorkers(plan.threads - 1) {
+                    try ImageIndexDecoder(path: path, metadata: metadata, decoder: limits.decoder)
+                }
+                let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata, decoder: limits.decoder)
                 next = { try Self.advance(decoder, decodingAheadWith: ahead, own) }
                 queue = ahead
             }
@@ -214,7 +221,10 @@ final class CanvasRing: @unchecked Sendable {
         locked {
             filled += 1
             if let warnings { decoderWarnings = warnings }
-            condition.broadcast()
+            // Tiny canvases wake the consumer once per `wakeBatch` frames: waking it for each cost more than
+            // the frame. The producer only waits when the ring is full (`filled == capacity >= wakeBatch`)
+            // and broadcasts when it stops, so a waiting consumer is always woken.
+            if filled >= wakeBatch { condition.broadcast() }
         }
     }
 

@@ -69,6 +69,7 @@ final class GifFileReader {
     /// The next record's kind.
     func nextRecord() throws -> GifRecord {
         var type = UNDEFINED_RECORD_TYPE
+        gif.pointee.Error = 0
         try check(DGifGetRecordType(gif, &type), "reading a record type")
         switch type {
         case IMAGE_DESC_RECORD_TYPE: return .image
@@ -82,6 +83,9 @@ final class GifFileReader {
     /// the separator).
     func readImageDescriptor() throws -> ImageDescriptorRecord {
         let separatorOffset = offset - 1
+        // giflib leaves `Error` alone when the code size byte cannot be read: cleared first, so the error
+        // says what happened here, not what an earlier image (decoded by giflib or not) left behind.
+        gif.pointee.Error = 0
         let status = DGifGetImageDesc(gif)
         // giflib 5.2.1 appends a SavedImage (with a copy of the local palette) per image even when
         // nothing is slurped. Free it now; GifFreeSavedImages leaves ImageCount alone, and without
@@ -131,8 +135,42 @@ final class GifFileReader {
         }
     }
 
+    /// Reads the current image's LZW data for gifx's own decoder (after `readImageDescriptor` succeeded,
+    /// which left the input just past the minimum code size byte): the code size, then every data
+    /// sub-block up to the terminator, joined into `blocks`. A file that ends or fails inside the chain is
+    /// not an error here: `blocks` records it, and the decoder reports it only if it needs those bytes
+    /// (or, having every pixel, when giflib would have skipped to the terminator).
+    func readImageData(into blocks: ImageDataBlocks) throws {
+        let sizeOffset = offset - 1
+        var size: UInt8 = 0
+        guard source.seek(to: sizeOffset), source.copyBytes(into: &size, count: 1) == 1 else {
+            throw Self.makeError(code: D_GIF_ERR_READ_FAILED, source: source, context: "decoding image data")
+        }
+        blocks.reset(codeSize: Int(size))
+        while true {
+            var length: UInt8 = 0
+            guard source.copyBytes(into: &length, count: 1) == 1 else {
+                blocks.end(failure: Self.makeError(code: D_GIF_ERR_READ_FAILED, source: source, context: "decoding image data"))
+                break
+            }
+            if length == 0 {
+                blocks.end(terminatorEndingAt: offset)
+                break
+            }
+            let destination = blocks.reserve(Int(length))
+            guard source.copyBytes(into: destination, count: Int(length)) == Int(length) else {
+                // giflib reads a sub-block whole or not at all: a block cut short gives no data.
+                blocks.end(failure: Self.makeError(code: D_GIF_ERR_READ_FAILED, source: source, context: "decoding image data"))
+                break
+            }
+            blocks.appendBlock(length: Int(length), endingAt: offset)
+        }
+        blocks.finish()
+    }
+
     /// Decodes the next `count` pixels of the current image into `line`.
     func readLine(into line: UnsafeMutablePointer<UInt8>, count: Int) throws {
+        gif.pointee.Error = 0
         try check(DGifGetLine(gif, line, Int32(count)), "decoding image data")
     }
 
@@ -177,6 +215,8 @@ final class GifFileReader {
     }
 
     private static func makeError(code: Int32, source: FileByteSource, context: String) -> GifDecodeError {
+        // A call that failed without saying why (giflib: a short read of the code size byte) failed to read.
+        let code = code == 0 ? D_GIF_ERR_READ_FAILED : code
         let text = GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
         if code == D_GIF_ERR_READ_FAILED {
             if source.readErrno != 0 {

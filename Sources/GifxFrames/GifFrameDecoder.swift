@@ -1,7 +1,9 @@
 import GifxTimeline
 
-/// Decodes a GIF image by image (giflib `DGifGetLine`, never `DGifSlurp`) and composites each onto the screen.
-/// Holds only one row of indices, the screen, and (for restore-previous) one saved screen.
+/// Decodes a GIF image by image and composites each onto the screen: with gifx's own LZW decoder (the
+/// default; each row composited as soon as it is complete) or giflib's `DGifGetLine` (`limits.decoder`),
+/// never `DGifSlurp`. Holds one image's indices (one row with giflib), the screen, and (for
+/// restore-previous) one saved screen.
 /// Yields exactly `metadata.images.count` canvases: canvas i is the screen while image i is displayed.
 /// Damaged image data keeps the rows decoded so far and adds a warning (an error when `limits.strict`).
 public final class GifFrameDecoder {
@@ -12,6 +14,8 @@ public final class GifFrameDecoder {
     private let compositor: Compositor
     private let globalColors: ColorTable?
     private let line: UnsafeMutablePointer<UInt8>
+    /// gifx's own LZW decoder and its data buffer; `nil` when `limits.decoder` is giflib.
+    private let lzw: (decoder: LZWDecoder, data: ImageDataBlocks)?
     /// Index of the next image to decode.
     public private(set) var nextIndex = 0
     /// Damage found while decoding pixels, one line each (at most `WarningLog.limit`, then a summary line).
@@ -34,6 +38,7 @@ public final class GifFrameDecoder {
         self.compositor = Compositor(width: metadata.canvas.width, height: metadata.canvas.height)
         let widest = metadata.images.descriptors.lazy.map(\.rect.width).max() ?? 1
         line = .allocate(capacity: Swift.max(1, widest))
+        lzw = limits.decoder == .gifx ? (LZWDecoder(), ImageDataBlocks()) : nil
     }
 
     deinit { line.deallocate() }
@@ -136,6 +141,16 @@ public final class GifFrameDecoder {
         let rect = descriptor.rect
         guard rect.width > 0, rect.height > 0, compositor.clip(rect).width > 0, compositor.clip(rect).height > 0
         else { return }  // nothing of it lands on the canvas: its data need not be decoded at all
+        if let lzw {
+            // Fused: each row is composited as soon as the LZW decoder completes it, while it is in cache.
+            try reader.readImageData(into: lzw.data)
+            let compositor = self.compositor
+            try lzw.decoder.decode(lzw.data, width: rect.width, height: rect.height, interlaced: descriptor.interlaced) {
+                imageRow, indices in
+                compositor.drawRow(indices, count: rect.width, left: rect.x, y: rect.y + imageRow)
+            }
+            return
+        }
         for pass in DecodedImage.rowOrder(interlaced: descriptor.interlaced) {
             var row = pass.start
             while row < rect.height {

@@ -61,3 +61,12 @@ public struct GifMetadata: Hashable, Sendable {
             loopCount: loopCount, images: GifImageList(images), warnings: warnings, isTruncated: isTruncated)
     }
 }
+
+extension GifMetadata {
+    /// The decoding threads a stream uses when none are asked for (`CacheCapacity.defaultThreads`), the
+    /// image data's size estimated from the last image's offset.
+    public var defaultDecodeThreads: Int {
+        CacheCapacity.defaultThreads(
+            canvasBytes: canvasBytes, frameCount: images.count, dataBytes: images.last.map(\.byteOffset))
+    }
+}

@@ -27,30 +27,34 @@ struct DecodedImage {
     }
 }
 
-/// Decodes images' LZW data to index buffers with its own giflib reader, seeking to each image's byte
-/// offset from the metadata pass; one per decode-ahead thread (giflib readers are not shared).
+/// Decodes images' LZW data to index buffers (gifx's own decoder or giflib's, as `DecodeLimits.decoder`
+/// says) with its own file reader, seeking to each image's byte offset from the metadata pass; one per
+/// decode-ahead thread (readers and decoders are not shared).
 final class ImageIndexDecoder {
     private let reader: GifFileReader
     private let metadata: GifMetadata
     /// One row as giflib writes it (the image's full width, which may overhang the canvas).
     private let line: UnsafeMutablePointer<UInt8>
+    /// gifx's own LZW decoder and its data buffer; `nil` for giflib.
+    private let lzw: (decoder: LZWDecoder, data: ImageDataBlocks)?
 
     /// Decodes with `reader`, which must have been opened on the file `metadata` was read from.
-    init(reader: GifFileReader, metadata: GifMetadata) {
+    init(reader: GifFileReader, metadata: GifMetadata, decoder: GifDecoderKind) {
         self.reader = reader
         self.metadata = metadata
+        lzw = decoder == .gifx ? (LZWDecoder(), ImageDataBlocks()) : nil
         // Lazily: a mapped array would hold 8 bytes per frame (40 MB for 5 million frames) per decoder thread.
         let widest = metadata.images.descriptors.lazy.map(\.rect.width).max() ?? 1
         line = .allocate(capacity: Swift.max(1, widest))
     }
 
     /// Opens `path` with a reader of its own (a worker thread's).
-    convenience init(path: String, metadata: GifMetadata) throws {
+    convenience init(path: String, metadata: GifMetadata, decoder: GifDecoderKind) throws {
         let reader = try GifFileReader(path: path)
         guard reader.screenWidth == metadata.canvas.width, reader.screenHeight == metadata.canvas.height else {
             throw GifDecodeError(.malformed, at: 6, "the file changed since its metadata was read")
         }
-        self.init(reader: reader, metadata: metadata)
+        self.init(reader: reader, metadata: metadata, decoder: decoder)
     }
 
     deinit { line.deallocate() }
@@ -85,6 +89,21 @@ final class ImageIndexDecoder {
         let firstColumn = area.x - rect.x
         // An image wholly on the canvas decodes straight into the buffer; an overhanging one through `line`.
         let direct = area.width == rect.width
+        if let lzw {
+            try reader.readImageData(into: lzw.data)
+            let rowOffset = image.rowOffset, pixels = image.pixels
+            var rows = 0
+            defer { image.rowsDecoded = rows }
+            try lzw.decoder.decode(lzw.data, width: rect.width, height: rect.height, interlaced: descriptor.interlaced) {
+                imageRow, indices in
+                let stored = imageRow - rowOffset
+                if stored >= 0 && stored < area.height {
+                    (pixels + stored * area.width).update(from: indices + firstColumn, count: area.width)
+                }
+                rows += 1
+            }
+            return
+        }
         for pass in DecodedImage.rowOrder(interlaced: descriptor.interlaced) {
             var row = pass.start
             while row < rect.height {

@@ -37,8 +37,7 @@ public struct GifConverter: Sendable {
     /// structure, no pixels.
     public func timeline(of input: GifInput) throws -> Timeline {
         if let problem = settings.problem { throw problem }
-        let spool = try InputSpool(input)
-        let metadata = try withExtendedLifetime(spool) { try readGifMetadata(path: spool.path, limits: settings.limits) }
+        let metadata = try InputSpool.withPath(input) { try readGifMetadata(path: $0, limits: settings.limits) }
         return Timeline(metadata.timelineInput, policy: settings.policy)
     }
 
@@ -55,9 +54,8 @@ public struct GifConverter: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ConversionReport, any Error>) in
                 let thread = Thread {
                     continuation.resume(with: Result {
-                        let spool = try InputSpool(input)
-                        return try withExtendedLifetime(spool) {
-                            try Conversion(inputPath: spool.path, settings: settings).run(
+                        try InputSpool.withPath(input) { path in
+                            try Conversion(inputPath: path, settings: settings).run(
                                 outputs,
                                 progress: { done, total in
                                     progress?(ConversionProgress(canvasesDone: done, canvasesTotal: total))

@@ -9,45 +9,43 @@ import Glibc
 #endif
 
 /// A readable path for a `GifInput`: the file itself, or a private temporary copy (mode 0600) of a
-/// descriptor's or of in-memory bytes, removed when the spool is released. The copy is registered with
-/// `TemporaryFiles`, so a program that cleans up on a signal removes it too. Keep the spool alive for as
-/// long as its path is in use.
-public final class InputSpool: Sendable {
-    /// The file to read.
-    public let path: String
-    private let isCopy: Bool
-
-    /// Spools `input` when it is not a path. Throws `GifDecodeError` (`.io`) when the copy fails.
-    public init(_ input: GifInput, temporaryFolder: String = NSTemporaryDirectory()) throws {
+/// descriptor's data or of in-memory bytes. The copy exists for exactly the duration of the body it is
+/// lent to and is removed when the body returns or throws: no object's release decides when, so it cannot
+/// go before the last read. It is registered with `TemporaryFiles` meanwhile, so a program that cleans up
+/// on a signal removes it too.
+public enum InputSpool {
+    /// Runs `body` with a readable path for `input`. Throws `GifDecodeError` (`.io`) when the copy fails.
+    public static func withPath<Result>(
+        _ input: GifInput, temporaryFolder: String = NSTemporaryDirectory(), _ body: (_ path: String) throws -> Result
+    ) throws -> Result {
+        let path: String
         switch input {
-        case .path(let path):
-            self.path = path
-            isCopy = false
-        case .fileDescriptor(let descriptor):
-            path = try Self.copy(into: temporaryFolder) { file in
-                var buffer = [UInt8](repeating: 0, count: 1 << 16)
-                while true {
-                    let count: Int
-                    do {
-                        count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: descriptor).read(into: $0) }
-                    } catch {
-                        throw GifDecodeError(.io, at: nil, "reading the input: \(error)")
-                    }
-                    if count == 0 { return }
-                    try Self.write(buffer[..<count], to: file)
-                }
-            }
-            isCopy = true
-        case .bytes(let data):
-            path = try Self.copy(into: temporaryFolder) { try Self.write(data, to: $0) }
-            isCopy = true
+        case .path(let path): return try body(path)
+        case .fileDescriptor(let descriptor): path = try copy(from: FileDescriptor(rawValue: descriptor), into: temporaryFolder)
+        case .bytes(let data): path = try copy(into: temporaryFolder) { try write(data, to: $0) }
         }
-    }
-
-    deinit {
-        if isCopy {
+        defer {
+            // Removed, then forgotten: a signal in between finds it still registered and only unlinks again.
             unlink(path)
             TemporaryFiles.shared.unregister(path)
+        }
+        return try body(path)
+    }
+
+    /// Copies everything `source` gives until its end.
+    private static func copy(from source: FileDescriptor, into folder: String) throws -> String {
+        try copy(into: folder) { file in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count: Int
+                do {
+                    count = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+                } catch {
+                    throw GifDecodeError(.io, at: nil, "reading the input: \(error)")
+                }
+                if count == 0 { return }
+                try write(buffer[..<count], to: file)
+            }
         }
     }
 

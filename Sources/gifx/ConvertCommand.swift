@@ -94,13 +94,15 @@ struct ConvertCommand: ParsableCommand {
         installCleanupSignalHandlers()
         try reportingErrors(input: input) {
             for target in allTargets { try ensureOutput(target, isNot: input) }
-            let source = try InputSource(input)
-            let conversion = try Conversion(inputPath: source.path, settings: verification.applied(to: common.settings(policy: policy)))
             let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
                 report = try printingVerificationReport {
-                    try withExtendedLifetime(source) { try conversion.run(requests, progress: progress.update) }
+                    try InputSource.withPath(input) { path in
+                        let conversion = try Conversion(
+                            inputPath: path, settings: verification.applied(to: common.settings(policy: policy)))
+                        return try conversion.run(requests, progress: progress.update)
+                    }
                 }
                 progress.finish()
             } catch {
@@ -167,14 +169,14 @@ struct PosterFrameChoice: ExpressibleByArgument {
 }
 
 /// A WebP output's encoder settings in `--stats`.
-private struct WebPSettings: Encodable {
+struct WebPSettings: Codable {
     var lossless: Bool
     var quality: Float?
     var loopCount: Int
 }
 
-/// `convert --stats`: the run's figures and one object per output.
-private struct ConvertStats: Encodable {
+/// `convert --stats`: the run's figures and one object per output (decoded again by `batch`, see `JobFacts`).
+struct ConvertStats: Codable {
     var command = "convert"
     var frames: Int
     var outputs: [ConvertOutputStats]
@@ -187,7 +189,7 @@ private struct ConvertStats: Encodable {
 }
 
 /// One output's figures: what it is, its files and their bytes, frames written, encoder settings.
-private struct ConvertOutputStats: Encodable {
+struct ConvertOutputStats: Codable {
     var kind: String
     var paths: [String]
     var bytes: Int

@@ -13,17 +13,18 @@ struct FramesCommand: ParsableCommand {
         commandName: "frames", abstract: "Write each composited canvas as DIR/frame-NNNN.png (developer aid).",
         shouldDisplay: false)
 
-    @Argument(help: "Input GIF.") var input: String
+    @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .long, help: "Folder for the PNGs (created if missing).") var out: String?
     @Flag(help: "Decode and composite only, write nothing; print throughput (like ffmpeg -f null).")
     var null = false
     @Flag(help: "Fail on damaged data instead of keeping what decodes.") var strict = false
     @Flag(help: "No warnings on stderr.") var quiet = false
-    @Option(help: "Threads decoding frames (default: the cores; 1: the sequential decoder).") var threads: Int?
+    @Option(help: "Threads decoding frames (default: the cores, or one for canvases under 256×256 or sparse data; 1: the sequential decoder).") var threads: Int?
+    @Option(help: "LZW decoder: gifx (its own, the default) or giflib (the reference).") var decoder: GifDecoderKind = .gifx
 
     /// The run's settings: only decoding ones apply (strictness, threads, the developer switches).
     var settings: RunSettings {
-        var settings = RunSettings(limits: DecodeLimits(strict: strict), threads: threads)
+        var settings = RunSettings(limits: DecodeLimits(strict: strict, decoder: decoder), threads: threads)
         DeveloperSwitches.current.apply(to: &settings)
         return settings
     }
@@ -44,7 +45,9 @@ struct FramesCommand: ParsableCommand {
         }
         try reportingErrors(input: input) {
             let started = Date()
-            let report = try Conversion(inputPath: input, settings: settings).run([.canvases(folder: out)])
+            let report = try InputSource.withPath(input) { path in
+                try Conversion(inputPath: path, settings: settings).run([.canvases(folder: out)])
+            }
             guard case .canvases(_, let written) = report.outputs[0] else { return }
             printWarnings(report.warnings, input: input, quiet: quiet)
             if let out {

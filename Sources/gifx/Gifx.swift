@@ -7,7 +7,7 @@ struct Gifx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gifx",
         abstract: "GIF to MP4 and sprite sheets, with the exact timing of the reference iOS player.",
-        version: "0.1.0",
+        version: VersionText.short,
         subcommands: [
             ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
             VerifyCommand.self,
@@ -15,6 +15,10 @@ struct Gifx: ParsableCommand {
 
     /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).
     static func main() {
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(VersionText.full)
+            return
+        }
         BatchChildSetup.applyFromEnvironment()
         main(nil)
     }

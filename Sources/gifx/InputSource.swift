@@ -1,66 +1,20 @@
 import GifxEncoders
 import Foundation
 import GifxFrames
-import GifxPOSIXFiles
-import SystemPackage
+import GifxKit
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The GIF to read: a path, or `-` for standard input. The decoder reads a file twice (metadata, then
-/// pixels), so stdin is spooled to a hidden temporary file first, removed when done or on a signal.
-final class InputSource {
-    /// What the user typed (for messages).
-    let argument: String
-    /// A readable file path.
-    let path: String
-    private let spooled: Bool
-
-    init(_ argument: String) throws {
-        self.argument = argument
-        guard argument == "-" else {
-            path = argument
-            spooled = false
-            return
-        }
-        path = try Self.spoolStandardInput()
-        spooled = true
-    }
-
-    deinit {
-        if spooled {
-            unlink(path)
-            TemporaryFiles.shared.unregister(path)
-        }
-    }
-
-    private static func spoolStandardInput() throws -> String {
-        let file: (fd: FileDescriptor, path: String)
-        switch POSIXFiles.makeUniqueFile(prefix: "\(NSTemporaryDirectory())/gifx-stdin-", access: .ownerOnly) {
-        case .success(let made): file = made
-        case .failure(let error): throw GifDecodeError(.io, at: nil, "cannot spool standard input: \(error)")
-        }
-        defer { try? file.fd.close() }
-        TemporaryFiles.shared.register(file.path)
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count: Int
-            do {
-                count = try buffer.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }
-            } catch {
-                unlink(file.path)
-                throw GifDecodeError(.io, at: nil, "reading standard input: \(error)")
-            }
-            if count == 0 { break }
-            do throws(Errno) {
-                try POSIXFiles.writeAll(file.fd, buffer[..<count])
-            } catch {
-                unlink(file.path)
-                throw GifDecodeError(.io, at: nil, "spooling standard input: \(error)")
-            }
-        }
-        return file.path
+/// The GIF to read: a path, or `-` for standard input, which the library's `InputSpool` copies to a
+/// private temporary file first (the decoder reads a file twice: metadata, then pixels).
+enum InputSource {
+    /// Runs `body` with a readable path for `argument`: the argument itself, or for `-` the spool of
+    /// standard input, which exists for exactly the duration of `body` (or until a signal handler removes
+    /// it through `TemporaryFiles`). A command does all its reading of the input inside `body`.
+    static func withPath<Result>(_ argument: String, _ body: (_ path: String) throws -> Result) throws -> Result {
+        try InputSpool.withPath(argument == "-" ? .fileDescriptor(STDIN_FILENO) : .path(argument), body)
     }
 }
 

@@ -17,15 +17,20 @@ struct RunOptions: ParsableArguments {
     var memoryBudget: ByteCount?
     @Option(
         help: ArgumentHelp(
-            "Threads decoding frames (default: the cores; 1: one thread, the sequential decoder).",
+            "Threads decoding frames (default: the cores, or one for canvases under 256×256 or sparse data; 1: the sequential decoder).",
             valueName: "n"))
     var threads: Int?
+    @Option(
+        help: ArgumentHelp(
+            "LZW decoder: gifx (its own, the default) or giflib (the reference it is tested against).",
+            valueName: "name"))
+    var decoder: GifDecoderKind = .gifx
 
     func validate() throws {
         if let problem = settings(policy: .flanimated).problem { throw ValidationError(problem.commandLineWording) }
     }
 
-    var limits: DecodeLimits { DecodeLimits(strict: strict) }
+    var limits: DecodeLimits { DecodeLimits(strict: strict, decoder: decoder) }
 
     /// The run's settings: these options, `policy`, and the developer switches of the environment.
     func settings(policy: TimelinePolicy) -> RunSettings {
@@ -35,3 +40,5 @@ struct RunOptions: ParsableArguments {
         return settings
     }
 }
+
+extension GifDecoderKind: ExpressibleByArgument {}

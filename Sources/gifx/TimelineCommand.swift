@@ -36,8 +36,9 @@ struct TimelineCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors(input: input) {
-            let source = try InputSource(input)
-            let metadata = try readGifMetadata(path: source.path, limits: DecodeLimits(strict: strict))
+            let metadata = try InputSource.withPath(input) { path in
+                try readGifMetadata(path: path, limits: DecodeLimits(strict: strict))
+            }
             let timeline = Timeline(metadata.timelineInput, policy: policy)
             let mode = fps?.request ?? (maxFps != nil ? .tick : nil)
             let plan = mode.map { OutputPlan(timeline: timeline, request: $0, maxRate: maxFps?.rate) }

@@ -10,7 +10,8 @@ import Glibc
 
 extension VideoCodec: ExpressibleByArgument {}
 
-/// `gifx to-mp4`: a constant-frame-rate MP4 (H.264 or HEVC) whose duration and frame timing are the GIF's.
+/// `gifx to-mp4`: an MP4 (H.264, HEVC or AV1; `convert` writes WebM) whose duration and frame timing are the GIF's: constant
+/// rate at the tick by default, or another timing mode (`--fps`, `--vfr`, `--max-fps`).
 struct ToMP4Command: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-mp4",
@@ -50,14 +51,16 @@ struct ToMP4Command: ParsableCommand {
         try reportingErrors(input: input) {
             let target = outputPath
             try ensureOutput(target, isNot: input)
-            let source = try InputSource(input)
             let options = video.mp4Options(size: size.request)
-            let conversion = try Conversion(inputPath: source.path, settings: verification.applied(to: common.settings(policy: policy)))
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
                 report = try printingVerificationReport {
-                    try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                    try InputSource.withPath(input) { path in
+                        let conversion = try Conversion(
+                            inputPath: path, settings: verification.applied(to: common.settings(policy: policy)))
+                        return try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                    }
                 }
                 progress.finish()
             } catch {
@@ -84,8 +87,8 @@ struct ToMP4Command: ParsableCommand {
     }
 }
 
-/// The `--stats` summary of `to-mp4`.
-private struct ToMP4Stats: Encodable {
+/// The `--stats` summary of `to-mp4` (decoded again by `batch`, see `JobFacts`).
+struct ToMP4Stats: Codable {
     var frames: Int
     var outputFrames: Int
     var fps: String
@@ -106,7 +109,7 @@ private struct ToMP4Stats: Encodable {
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.
-private struct ToMP4TimingStats: Encodable {
+struct ToMP4TimingStats: Codable {
     /// `tick`, `fps`, `auto`, `vfr`, with `+max-fps` when the cap applied.
     var mode: String
     /// The constant rate, or `vfr`.

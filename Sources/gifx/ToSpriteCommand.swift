@@ -52,13 +52,13 @@ struct ToSpriteCommand: ParsableCommand {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             try ensureOutput(pngPath, isNot: input)
             try ensureOutput(jsonPath, isNot: input)
-            let source = try InputSource(input)
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try printingVerificationReport {
-                try withExtendedLifetime(source) {
-                try writeSpriteSheet(
-                    inputPath: source.path, options: options, settings: verification.applied(to: common.settings(policy: policy)), progress: bar.update)
+                try InputSource.withPath(input) { path in
+                    try writeSpriteSheet(
+                        inputPath: path, options: options,
+                        settings: verification.applied(to: common.settings(policy: policy)), progress: bar.update)
                 }
             }
             bar.finish()
@@ -85,8 +85,8 @@ private struct ValidationErrorLine: GifxError {
     var subjectPath: String? { path }
 }
 
-/// `--stats` for to-sprite.
-private struct SpriteStats: Encodable {
+/// `--stats` for to-sprite (decoded again by `batch`, see `JobFacts`).
+struct SpriteStats: Codable {
     var command = "to-sprite"
     var frames: Int
     var cells: Int

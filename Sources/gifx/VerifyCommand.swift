@@ -44,12 +44,11 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors(input: input) {
-            let source = try InputSource(input)
             let run = RunSettings(policy: policy, memoryBudget: memoryBudget?.bytes, threads: threads)
-            let verifier = try Verifier(
-                inputPath: source.path, run: run,
-                settings: VerifySettings(maxTimingErrorMs: maxTimingError, minPSNR: minPsnr, background: background))
-            let reports = try withExtendedLifetime(source) { try verifier.verify(outputs) }
+            let settings = VerifySettings(maxTimingErrorMs: maxTimingError, minPSNR: minPsnr, background: background)
+            let reports = try InputSource.withPath(input) { path in
+                try Verifier(inputPath: path, run: run, settings: settings).verify(outputs)
+            }
             if json {
                 print(try VerificationText.json(reports))
             } else if !quiet {

@@ -40,22 +40,28 @@ import Testing
         }
     }
 
-    @Test func aSpoolIsAPrivateCopyRemovedWithIt() throws {
+    @Test func aSpoolIsAPrivateCopyThatLastsAsLongAsItsBody() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = try Self.gif.encode()
-        var spool: InputSpool? = try InputSpool(.bytes(data), temporaryFolder: folder.path)
-        let path = try #require(spool?.path)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
-        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-        #expect(mode == 0o600)
-        #expect(try Self.contents(folder).count == 1)
-        spool = nil
+        let spooled = try InputSpool.withPath(.bytes(data), temporaryFolder: folder.path) { path in
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode == 0o600)
+            #expect(try Self.contents(folder).count == 1)
+            return path
+        }
+        #expect(!FileManager.default.fileExists(atPath: spooled))
+        // Also when the body throws.
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try InputSpool.withPath(.bytes(data), temporaryFolder: folder.path) { _ in throw Stop() }
+        }
         #expect(try Self.contents(folder).isEmpty)
         // A path is read in place: nothing is copied, nothing removed.
         let original = folder.appendingPathComponent("in.gif")
         try data.write(to: original)
-        #expect(try InputSpool(.path(original.path), temporaryFolder: folder.path).path == original.path)
+        #expect(try InputSpool.withPath(.path(original.path), temporaryFolder: folder.path) { $0 } == original.path)
         #expect(try Self.contents(folder) == ["in.gif"])
     }
 

@@ -30,6 +30,10 @@ int gifx_av_load(gifx_av_group group, char *error, size_t error_size);
 /* Whether `group` is loaded, without trying to load it. */
 int gifx_av_is_loaded(gifx_av_group group);
 
+/* The file a loaded library was opened from (for `gifx --version`): 0 libavutil, 1 libswscale, 2 libavcodec,
+   3 libavformat; NULL when that library is not loaded. */
+const char *gifx_av_library_path(int library);
+
 /* The forwarders: gifx_av_frame_alloc, gifx_sws_scale, gifx_avcodec_open2, ... */
 #define GIFX_DECLARE_FORWARDER(lib, ret, name, params, args) ret gifx_##name params;
 #define GIFX_DECLARE_VOID_FORWARDER(lib, name, params, args) void gifx_##name params;

@@ -4,6 +4,11 @@
    through a forwarder named gifx_<name> (CAV.h declares them, loader.c defines them); loader.c asserts
    that every forwarder's type is the libav prototype's, so the compiler checks each line against libav. */
 #define GIFX_AV_FUNCTIONS(X, XV)                                                                              \
+    X(LIB_AVUTIL, unsigned, avutil_version, (void), ())                                                       \
+    X(LIB_AVUTIL, const char *, av_version_info, (void), ())                                                  \
+    X(LIB_SWSCALE, unsigned, swscale_version, (void), ())                                                     \
+    X(LIB_AVCODEC, unsigned, avcodec_version, (void), ())                                                     \
+    X(LIB_AVFORMAT, unsigned, avformat_version, (void), ())                                                   \
     XV(LIB_AVUTIL, av_dict_free, (AVDictionary **m), (m))                                                     \
     X(LIB_AVUTIL, int, av_dict_set, (AVDictionary **pm, const char *key, const char *value, int flags),        \
       (pm, key, value, flags))                                                                                \

@@ -115,7 +115,8 @@ public final class Conversion {
             peakCacheBytes: peakCacheBytes,
             cacheCapacity: CacheCapacity.plan(
                 canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
-                memoryBudget: settings.memoryBudget, threads: settings.threads ?? CacheCapacity.availableCores
+                memoryBudget: settings.memoryBudget,
+                threads: settings.threads ?? metadata.defaultDecodeThreads
             ).canvases,
             decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), verifications: verifications)
     }

@@ -9,6 +9,12 @@ public struct RunSettings: Sendable, Equatable {
     public var policy: TimelinePolicy = .flanimated
     /// Decoder limits and strictness (damaged data kept or refused).
     public var limits: DecodeLimits = .default
+    /// Which LZW decoder reads the image data (gifx's own or giflib); stored in `limits`, which every
+    /// decoding path receives.
+    public var decoder: GifDecoderKind {
+        get { limits.decoder }
+        set { limits.decoder = newValue }
+    }
     /// Bytes for decoded canvases and the encoders' buffers; `nil`: the reference player's categories.
     public var memoryBudget: Int?
     /// Threads decoding frames; `nil`: the cores the process may use; 1: the sequential decoder.

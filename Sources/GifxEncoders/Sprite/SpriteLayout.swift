@@ -1,7 +1,7 @@
 import GifxFrames
 import GifxTimeline
 
-/// Why frames cannot be laid out on a sheet with the options given. A usage error (exit 64): the GIF is
+/// Why frames cannot be laid out on a sheet with the options given. A usage error (`FailureClass.usage`): the GIF is
 /// fine, the remedy is an option (the page size limit, the frame size, the column count, the padding).
 public enum SpriteLayoutError: GifxError, Equatable {
     /// A frame (`width`×`height`, plus `extrude` on every side) is wider or taller than the sheet may be.

@@ -21,7 +21,7 @@ final class VideoMuxer {
     private var presentationEnd: Int64 = .min
     /// Earliest pts seen, in the stream's time base: where the presentation starts.
     private var presentationStart: Int64 = .max
-    /// No constant rate announced (`--vfr`): the faststart file's last sample is stretched and its durations set
+    /// No constant rate announced (VFR): the faststart file's last sample is stretched and its durations set
     /// (see `finish`). A CFR file keeps libavformat's: its `mdhd` is what ffprobe divides the sample count by
     /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
     private var variableRate = false
@@ -108,7 +108,7 @@ final class VideoMuxer {
         guard let context else { return }
         // The `stts` box holds decode-time deltas, and the last one is the last packet's duration. With
         // B-frames the last packet's dts is below the presentation end, so the samples would cover less than
-        // the presentation (tick3 --vfr: 0.24 s of samples for an edit list that needs 0.30 s, its first
+        // the presentation (tick3 in VFR: 0.24 s of samples for an edit list that needs 0.30 s, its first
         // 0.06 s being the reorder delay): a reader that takes the duration from the samples (Chromium) plays
         // it short, and the `mdhd` duration disagrees with both. The last packet's duration is stretched so
         // the decode timeline ends at the presentation end. libavformat also takes the presentation end from

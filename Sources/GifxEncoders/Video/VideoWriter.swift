@@ -43,7 +43,7 @@ public final class VideoWriter {
     /// Plans the video. `encoderBudget` (bytes, the memory budget) bounds the encoder's own buffers
     /// (low-memory mode when the preset's defaults would exceed it); without it the budget comes from the
     /// `available` memory (read from the system when `nil`); `cores` sets how many threads low-memory mode keeps.
-    /// Throws `LibavError` with exit 64 when the request is unusable (size, rate, loops) or 65 when the GIF
+    /// Throws `LibavError` (`usage`) when the request is unusable (size, rate, loops), or (`malformedData`) when the GIF
     /// itself is (no frames, canvas beyond the encoder's limits).
     public init(
         timeline: Timeline, options: VideoSettings, encoderBudget: Int? = nil,

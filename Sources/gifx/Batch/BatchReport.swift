@@ -31,9 +31,13 @@ struct BatchReportLine {
     var frames: Int?
     var duration: Double?
     var wallSeconds: Double
-    var stats: [String: Any]?
+    /// The conversion's `--stats` summary (`JobFacts`).
+    var stats: (any Encodable)? = nil
 
-    /// Sorted keys; absent values are written as `null`, so every line has the same fields.
+    /// Sorted keys; absent values are written as `null`, so every line has the same fields. Written by
+    /// `JSONSerialization`, whose `.sortedKeys` order (case-insensitive: `cells`, `cellSize`, `cellsSaved`)
+    /// the report has always had, where `JSONEncoder` sorts by code unit; `stats` goes in as the object
+    /// its own encoding makes.
     var json: Data {
         var object: [String: Any] = [
             "input": input, "outputs": outputs, "status": status.rawValue,
@@ -42,7 +46,9 @@ struct BatchReportLine {
             "frames": frames ?? NSNull(), "duration": duration ?? NSNull(),
             "wallSeconds": (wallSeconds * 1000).rounded() / 1000,
         ]
-        if let stats { object["stats"] = stats }
+        if let stats, let encoded = try? JSONEncoder().encode(stats) {
+            object["stats"] = try? JSONSerialization.jsonObject(with: encoded)
+        }
         let data = (try? JSONSerialization.data(
             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return data + Data("\n".utf8)

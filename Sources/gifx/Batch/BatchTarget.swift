@@ -161,34 +161,3 @@ struct BatchTarget: Sendable, Equatable {
         return (kept, refused)
     }
 }
-/// What a finished child's `--stats` (or, for `timeline`, its JSON) says about the conversion.
-struct JobFacts {
-    var frames: Int?
-    /// Seconds of animation.
-    var duration: Double?
-    /// The child's whole `--stats` object, passed into the report as `stats`.
-    var stats: [String: Any]?
-
-    /// Reads whatever fields are there; a missing or unparsable summary just leaves them empty.
-    init(json data: Data, target: BatchTarget) {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
-        if target.command == .timeline {
-            frames = (object["frames"] as? [Any])?.count
-            duration = Self.seconds(object["duration"])
-            return
-        }
-        stats = object
-        frames = (object["frames"] as? Int) ?? (object["frames"] as? [Any])?.count
-        duration = Self.seconds(object["duration"]) ?? Self.seconds(object["durationSeconds"])
-            ?? Self.seconds(object["seconds"])
-    }
-
-    private static func seconds(_ value: Any?) -> Double? {
-        if let number = value as? NSNumber, !(value is Bool) { return number.doubleValue }
-        if let object = value as? [String: Any] {
-            if let seconds = object["seconds"] as? NSNumber { return seconds.doubleValue }
-            if let centiseconds = object["centiseconds"] as? NSNumber { return centiseconds.doubleValue / 100 }
-        }
-        return nil
-    }
-}

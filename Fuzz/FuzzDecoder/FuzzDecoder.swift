@@ -1,6 +1,8 @@
 // libFuzzer target for the GIF reader, the metadata pass, the pixel decoder and the compositor
-// (Sources/Frames), plus the schedule (Sources/Timeline) the CLI builds from the metadata.
-// Built by Fuzz/run.sh with `swiftc -sanitize=fuzzer,address`; not part of the Swift package.
+// (Sources/GifxFrames), plus the schedule (Sources/GifxTimeline) the CLI builds from the metadata.
+// The package's `fuzz-decoder` target: Fuzz/run.sh builds it through SwiftPM with libFuzzer and ASan
+// (and GIFX_LIBFUZZER defined, so libFuzzer's `main` drives it); any other build makes it the replayer
+// of Replay.swift.
 //
 // Frames reads files by path (a 64 KiB buffered descriptor, exactly as the CLI does), so every input
 // is written to one scratch file first and decoded from there.
@@ -54,7 +56,9 @@ private func decodeAll(strict: Bool) {
         }
         precondition(frames == metadata.images.count, "decoder delivered \(frames) of \(metadata.images.count) frames")
     } catch let error as GifDecodeError {
-        precondition(error.exitCode == 65 || error.exitCode == 74, "unexpected exit code for \(error)")
+        // The data's fault or a read error (the CLI's 65 and 74); never "cannot open" the scratch file.
+        precondition(
+            error.failureClass == .malformedData || error.failureClass == .io, "unexpected failure class for \(error)")
         precondition(!error.description.contains("\n"), "multi-line error")
     } catch {
         preconditionFailure("unclassified error \(error)")
