@@ -13,6 +13,8 @@ public enum FailureClass: String, Sendable, CaseIterable {
     case cannotCreateOutput
     /// Reading or writing failed (disk full, I/O error, file-size limit).
     case io
+    /// An output was read back and does not show the GIF within the tolerances (`Verifier`, `RunSettings.verify`).
+    case verificationFailed
 }
 
 /// An error the library throws: one line of text without the file name (the caller prefixes it) and

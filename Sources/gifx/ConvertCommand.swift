@@ -41,6 +41,7 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
 
     func validate() throws {
         if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
@@ -96,9 +97,12 @@ struct ConvertCommand: ParsableCommand {
             let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
-                report = try InputSource.withPath(input) { path in
-                    let conversion = try Conversion(inputPath: path, settings: common.settings(policy: policy))
-                    return try conversion.run(requests, progress: progress.update)
+                report = try printingVerificationReport {
+                    try InputSource.withPath(input) { path in
+                        let conversion = try Conversion(
+                            inputPath: path, settings: verification.applied(to: common.settings(policy: policy)))
+                        return try conversion.run(requests, progress: progress.update)
+                    }
                 }
                 progress.finish()
             } catch {

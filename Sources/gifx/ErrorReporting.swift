@@ -13,6 +13,12 @@ func printError(_ subject: String, _ message: String) {
 func reportingErrors(input: String, _ body: () throws -> Void) throws {
     do {
         try body()
+    } catch let error as VerificationFailed {
+        // One line per failing output, named after it (the report itself is printed where it is asked for).
+        for report in error.reports where !report.passed {
+            printError(displayName(report.path), "verification failed: " + report.failures.joined(separator: "; "))
+        }
+        throw ExitCode(error.exitCode)
     } catch let error as any GifxError {
         printError(displayName(error.subjectPath ?? input), commandLineWording(error))
         throw ExitCode(error.exitCode)

@@ -3,6 +3,9 @@ import GifxFrames
 /// The exit codes gifx uses (design.md, "Exit codes"): sysexits(3) for failures, 128 + signal for stops.
 /// The library classifies its errors (`FailureClass`); only the CLI turns a class into a number.
 enum ExitStatus {
+    /// An output was read back and does not show the GIF (`gifx verify`, `--verify`): like cmp(1) and diff(1),
+    /// 1 says "checked, and different", apart from every sysexits failure to run at all.
+    static let verificationFailed: Int32 = 1
     static let usage: Int32 = 64        // EX_USAGE
     static let dataError: Int32 = 65    // EX_DATAERR
     static let noInput: Int32 = 66      // EX_NOINPUT
@@ -21,6 +24,7 @@ enum ExitStatus {
         case .internalError: return software
         case .cannotCreateOutput: return cannotCreate
         case .io: return ioError
+        case .verificationFailed: return verificationFailed
         }
     }
 }

@@ -10,6 +10,7 @@ struct Gifx: ParsableCommand {
         version: VersionText.short,
         subcommands: [
             ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
+            VerifyCommand.self,
         ])
 
     /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).

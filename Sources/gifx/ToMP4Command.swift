@@ -32,6 +32,7 @@ struct ToMP4Command: ParsableCommand {
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var size: SizeOptions
     @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
@@ -54,9 +55,12 @@ struct ToMP4Command: ParsableCommand {
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
-                report = try InputSource.withPath(input) { path in
-                    let conversion = try Conversion(inputPath: path, settings: common.settings(policy: policy))
-                    return try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                report = try printingVerificationReport {
+                    try InputSource.withPath(input) { path in
+                        let conversion = try Conversion(
+                            inputPath: path, settings: verification.applied(to: common.settings(policy: policy)))
+                        return try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                    }
                 }
                 progress.finish()
             } catch {

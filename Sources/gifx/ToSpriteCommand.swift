@@ -27,6 +27,7 @@ struct ToSpriteCommand: ParsableCommand {
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
@@ -53,9 +54,12 @@ struct ToSpriteCommand: ParsableCommand {
             try ensureOutput(jsonPath, isNot: input)
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
-            let result = try InputSource.withPath(input) { path in
-                try writeSpriteSheet(
-                    inputPath: path, options: options, settings: common.settings(policy: policy), progress: bar.update)
+            let result = try printingVerificationReport {
+                try InputSource.withPath(input) { path in
+                    try writeSpriteSheet(
+                        inputPath: path, options: options,
+                        settings: verification.applied(to: common.settings(policy: policy)), progress: bar.update)
+                }
             }
             bar.finish()
             printWarnings(result.warnings, input: input, quiet: common.quiet)

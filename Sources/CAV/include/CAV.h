@@ -73,4 +73,56 @@ static inline int gifx_sws_use_jpeg(struct SwsContext *context) {
     return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, 1, 0, 1 << 16, 1 << 16);
 }
 
+/* The verifier's reader (Sources/GifxEncoders/Verify): accessors for what Swift imports awkwardly. */
+static inline AVStream *gifx_format_stream(const AVFormatContext *format, unsigned int index) {
+    return index < format->nb_streams ? format->streams[index] : NULL;
+}
+/* YUV (or RGB) to RGBA as a player shows it: the stream's own matrix (`colorspace`, an AVColorSpace; BT.601 when
+   unspecified, as libswscale assumes) and range in, full-range RGB out. */
+static inline int gifx_sws_to_rgb(struct SwsContext *context, int colorspace, int fullRangeIn) {
+    int sws = SWS_CS_DEFAULT;
+    switch (colorspace) {
+    case AVCOL_SPC_BT709: sws = SWS_CS_ITU709; break;
+    case AVCOL_SPC_FCC: sws = SWS_CS_FCC; break;
+    case AVCOL_SPC_SMPTE240M: sws = SWS_CS_SMPTE240M; break;
+    case AVCOL_SPC_BT2020_NCL: case AVCOL_SPC_BT2020_CL: sws = SWS_CS_BT2020; break;
+    default: sws = SWS_CS_ITU601; break;
+    }
+    const int *coefficients = gifx_sws_getCoefficients(sws);
+    return gifx_sws_setColorspaceDetails(context, coefficients, fullRangeIn, coefficients, 1, 0, 1 << 16, 1 << 16);
+}
+/* RGBA to YUV with the matrix of `colorspace` (as gifx_sws_to_rgb chooses it) and the range given: a reference frame
+   taken through the output's own chroma subsampling and quantisation. */
+static inline int gifx_sws_from_rgb(struct SwsContext *context, int colorspace, int fullRangeOut) {
+    int sws = SWS_CS_ITU601;
+    switch (colorspace) {
+    case AVCOL_SPC_BT709: sws = SWS_CS_ITU709; break;
+    case AVCOL_SPC_FCC: sws = SWS_CS_FCC; break;
+    case AVCOL_SPC_SMPTE240M: sws = SWS_CS_SMPTE240M; break;
+    case AVCOL_SPC_BT2020_NCL: case AVCOL_SPC_BT2020_CL: sws = SWS_CS_BT2020; break;
+    default: break;
+    }
+    const int *coefficients = gifx_sws_getCoefficients(sws);
+    return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, fullRangeOut, 0, 1 << 16, 1 << 16);
+}
+static inline int gifx_frame_full_range(const AVFrame *frame) {
+    return frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P
+        || frame->format == AV_PIX_FMT_YUVJ422P || frame->format == AV_PIX_FMT_YUVJ444P;
+}
+/* Scales/converts a whole decoded frame into one packed RGBA buffer. */
+static inline int gifx_sws_scale_to_packed(struct SwsContext *context, const AVFrame *src, uint8_t *dst, int dstStride) {
+    uint8_t *const planes[4] = { dst, NULL, NULL, NULL };
+    const int strides[4] = { dstStride, 0, 0, 0 };
+    return gifx_sws_scale(context, (const uint8_t *const *)src->data, src->linesize, 0, src->height, planes, strides);
+}
+/* Scales one packed RGBA image into another (reference canvases at the output's size). */
+static inline int gifx_sws_scale_packed_to_packed(struct SwsContext *context, const uint8_t *src, int srcStride, int srcHeight,
+                                                  uint8_t *dst, int dstStride) {
+    const uint8_t *const in[4] = { src, NULL, NULL, NULL };
+    const int inStrides[4] = { srcStride, 0, 0, 0 };
+    uint8_t *const out[4] = { dst, NULL, NULL, NULL };
+    const int outStrides[4] = { dstStride, 0, 0, 0 };
+    return gifx_sws_scale(context, in, inStrides, 0, srcHeight, out, outStrides);
+}
+
 #endif

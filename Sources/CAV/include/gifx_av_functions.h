@@ -22,6 +22,32 @@
     X(LIB_AVUTIL, int, av_opt_set_double, (void *obj, const char *name, double val, int search_flags),        \
       (obj, name, val, search_flags))                                                                         \
     X(LIB_AVUTIL, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size)) \
+    X(LIB_AVUTIL, int, av_get_bits_per_pixel, (const AVPixFmtDescriptor *pixdesc), (pixdesc))                 \
+    X(LIB_AVUTIL, const AVPixFmtDescriptor *, av_pix_fmt_desc_get, (enum AVPixelFormat pix_fmt), (pix_fmt))   \
+    X(LIB_AVUTIL, const char *, av_get_pix_fmt_name, (enum AVPixelFormat pix_fmt), (pix_fmt))                 \
+    X(LIB_AVUTIL, const char *, av_color_space_name, (enum AVColorSpace space), (space))                      \
+    X(LIB_AVUTIL, const char *, av_color_range_name, (enum AVColorRange range), (range))                      \
+    X(LIB_AVUTIL, const char *, av_color_primaries_name, (enum AVColorPrimaries primaries), (primaries))      \
+    X(LIB_AVUTIL, const char *, av_color_transfer_name, (enum AVColorTransferCharacteristic transfer),        \
+      (transfer))                                                                                             \
+    XV(LIB_AVUTIL, av_frame_unref, (AVFrame *frame), (frame))                                                 \
+    X(LIB_AVUTIL, AVDictionaryEntry *, av_dict_get,                                                           \
+      (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags)) \
+    X(LIB_AVCODEC, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))                          \
+    X(LIB_AVCODEC, const AVCodec *, avcodec_find_decoder_by_name, (const char *name), (name))                 \
+    X(LIB_AVCODEC, const char *, avcodec_get_name, (enum AVCodecID id), (id))                                 \
+    X(LIB_AVCODEC, AVCodecParameters *, avcodec_parameters_alloc, (void), ())                                 \
+    XV(LIB_AVCODEC, avcodec_parameters_free, (AVCodecParameters **par), (par))                                \
+    X(LIB_AVCODEC, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par), \
+      (codec, par))                                                                                           \
+    X(LIB_AVCODEC, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *avpkt), (avctx, avpkt))  \
+    X(LIB_AVCODEC, int, avcodec_receive_frame, (AVCodecContext *avctx, AVFrame *frame), (avctx, frame))       \
+    X(LIB_AVFORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))                        \
+    X(LIB_AVFORMAT, int, avformat_open_input,                                                                 \
+      (AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options),              \
+      (ps, url, fmt, options))                                                                                \
+    X(LIB_AVFORMAT, int, avformat_find_stream_info, (AVFormatContext *ic, AVDictionary **options), (ic, options)) \
+    XV(LIB_AVFORMAT, avformat_close_input, (AVFormatContext **s), (s))                                        \
     XV(LIB_SWSCALE, sws_freeContext, (struct SwsContext *swsContext), (swsContext))                           \
     X(LIB_SWSCALE, const int *, sws_getCoefficients, (int colorspace), (colorspace))                          \
     X(LIB_SWSCALE, struct SwsContext *, sws_getContext,                                                       \

@@ -39,4 +39,16 @@ const char *gifx_png_writer_error(const gifx_png_writer *writer);
 int gifx_png_writer_errno(const gifx_png_writer *writer);
 void gifx_png_writer_destroy(gifx_png_writer *writer);
 
+/* Reads the PNG at `path` as 8-bit RGBA (any colour type), width*height*4 bytes in *pixels, freed with
+ * gifx_png_free. Status as above; the reason in `error`. */
+int gifx_png_read_rgba(const char *path, uint32_t *width, uint32_t *height, uint8_t **pixels, char error[256]);
+void gifx_png_free(uint8_t *pixels);
+
+/* The same, row by row (a band of a sprite sheet page at a time): open, then `count` rows of width*4 bytes,
+ * `stride` apart, top to bottom; NULL / -1 with the reason in `error`. An interlaced PNG is decoded whole. */
+typedef struct gifx_png_reader gifx_png_reader;
+gifx_png_reader *gifx_png_reader_open(const char *path, uint32_t *width, uint32_t *height, char error[256]);
+int gifx_png_reader_rows(gifx_png_reader *reader, uint8_t *rows, uint32_t count, size_t stride, char error[256]);
+void gifx_png_reader_close(gifx_png_reader *reader);
+
 #endif

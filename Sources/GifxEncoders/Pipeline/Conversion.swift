@@ -50,6 +50,9 @@ public struct ConversionReport: Sendable {
     public var cacheCapacity: Int
     /// Decoding threads and the decode-ahead window (the largest of the passes).
     public var decode: DecodeStats
+    /// With `RunSettings.verify`: what reading each output back found (all passed, or the run threw
+    /// `VerificationFailed` and nothing was committed).
+    public var verifications: [OutputVerification] = []
 }
 
 /// Progress: canvases streamed so far and the total expected (pre-pass and every pass).
@@ -79,6 +82,7 @@ public final class Conversion {
     private var progress: ConversionProgress?
     private var shouldStop: (() -> Bool)?
     private var done = 0
+    private var verifications: [OutputVerification] = []
     private var total = 0
 
     /// Writes every requested output, all or none. `shouldStop` is asked after every canvas: when it says
@@ -93,7 +97,7 @@ public final class Conversion {
         let metadata = try readMetadata()
         let metadataSeconds = Date().timeIntervalSince(started)
         let context = buildTimeline(metadata)
-        let sinks = try requests.map { try makeSink($0, context) }
+        let sinks = try requests.map { try VerifyingSink.wrap(try makeSink($0, context), context: context) }
         planProgress(sinks, frames: metadata.images.count)
         try runPrePass(sinks, metadata)
         let transaction = OutputTransaction(overwrite: settings.overwrite)
@@ -114,7 +118,7 @@ public final class Conversion {
                 memoryBudget: settings.memoryBudget,
                 threads: settings.threads ?? metadata.defaultDecodeThreads
             ).canvases,
-            decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0))
+            decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), verifications: verifications)
     }
 
     // MARK: The steps, in order.
@@ -181,9 +185,10 @@ public final class Conversion {
         }
     }
 
-    /// 5. Trailers and JSON, then every file renamed into place together.
+    /// 5. Trailers and JSON, then (`RunSettings.verify`) every output read back, then every file renamed into place together.
     private func commitOutputs(_ sinks: [any ConversionSink], _ transaction: OutputTransaction) throws {
         for sink in sinks { try sink.finish() }
+        verifications = try VerifyingSink.verifyAll(sinks, concurrent: !settings.serialSinks)
         try transaction.commit()
     }
 

@@ -29,6 +29,9 @@ public struct RunSettings: Sendable, Equatable {
     public var fragmentedMP4Above: Int?
     /// Let libav print its own warnings and errors on stderr (a debugging aid; quiet otherwise).
     public var libavLogging = false
+    /// Read every output back before the commit and refuse to commit one that does not show the GIF
+    /// (`VerifyingSink`); `nil`: no verification.
+    public var verify: VerifySettings?
 
     /// Threads a run may ask for, of any pool.
     public static let threadRange = 1...256

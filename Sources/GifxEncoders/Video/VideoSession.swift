@@ -30,6 +30,13 @@ public final class VideoSession {
     public private(set) var canvases = 0
     /// Video frames encoded so far.
     public private(set) var outputFrames = 0
+    /// Sees every packet before the muxer does, in the encoder's time base (a verifying conversion decodes them as they come).
+    var packetObserver: ((UnsafeMutablePointer<AVPacket>, AVRational) throws -> Void)?
+    /// Sees every converted frame before it is encoded (a verifying conversion keeps a copy until it is decoded);
+    /// `nil` for a canvas the plan never shows.
+    var frameObserver: ((UnsafeMutablePointer<AVFrame>?) -> Void)?
+    /// The encoder's context (the verifier's decoder is set up from its parameters).
+    var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
@@ -49,14 +56,19 @@ public final class VideoSession {
         guard index < timeline.frames.count else { return }
         let placement = plan.placement(of: index, in: timeline)
         index += 1
-        guard placement.samples > 0 else { return }
+        guard placement.samples > 0 else {
+            frameObserver?(nil)
+            return
+        }
         try encoder.prepareFrameForWriting()
         try converter.convert(canvas, into: encoder.frame)
+        frameObserver?(encoder.frame)
         let offset = loop * plan.unitsPerPlay
         let timeBase = self.timeBase
         for sample in 0..<placement.samples {
             let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
             try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach)) {
+                try packetObserver?($0, timeBase)
                 try muxer.write($0, timeBase: timeBase)
             }
             outputFrames += 1
@@ -76,7 +88,10 @@ public final class VideoSession {
     /// Drains the encoder and writes the trailer.
     public func finish() throws -> VideoSummary {
         let timeBase = self.timeBase
-        try encoder.finish { try muxer.write($0, timeBase: timeBase) }
+        try encoder.finish {
+            try packetObserver?($0, timeBase)
+            try muxer.write($0, timeBase: timeBase)
+        }
         try muxer.finish()
         return VideoSummary(canvases: canvases, outputFrames: outputFrames)
     }

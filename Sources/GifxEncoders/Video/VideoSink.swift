@@ -39,6 +39,8 @@ public final class VideoSink: ConversionSink {
     private var session: VideoSession?
     private var summary = VideoSummary(canvases: 0, outputFrames: 0)
     private var keepsAlpha = false
+    /// Called with the session when it opens (a verifying conversion watches its packets).
+    var sessionOpened: ((VideoSession) throws -> Void)?
 
     public init(target: String, options: VideoSettings, context: ConversionContext) throws {
         self.target = target
@@ -56,6 +58,7 @@ public final class VideoSink: ConversionSink {
         self.output = output
         if !writer.canKeepAlpha {
             session = try namingTarget { try writer.begin(path: output.temporaryPath) }
+            if let session { try sessionOpened?(session) }
         }
     }
 
@@ -67,6 +70,7 @@ public final class VideoSink: ConversionSink {
         if session == nil, let output {
             keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, metadata: metadata)
             session = try namingTarget { try writer.begin(path: output.temporaryPath, keepAlpha: keepsAlpha) }
+            if let session { try sessionOpened?(session) }
         }
         try namingTarget { try openSession().add(canvas) }
         return true

@@ -1,0 +1,164 @@
+import Foundation
+import GifxFrames
+import GifxTimeline
+
+/// Proves that outputs show the GIF: each output is decoded with its own reader (libavformat/libavcodec for
+/// video and JPEG, libwebp for WebP, libpng for sheets and PNG posters), its frames are mapped onto the GIF's
+/// schedule under the run's policy, and its pixels are compared with the composited GIF frame shown at that
+/// time. Streaming: the GIF is decoded through `FrameStream`, one output frame is decoded at a time.
+///
+/// An output that cannot be read is a failed verification of that output (its report says why), not an
+/// error of the run; errors about the GIF itself are thrown as usual.
+public final class Verifier {
+    public let inputPath: String
+    public let run: RunSettings
+    public let settings: VerifySettings
+    let metadata: GifMetadata
+    let timeline: Timeline
+
+    /// The verifier of a conversion's own outputs (`RunSettings.verify`): the metadata and schedule it already has.
+    init(context: ConversionContext, settings: VerifySettings) {
+        inputPath = context.inputPath
+        run = context.settings
+        self.settings = settings
+        metadata = context.metadata
+        timeline = context.timeline
+    }
+
+    public init(inputPath: String, run: RunSettings = RunSettings(), settings: VerifySettings = VerifySettings()) throws {
+        if let problem = run.problem { throw problem }
+        self.inputPath = inputPath
+        self.run = run
+        self.settings = settings
+        metadata = try readGifMetadata(path: inputPath, limits: run.limits)
+        timeline = Timeline(metadata.timelineInput, policy: run.policy)
+    }
+
+    /// What an output path is, from its name: a sprite sheet's description (`.json`, `.tres`), a PNG or JPEG
+    /// poster, an animated WebP, or a video (anything else libavformat opens).
+    public enum OutputKind: String, Sendable { case video, webp, sheet, pngPoster, jpegPoster }
+
+    public static func kind(of path: String) -> OutputKind {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "json", "tres": return .sheet
+        case "png": return .pngPoster
+        case "jpg", "jpeg": return .jpegPoster
+        case "webp": return .webp
+        default: return .video
+        }
+    }
+
+    /// Verifies every output; never throws for an output's own defects (see the type's comment).
+    public func verify(_ paths: [String]) throws -> [OutputVerification] {
+        try paths.map { try verify($0) }
+    }
+
+    /// Verifies one output. `expected` narrows what a verifying conversion knows (the poster's frame, the
+    /// timing tolerance of the plan, the plays written).
+    public func verify(_ path: String, expected: Expectation = Expectation()) throws -> OutputVerification {
+        do {
+            switch Self.kind(of: path) {
+            case .video: return try verifyVideo(path, expected: expected)
+            case .webp: return try verifyWebP(path)
+            case .sheet: return try verifySheet(path)
+            case .pngPoster, .jpegPoster: return try verifyPoster(path, expected: expected)
+            }
+        } catch let error as VerifyReadError {
+            return unreadable(path, error.description)
+        } catch let error as LibavError {
+            return unreadable(path, error.description)
+        }
+    }
+
+    /// What the conversion that wrote an output knows about it.
+    public struct Expectation: Sendable {
+        /// The poster's GIF frame.
+        public var posterFrame: Int?
+        /// Plays of the animation the video holds.
+        public var plays: Int?
+        /// The timing tolerance of the plan the output was written with (ms) and its name.
+        public var timingToleranceMs: Double?
+        public var timingMode: String?
+        public init(posterFrame: Int? = nil, plays: Int? = nil, timingToleranceMs: Double? = nil, timingMode: String? = nil) {
+            self.posterFrame = posterFrame; self.plays = plays
+            self.timingToleranceMs = timingToleranceMs; self.timingMode = timingMode
+        }
+    }
+
+    private func unreadable(_ path: String, _ why: String) -> OutputVerification {
+        var report = OutputVerification(path: path, kind: Self.kind(of: path).rawValue, codec: "?", width: 0, height: 0, exact: false)
+        report.failures = ["cannot read the output: \(why)"]
+        return report
+    }
+
+    private func feed() -> CanvasFeed { StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run) }
+
+    private func verifyVideo(_ path: String, expected: Expectation, feed canvasFeed: CanvasFeed? = nil) throws -> OutputVerification {
+        let reader = try AVFrameReader(path: path, threads: run.threads)
+        var report = OutputVerification(
+            path: path, kind: "video", codec: reader.codecName, width: reader.width, height: reader.height, exact: false)
+        report.pixelFormat = reader.tags.pixelFormat
+        report.colorSpace = reader.tags.colorSpace
+        report.colorRange = reader.tags.colorRange
+        report.colorPrimaries = reader.tags.colorPrimaries
+        report.colorTransfer = reader.tags.colorTransfer
+        report.level = reader.tags.level
+        report.profile = reader.tags.profile
+        let playMs = Double(timeline.duration.centiseconds) * 10
+        let plays = expected.plays ?? reader.durationMs.map { max(1, Int(($0 / playMs).rounded())) } ?? 1
+        // The first frame tells the pixel format, matrix and range the references go through.
+        let first = try reader.next()
+        let maker = try ReferenceMaker(
+            canvas: timeline.canvas, output: CanvasSize(width: reader.width, height: reader.height),
+            keepAlpha: reader.hasAlpha, background: settings.background, chroma: reader.yuvFormat)
+        let matcher = TimedMatcher(
+            timeline: timeline, source: CanvasReferenceSource(feed: canvasFeed ?? feed(), maker: maker), plays: plays,
+            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget)
+        var next = first
+        while let (start, duration) = next {
+            try reader.rgba.withUnsafeBufferPointer {
+                try matcher.add(ShownFrame(
+                    pixels: $0.baseAddress!, stride: reader.frameWidth, startMs: start, endMs: start + duration))
+            }
+            next = try reader.next()
+        }
+        matcher.finish(
+            into: &report, settings: settings, knownTolerance: known(expected),
+            endMs: reader.durationMs.map { $0 - reader.startOffsetMs })
+        return report
+    }
+
+    private func known(_ expected: Expectation) -> (Double, String)? {
+        expected.timingToleranceMs.map { ($0, expected.timingMode ?? "plan") }
+    }
+
+    /// `source`/`target` serve a verifying conversion (digests of the conversion's canvases; the temporary read, the target
+    /// named). A lossy WebP's pixels cannot be checked against digests: in a verifying conversion only its frames,
+    /// timing and loop count are.
+    func verifyWebP(_ path: String, source given: ReferenceSource? = nil, target: String? = nil) throws -> OutputVerification {
+        let reader = try WebPFrameReader(path: path, threads: run.threads)
+        var report = OutputVerification(
+            path: target ?? path, kind: "webp", codec: reader.lossless ? "webp (lossless)" : "webp (lossy)", width: reader.width,
+            height: reader.height, exact: reader.lossless)
+        report.loopCount = reader.loopCount
+        report.expectedLoopCount = timeline.loop.plays ?? 0
+        let maker = try ReferenceMaker(
+            canvas: timeline.canvas, output: CanvasSize(width: reader.width, height: reader.height), keepAlpha: true,
+            background: settings.background)
+        let pixelsChecked = given == nil || reader.lossless
+        let matcher = TimedMatcher(
+            timeline: timeline,
+            source: pixelsChecked ? given ?? CanvasReferenceSource(feed: feed(), maker: maker)
+                : UncheckedReferenceSource(width: maker.width, height: maker.height),
+            plays: 1, bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR,
+            memoryBudget: run.memoryBudget)
+        while let (start, duration) = try reader.next(), let pixels = reader.pixels {
+            try matcher.add(ShownFrame(pixels: pixels, stride: reader.width, startMs: start, endMs: start + duration))
+        }
+        matcher.finish(into: &report, settings: settings)
+        if reader.loopCount != report.expectedLoopCount {
+            report.failures.append("loop count \(reader.loopCount), the schedule's is \(report.expectedLoopCount ?? 0) (0: forever)")
+        }
+        return report
+    }
+}

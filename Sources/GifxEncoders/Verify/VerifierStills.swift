@@ -1,0 +1,286 @@
+import Foundation
+import GifxFrames
+import GifxTimeline
+
+/// Sprite sheets and posters: outputs without presentation times.
+extension Verifier {
+    /// A sheet: every JSON frame cut from its page (placed at its offset in its untrimmed frame) against the GIF
+    /// frame of the same position, exactly when the frame keeps the canvas size (else PSNR, as scaled); each
+    /// frame's duration against its delay. A frame whose cut shows another GIF frame is named with that frame
+    /// (swapped rects). One page is held at a time, and one digest per GIF frame to name those.
+    /// `target` and `pageMap` serve a verifying conversion: the description is read from its temporary `path` but names its
+    /// pages relative to `target`, and each page is read from its temporary; `source` gives the references
+    /// (digests there), else the GIF is decoded.
+    func verifySheet(
+        _ path: String, target: String? = nil, pageMap: [String: String] = [:], source given: ReferenceSource? = nil
+    ) throws -> OutputVerification {
+        let (format, cuts) = try SheetDescription.read(path: path, target: target, pageMap: pageMap)
+        let canvas = timeline.canvas
+        let sourceSize = cuts.first.map { CanvasSize(width: $0.sourceW, height: $0.sourceH) } ?? canvas
+        let exact = sourceSize == canvas
+        var report = OutputVerification(
+            path: target ?? path, kind: "sheet", codec: "png (\(format))", width: sourceSize.width, height: sourceSize.height,
+            exact: exact)
+        var pageNames: [String] = []
+        for cut in cuts where !pageNames.contains(cut.page) { pageNames.append(cut.page) }
+        report.pages = pageNames
+        let bound = exact ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR
+        report.minPSNR = bound
+        let source = try given ?? CanvasReferenceSource(
+            feed: StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run),
+            maker: ReferenceMaker(canvas: canvas, output: sourceSize, keepAlpha: true, background: settings.background, sheet: true))
+        var cutPixels = [UInt8](repeating: 0, count: sourceSize.width * sourceSize.height * 4)
+        var page: PNGBand?
+        let bandRows = max(1, cuts.map(\.h).max() ?? 1)
+        var referenceDigests: [Int: [Int]] = [:]
+        var wrong: [(frame: Int, digest: Int)] = []
+        var squaredError = 0.0, samples = 0
+        var worstTiming = 0.0, timingSum = 0.0
+        var index = 0
+        while index < timeline.frames.count, let reference = try source.next() {
+            defer { index += 1 }
+            let referenceDigest: Int
+            switch reference {
+            case .pixels(let pixels): referenceDigest = Self.digest(pixels, width: sourceSize.width, height: sourceSize.height)
+            case .digest(let digest): referenceDigest = digest
+            case .unchecked, .planes, .absent: referenceDigest = 0
+            }
+            referenceDigests[referenceDigest, default: []].append(index)
+            guard index < cuts.count else { continue }
+            let cut = cuts[index]
+            if page?.path != cut.page { page = try PNGBand(path: cut.page, capacity: bandRows) }
+            guard let image = page, cut.x >= 0, cut.y >= 0, cut.x + cut.w <= image.width,
+                  cut.y + cut.h <= image.height, cut.offsetX + cut.w <= sourceSize.width,
+                  cut.offsetY + cut.h <= sourceSize.height, cut.sourceW == sourceSize.width,
+                  cut.sourceH == sourceSize.height
+            else {
+                report.failures.append("frame \(index): its rect lies outside its page or frame")
+                continue
+            }
+            // A whole untrimmed cell is read where it lies on the page; a trimmed one is placed in its frame first.
+            let whole = cut.offsetX == 0 && cut.offsetY == 0 && cut.w == sourceSize.width && cut.h == sourceSize.height
+            let band = try image.rows(cut.y, cut.h)
+            if !whole {
+                cutPixels.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                for row in 0..<cut.h {
+                    let from = band + (row * image.width + cut.x) * 4
+                    cutPixels.withUnsafeMutableBufferPointer {
+                        ($0.baseAddress! + ((cut.offsetY + row) * sourceSize.width + cut.offsetX) * 4)
+                            .update(from: from, count: cut.w * 4)
+                    }
+                }
+            }
+            func withCut<R>(_ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
+                if whole { return body(band + cut.x * 4, image.width) }
+                return cutPixels.withUnsafeBufferPointer { body($0.baseAddress!, sourceSize.width) }
+            }
+            let cutDigest = { withCut { Self.digest($0, stride: $1, width: sourceSize.width, height: sourceSize.height) } }
+            let result: PixelComparison
+            switch reference {
+            case .pixels(let pixels):
+                result = withCut { a, stride in
+                    pixels.withUnsafeBufferPointer { b in
+                        PixelComparison.compare(
+                            a, aStride: stride, b.baseAddress!, bStride: sourceSize.width,
+                            width: sourceSize.width, height: sourceSize.height)
+                    }
+                }
+            case .digest(let digest):
+                result = .same(cutDigest() == digest, pixels: sourceSize.width * sourceSize.height)
+            case .unchecked, .planes, .absent:
+                result = .same(true, pixels: 0)
+            }
+            if !result.squaredError.isNaN {
+                squaredError += result.squaredError
+                samples += result.samples
+            }
+            if let psnr = result.psnr, report.worstPSNR == nil || psnr < report.worstPSNR! {
+                report.worstPSNR = psnr
+                report.worstPSNRFrame = index
+                report.worstPSNRGifFrame = index
+            }
+            if !result.passes(minPSNR: bound) {
+                report.mismatchedFrames += 1
+                wrong.append((index, cutDigest()))
+            }
+            let error = cut.durationMs - Double(timeline.frames[index].delay) * 10
+            timingSum += abs(error)
+            if abs(error) > abs(worstTiming) || report.worstTimingFrame == nil {
+                worstTiming = error
+                report.worstTimingFrame = index
+            }
+        }
+        report.outputFrames = cuts.count
+        report.scheduledFrames = timeline.frames.count
+        report.worstTimingErrorMs = worstTiming
+        report.meanTimingErrorMs = cuts.isEmpty ? 0 : timingSum / Double(min(cuts.count, timeline.frames.count))
+        if squaredError > 0 { report.meanPSNR = 10 * log10(255.0 * 255.0 / (squaredError / Double(max(1, samples)))) }
+        let tolerance = settings.maxTimingErrorMs ?? VerifyDefaults.exactTimingMs
+        report.timingToleranceMs = tolerance
+        report.timingMode = settings.maxTimingErrorMs == nil ? "exact, durations" : "requested"
+        if cuts.count < timeline.frames.count {
+            report.missingFrames = timeline.frames.count - cuts.count
+            report.missingIndices = Array(cuts.count..<min(timeline.frames.count, cuts.count + 10))
+            report.failures.append("\(report.missingFrames) GIF frames missing (first: \(report.missingIndices.map(String.init).joined(separator: ", ")))")
+        }
+        if cuts.count > timeline.frames.count {
+            report.extraFrames = cuts.count - timeline.frames.count
+            report.failures.append("\(report.extraFrames) extra frames past the end of the schedule")
+        }
+        if let frame = report.worstTimingFrame, abs(worstTiming) > tolerance {
+            report.failures.append(String(
+                format: "timing: frame %d lasts %.1f ms %@ than its delay (tolerance %.1f ms)", frame, abs(worstTiming),
+                worstTiming > 0 ? "longer" : "shorter", tolerance))
+        }
+        if !wrong.isEmpty {
+            let swapped = wrong.compactMap { item in
+                referenceDigests[item.digest]?.first { $0 != item.frame }.map { [item.frame, $0] }
+            }
+            if !swapped.isEmpty {
+                report.swappedRects = swapped
+                report.failures.append("rects: " + swapped.map { "frame \($0[0]) shows GIF frame \($0[1])" }.joined(separator: ", "))
+            }
+            let others = wrong.count - swapped.count
+            if others > 0 || swapped.isEmpty {
+                report.failures.append(bound.map {
+                    String(format: "pixels: %d frames below %.1f dB, worst %.2f dB at frame %d", wrong.count, $0,
+                           report.worstPSNR ?? 0, report.worstPSNRFrame ?? wrong[0].frame)
+                } ?? "pixels: \(wrong.count) frames differ from the GIF (first: frame \(wrong[0].frame))")
+            }
+        }
+        return report
+    }
+
+    /// A poster: which GIF frame it shows (the expected one in a verifying conversion, else the best match of all),
+    /// exactly for PNG, within the JPEG bound for JPEG.
+    /// `given`: the expected frame's reference, kept by a verifying conversion (no GIF decode then); `target` names the output.
+    func verifyPoster(
+        _ path: String, expected: Expectation, given: Reference? = nil, target: String? = nil) throws -> OutputVerification {
+        let isPNG = Self.kind(of: target ?? path) == .pngPoster
+        var image: (pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int)
+        let png = isPNG ? try PNGImage(path: path) : nil
+        let jpeg = isPNG ? nil : try AVFrameReader(path: path, threads: run.threads)
+        var report: OutputVerification
+        if let png {
+            image = (UnsafePointer(png.pixels), png.width, png.width, png.height)
+            report = OutputVerification(
+                path: target ?? path, kind: "poster", codec: "png", width: png.width, height: png.height, exact: true)
+        } else {
+            let reader = jpeg!
+            guard try reader.next() != nil else { throw VerifyReadError("no image in the JPEG") }
+            report = OutputVerification(
+                path: target ?? path, kind: "poster", codec: reader.codecName, width: reader.width, height: reader.height,
+                exact: false)
+            report.pixelFormat = reader.tags.pixelFormat
+            report.colorSpace = reader.tags.colorSpace
+            report.colorRange = reader.tags.colorRange
+            image = (reader.rgba.withUnsafeBufferPointer { $0.baseAddress! }, reader.frameWidth, reader.width, reader.height)
+        }
+        let bound = isPNG ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR
+        report.minPSNR = bound
+        report.outputFrames = 1
+        report.scheduledFrames = 1
+        let maker = try ReferenceMaker(
+            canvas: timeline.canvas, output: CanvasSize(width: image.width, height: image.height), keepAlpha: isPNG,
+            background: settings.background,
+            chroma: jpeg?.yuvFormat)
+        var best: (frame: Int, result: PixelComparison)?
+        func consider(_ reference: Reference, frame: Int) {
+            let result: PixelComparison
+            switch reference {
+            case .pixels(let pixels):
+                result = pixels.withUnsafeBufferPointer {
+                    PixelComparison.compare(
+                        image.pixels, aStride: image.stride, $0.baseAddress!, bStride: maker.width, width: maker.width,
+                        height: maker.height)
+                }
+            case .digest(let digest):
+                result = .same(
+                    Self.digest(image.pixels, stride: image.stride, width: maker.width, height: maker.height) == digest,
+                    pixels: maker.width * maker.height)
+            case .unchecked, .planes, .absent:
+                result = .same(true, pixels: 0)
+            }
+            if best == nil || result.squaredError < best!.result.squaredError { best = (frame, result) }
+        }
+        if let given, let frame = expected.posterFrame {
+            if case .pixels(var pixels) = given {  // kept before the JPEG existed: through its chroma now
+                pixels.withUnsafeMutableBufferPointer { maker.roundTrip(in: $0.baseAddress!) }
+                consider(.pixels(pixels), frame: frame)
+            } else {
+                consider(given, frame: frame)
+            }
+        } else {
+            var reference = [UInt8](repeating: 0, count: maker.allocationBytes)
+            let stream = try FrameStream(
+                path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
+            defer { stream.close() }
+            var index = 0
+            while try stream.nextCanvas({ (canvas: Canvas) -> Void in
+                if expected.posterFrame == nil || expected.posterFrame == index {
+                    reference.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
+                    consider(.pixels(reference), frame: index)
+                }
+            }) != nil {
+                index += 1
+                if let frame = expected.posterFrame, index > frame { break }
+            }
+        }
+        withExtendedLifetime(jpeg) { _ = $0 }
+        guard let best else {
+            report.failures.append("the GIF has no frame \(expected.posterFrame ?? 0)")
+            return report
+        }
+        report.worstPSNR = best.result.psnr
+        report.meanPSNR = best.result.psnr
+        report.worstPSNRFrame = 0
+        report.worstPSNRGifFrame = best.frame
+        if !best.result.passes(minPSNR: bound) {
+            report.mismatchedFrames = 1
+            report.failures.append(bound.map {
+                String(format: "pixels: %.2f dB against GIF frame %d, below %.1f dB", best.result.psnr ?? 0, best.frame, $0)
+            } ?? "pixels: \(best.result.differingPixels) pixels differ from GIF frame \(best.frame), the closest")
+        }
+        return report
+    }
+
+    /// A digest of an RGBA image with fully transparent pixels counted as one value (their colour is not shown).
+    static func digest(_ buffer: [UInt8], width: Int, height: Int) -> Int {
+        buffer.withUnsafeBufferPointer { digest($0.baseAddress!, stride: width, width: width, height: height) }
+    }
+
+    /// The digest of the `width` × `height` region of an RGBA image whose rows are `stride` pixels apart: a 64-bit
+    /// multiply-xorshift hash over the pixels (fully transparent ones as 0), four independent lanes so the
+    /// multiplications overlap. Not a cryptographic hash: it tells a conversion's own frames apart, it does not
+    /// resist a forger.
+    static func digest(_ pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> Int {
+        var l0: UInt64 = 0x9E37_79B9_7F4A_7C15, l1: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        var l2: UInt64 = 0x1656_67B1_9E37_79F9, l3: UInt64 = 0x27D4_EB2F_1656_67C5
+        @inline(__always) func visible(_ p: UInt32) -> UInt64 { p >> 24 == 0 ? 0 : UInt64(p) }
+        @inline(__always) func mix(_ h: inout UInt64, _ v: UInt64, _ k: UInt64) {
+            h = (h ^ v) &* k
+            h ^= h >> 29
+        }
+        UnsafeRawPointer(pixels).withMemoryRebound(to: UInt32.self, capacity: max(stride, width) * height) { words in
+            for y in 0..<height {
+                let row = words + y * stride
+                var x = 0
+                while x + 3 < width {
+                    mix(&l0, visible(UInt32(littleEndian: row[x])), 0xFF51_AFD7_ED55_8CCD)
+                    mix(&l1, visible(UInt32(littleEndian: row[x + 1])), 0xC4CE_B9FE_1A85_EC53)
+                    mix(&l2, visible(UInt32(littleEndian: row[x + 2])), 0x9E37_79B9_7F4A_7C15)
+                    mix(&l3, visible(UInt32(littleEndian: row[x + 3])), 0xD6E8_FEB8_6659_FD93)
+                    x += 4
+                }
+                while x < width {
+                    mix(&l0, visible(UInt32(littleEndian: row[x])), 0xFF51_AFD7_ED55_8CCD)
+                    x += 1
+                }
+                mix(&l1, UInt64(y), 0x9E37_79B9_7F4A_7C15)
+            }
+        }
+        var h = l0 ^ (l1 &* 0x9E37_79B9_7F4A_7C15)
+        h ^= (l2 << 17 | l2 >> 47) ^ (l3 << 41 | l3 >> 23)
+        return Int(bitPattern: UInt(h))
+    }
+}
