@@ -28,6 +28,7 @@ import report  # noqa: E402
 import runner  # noqa: E402
 import timing_bench  # noqa: E402
 import convert_bench  # noqa: E402
+import memory_bench  # noqa: E402
 import framecount_bench  # noqa: E402
 from gifx_probe import DECODE_ONLY_FLAGS, GifxProbe  # noqa: E402
 
@@ -55,7 +56,7 @@ def parse_args():
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
     p.add_argument("--kinds", default=os.environ.get(
-        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,convert,frame-count"))
+        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,convert,frame-count,memory"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
@@ -469,7 +470,7 @@ def main():
             "source": spec.source, "why": spec.why, "info": info,
         }
 
-    cases, skipped, micro, timing, convert, frame_count = [], [], None, None, None, None
+    cases, skipped, micro, timing, convert, frame_count, memory = [], [], None, None, None, None, None
     for kind in [k for k in args.kinds.split(",") if k]:
         if kind == "frame-count":
             frame_count = framecount_bench.run(probe.path, args.root, max(args.timeout, 1200), log)
@@ -479,6 +480,10 @@ def main():
                 convert = convert_bench.run(probe.path, args.root, gif_paths, only, args.reps, args.timeout, log)
             else:
                 skipped.append({"kind": kind, "reason": "gifx has no convert"})
+            continue
+        if kind == "memory":
+            memory = memory_bench.run(probe.path, args.root, gif_paths, args.reps, args.timeout, log,
+                                      baseline=os.environ.get("GIFX_BASELINE"))
             continue
         if kind == "timing":
             if probe.has("to-mp4"):
@@ -530,6 +535,7 @@ def main():
         "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
         "timing": timing,
         "convert": convert,
+        "memory": memory,
         "frame_count": frame_count,
         "gif_build_s": round(gifs_built_s, 1),
         "note": os.environ.get("BENCH_NOTE", ""),

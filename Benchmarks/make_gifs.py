@@ -47,6 +47,28 @@ BENCH_GIFS = [
 ]
 
 
+# Sizes the memory kind adds to the bench GIFs (480x270, 1280x720 and 4K are in BENCH_GIFS): built only
+# when that kind runs, so the other kinds keep their GIF list.
+MEMORY_GIFS = [
+    BenchGif("854x480x120", "testsrc2", 854, 480, 120, why="480p: the memory kind's smallest size"),
+    BenchGif("1920x1080x90", "mandelbrot", 1920, 1080, 90,
+             palettegen="palettegen=stats_mode=full", paletteuse="paletteuse=dither=sierra2_4a",
+             encoder_flags=("-gifflags", "0"), why="1080p, dithered: the memory kind's third size"),
+]
+
+
+def build_memory_gifs(root, log=print):
+    """Returns {name: path} for MEMORY_GIFS, building what is missing."""
+    directory = gif_dir(root)
+    os.makedirs(directory, exist_ok=True)
+    paths = {}
+    for spec in MEMORY_GIFS:
+        path, built = build_bench_gif(spec, directory)
+        log(f"{'built ' if built else 'cached'} {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+        paths[spec.name] = path
+    return paths
+
+
 @dataclass(frozen=True)
 class FidelityGif:
     name: str

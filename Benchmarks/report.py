@@ -1,6 +1,7 @@
 """Renders docs/benchmarks.md from the results of one run (see bench.py)."""
 
 import convert_bench
+import memory_bench
 import framecount_bench
 import timing_bench
 
@@ -432,6 +433,7 @@ def write(results, path):
     out += _micro(results.get("micro"))
     out += timing_bench.report(results.get("timing"))
     out += convert_bench.report(results.get("convert"))
+    out += memory_bench.report(results.get("memory"))
     out += framecount_bench.report(results.get("frame_count"))
     out += ["## Timing fidelity of the MP4s", "",
             "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "

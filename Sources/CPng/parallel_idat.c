@@ -125,9 +125,11 @@ gifx_idat *gifx_idat_create(int threads, uint32_t row_bytes, int bytes_per_pixel
     int ok = d->previous && d->block;
     for (int f = 0; f < 5; f++) ok = ok && (d->candidate[f] = malloc(row_bytes + 1)) != NULL;
     for (int i = 0; ok && i < SLOTS; i++) ok = (d->jobs[i].in = malloc(BLOCK_BYTES + row_bytes + 1)) != NULL;
-    d->threads = ok ? calloc((size_t)threads, sizeof(pthread_t)) : NULL;
+    /* One thread: the blocks are deflated on the caller's thread as they fill (same bytes, no thread). */
+    int workers = threads > 1 ? threads : 0;
+    d->threads = ok ? calloc((size_t)(workers > 0 ? workers : 1), sizeof(pthread_t)) : NULL;
     if (!d->threads) { gifx_idat_destroy(d); return NULL; }
-    for (; d->thread_count < threads; d->thread_count++) {
+    for (; d->thread_count < workers; d->thread_count++) {
         if (pthread_create(&d->threads[d->thread_count], NULL, work, d) != 0) { gifx_idat_destroy(d); return NULL; }
     }
     return d;
@@ -193,12 +195,19 @@ static int submit(gifx_idat *d, png_structp png, int last, char *error, size_t s
         memcpy(d->tail + keep, j->in, j->in_length);
         d->tail_length = keep + j->in_length;
     }
-    pthread_mutex_lock(&d->lock);
-    j->last = last;
-    j->sequence = d->submitted++;
-    j->state = JOB_QUEUED;
-    pthread_cond_broadcast(&d->changed);
-    pthread_mutex_unlock(&d->lock);
+    if (d->thread_count == 0) {
+        j->last = last;
+        j->sequence = d->submitted++;
+        deflate_job(j, d->level, d->strategy);
+        j->state = JOB_DONE;
+    } else {
+        pthread_mutex_lock(&d->lock);
+        j->last = last;
+        j->sequence = d->submitted++;
+        j->state = JOB_QUEUED;
+        pthread_cond_broadcast(&d->changed);
+        pthread_mutex_unlock(&d->lock);
+    }
     /* Write whatever is already done, without waiting. */
     int status;
     while (d->written < d->submitted && (status = write_next(d, png, 0, error, size)) != 0) {

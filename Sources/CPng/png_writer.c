@@ -21,7 +21,7 @@ struct gifx_png_writer {
     int has_key;       /* RGB only: one colour written as tRNS (transparent) */
     png_color_16 key;
     int level, filters, strategy; /* kept for the parallel deflate */
-    int threads;                  /* > 1: RGB/RGBA image data deflated on that many threads */
+    int threads;                  /* >= 1: 8-bit image data deflated in blocks on that many threads (1: inline) */
     gifx_idat *idat;
 };
 
@@ -130,7 +130,7 @@ int gifx_png_writer_begin(gifx_png_writer *w) {
     png_write_info(w->png, w->info);
     if (depth < 8) png_set_packing(w->png);
     /* Bytes the parallel deflate filters itself; packed (1/2/4-bit) palette rows stay with libpng. */
-    if (w->threads > 1 && depth == 8) {
+    if (w->threads >= 1 && depth == 8) {
         int bpp = indexed ? 1 : w->rgb ? 3 : 4;
         w->idat = gifx_idat_create(w->threads, w->width * (uint32_t)bpp, bpp, w->filters, w->level, w->strategy);
         if (!w->idat) {

@@ -40,8 +40,8 @@ public enum CacheCapacity {
     /// Frames decoded ahead per decoding thread, when memory allows.
     public static let windowPerThread = 2
 
-    /// The cores this process may use (the default thread count for large canvases).
-    public static var availableCores: Int { Swift.max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// The cores this process may use (the default thread count): affinity mask and cgroup quota (`AvailableCores`).
+    public static var availableCores: Int { AvailableCores.current.count }
 
     /// Canvases smaller than this (in pixels) decode on one thread unless more are asked for: a small
     /// frame decodes in microseconds, less than handing it between threads costs (measured on 64×64 frames,

@@ -19,28 +19,43 @@ public final class FrameStream {
     public let decodeWindow: Int
     public var canvasSize: CanvasSize { metadata.canvas }
     private let ring: CanvasRing
-    private let producer: Thread
+    private let producer: Thread?
+    /// Without a producer thread: the decoder, run on the consumer's thread, and the one canvas it lends.
+    private let inline: InlineFrames?
 
     /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
     /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to
     /// `metadata.defaultDecodeThreads` (the cores, or one for small canvases and sparse data).
+    /// `producerThread` false: no thread at all; each `nextCanvas` decodes its frame on the caller's thread
+    /// (a run limited to one thread: `--threads 1`, or a cgroup quota of one core), one canvas held.
     public convenience init(
         path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
-        threads: Int? = nil
+        threads: Int? = nil, producerThread: Bool = true
     ) throws {
         try self.init(
             path: path, metadata: metadata, limits: limits, memoryBudget: memoryBudget, threads: threads,
-            holdingProducerAt: nil)
+            producerThread: producerThread, holdingProducerAt: nil)
     }
 
     /// `holdingProducerAt`: a test-only gate; the producer stops before claiming a slot for that frame
     /// until `releaseProducer()` (or `close()`), so a test can stage a race deterministically.
     init(
         path: String, metadata: GifMetadata?, limits: DecodeLimits, memoryBudget: Int?, threads: Int?,
-        holdingProducerAt gate: Int?
+        producerThread: Bool = true, holdingProducerAt gate: Int?
     ) throws {
         let metadata = try metadata ?? readGifMetadata(path: path, limits: limits)
         self.metadata = metadata
+        if !producerThread && gate == nil {
+            try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)
+            capacity = 1
+            self.threads = 1
+            decodeWindow = 0
+            ring = CanvasRing(capacity: 1, canvasBytes: metadata.canvasBytes, frameCount: 0)
+            producer = nil
+            inline = try InlineFrames(path: path, metadata: metadata, limits: limits)
+            return
+        }
+        inline = nil
         let plan = CacheCapacity.plan(
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
             threads: threads ?? metadata.defaultDecodeThreads)
@@ -52,15 +67,16 @@ public final class FrameStream {
         let ring = CanvasRing(
             capacity: capacity, canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, gate: gate)
         self.ring = ring
-        producer = Thread { ring.produce(path: path, metadata: metadata, limits: limits, plan: plan) }
+        let producer = Thread { ring.produce(path: path, metadata: metadata, limits: limits, plan: plan) }
         producer.name = "gifx.frames.producer"
         producer.start()
+        self.producer = producer
     }
 
     deinit { close() }
 
     /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for the caller's statistics.
-    public var peakCacheBytes: Int { ring.peakBytes }
+    public var peakCacheBytes: Int { inline?.peakBytes ?? ring.peakBytes }
 
     /// Most bytes the decode-ahead window's index buffers have held at once (0 when sequential); final once
     /// the producer has stopped (after the last canvas's `nextCanvas` returned `nil`, or `close()`).
@@ -72,10 +88,17 @@ public final class FrameStream {
     }
 
     /// Warnings about damaged image data found so far (final once every canvas has been delivered).
-    public var warnings: [String] { ring.warnings }
+    public var warnings: [String] { inline?.warnings ?? ring.warnings }
 
     /// Lends the next canvas (in frame order) to `body`; `nil` after the last one.
     public func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
+        if let inline {
+            guard let (index, pixels) = try inline.next() else { return nil }
+            return try body(
+                Canvas(
+                    index: index, width: metadata.canvas.width, height: metadata.canvas.height,
+                    pixels: UnsafeRawBufferPointer(start: pixels, count: metadata.canvasBytes)))
+        }
         guard let (index, pixels) = try ring.takeNext() else { return nil }
         defer { ring.release() }
         return try body(
@@ -86,7 +109,7 @@ public final class FrameStream {
 
     /// Stops the producer and waits for it; safe to call more than once.
     public func close() {
-        ring.cancelAndJoin()
+        if inline == nil { ring.cancelAndJoin() }
     }
 
     /// Test hook: waits until the producer is held at the gate given to `init` (every earlier frame published).
@@ -94,6 +117,40 @@ public final class FrameStream {
 
     /// Test hook: lets the producer through the gate.
     func releaseProducer() { ring.openGate() }
+}
+
+/// The decoder of a stream without a producer thread: frames decoded and composited on demand into one canvas.
+final class InlineFrames {
+    let decoder: GifFrameDecoder
+    private let canvas: UnsafeMutableRawPointer
+    private let canvasBytes: Int
+    private var index = 0
+    private(set) var peakBytes = 0
+    /// The decoder's warnings as of the last frame delivered, as the ring publishes them (a frame that
+    /// fails adds none).
+    private(set) var warnings: [String] = []
+    private var warningTotal = 0
+
+    init(path: String, metadata: GifMetadata, limits: DecodeLimits) throws {
+        decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
+        canvasBytes = metadata.canvasBytes
+        canvas = .allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
+    }
+
+    deinit { canvas.deallocate() }
+
+    /// The next frame composited into the canvas, `nil` after the last.
+    func next() throws -> (index: Int, pixels: UnsafeMutableRawPointer)? {
+        guard try decoder.advance() else { return nil }
+        decoder.copyCanvas(to: canvas)
+        if decoder.warningTotal != warningTotal {
+            warnings = decoder.warnings
+            warningTotal = decoder.warningTotal
+        }
+        peakBytes = canvasBytes
+        defer { index += 1 }
+        return (index, canvas)
+    }
 }
 
 /// The ring shared by the producer thread and the consumer.

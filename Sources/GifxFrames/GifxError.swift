@@ -15,6 +15,9 @@ public enum FailureClass: String, Sendable, CaseIterable {
     case io
     /// An output was read back and does not show the GIF within the tolerances (`Verifier`, `RunSettings.verify`).
     case verificationFailed
+    /// The memory budget cannot hold even the leanest settings for this GIF and these outputs
+    /// (`MemoryBudgetTooSmall` names the smallest that can); retrying with the same budget fails the same way.
+    case budgetTooSmall
 }
 
 /// An error the library throws: one line of text without the file name (the caller prefixes it) and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GifxEncoders
 import GifxFrames
 
 #if canImport(Glibc)
@@ -81,7 +82,7 @@ struct BatchCommand: ParsableCommand {
                                valueName: "k/n|auto"))
     var shard: String?
 
-    @Option(help: ArgumentHelp("Memory for decoded frames across all conversions, e.g. 2G (divided by --jobs).",
+    @Option(help: ArgumentHelp("Memory the whole batch may hold, e.g. 2G: each of the --jobs conversions gets its share as its own --memory-budget (default: the cgroup's limit, else half of the available memory).",
                                valueName: "size"))
     var memoryBudget: ByteCount?
 
@@ -155,7 +156,7 @@ struct BatchCommand: ParsableCommand {
             printError("batch", error.description)
             throw ExitCode(ExitStatus.usage)
         }
-        let jobs = self.jobs ?? max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        let jobs = self.jobs ?? CacheCapacity.availableCores
         let outDir = self.outDir.count > 1 && self.outDir.hasSuffix("/") ? String(self.outDir.dropLast()) : self.outDir
         do {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -188,11 +189,16 @@ struct BatchCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
 
         let started = Date()
+        // One reading of the machine for the whole batch, shared among the jobs: children that each took
+        // their own default would each plan against all of it.
+        let budget = ProcessMemoryBudget.resolve(given: memoryBudget?.bytes)
+        let memoryBudgetPerJob = budget.bytes.map { max($0 / jobs, 1) }
+        let threadArguments = target.threadArguments(jobs: jobs, passthrough: passthrough)
         let runner = BatchRunner(
             settings: .init(
                 target: target, outDir: outDir, jobs: jobs,
-                memoryBudgetPerJob: memoryBudget.map { max($0.bytes / jobs, 1) },
-                passthrough: passthrough + target.threadArguments(jobs: jobs, passthrough: passthrough),
+                memoryBudgetPerJob: memoryBudgetPerJob,
+                passthrough: passthrough + threadArguments,
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
@@ -211,6 +217,11 @@ struct BatchCommand: ParsableCommand {
             line += String(format: " in %.1f s", seconds)
             if let signal = summary.stoppedBy {
                 line += "; \(signal == SIGINT ? "interrupted" : "terminated"), \(summary.notStarted) not started"
+            }
+            if target.command != .timeline {
+                let threads = threadArguments.last.map { "\($0) thread(s)" } ?? "the threads given after --"
+                let memory = memoryBudgetPerJob.map { "\($0 >> 20) MiB (\(budget.source) / \(jobs))" } ?? "no memory limit"
+                line += "; each of \(jobs) job(s): \(threads), \(memory)"
             }
             if let report { line += "; report: \(report)" }
             FileHandle.standardError.write(Data("gifx: \(line)\n".utf8))

@@ -119,7 +119,7 @@ struct ConvertCommand: ParsableCommand {
                     frames: report.frames, outputs: report.outputs.map(ConvertOutputStats.init),
                     wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
-                    decode: report.decode, peakRSSBytes: peakResidentBytes()))
+                    decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
             }
         }
     }
@@ -186,6 +186,8 @@ struct ConvertStats: Codable {
     /// Decoding threads, decode-ahead window (frames) and its peak bytes, as to-mp4 and to-sprite report.
     var decode: DecodeStats
     var peakRSSBytes: Int
+    /// How the memory budget was shared, beside `peakRSSBytes` (`nil` from gifx before issue 24).
+    var memory: MemoryPlan?
 }
 
 /// One output's figures: what it is, its files and their bytes, frames written, encoder settings.

@@ -12,6 +12,8 @@ enum ExitStatus {
     static let software: Int32 = 70     // EX_SOFTWARE
     static let cannotCreate: Int32 = 73 // EX_CANTCREAT
     static let ioError: Int32 = 74      // EX_IOERR
+    /// The memory budget is too small for the GIF and outputs asked (the message names the smallest that works).
+    static let budgetTooSmall: Int32 = 78 // EX_CONFIG
     static let interrupted: Int32 = 130
     static let terminated: Int32 = 143
 
@@ -25,6 +27,7 @@ enum ExitStatus {
         case .cannotCreateOutput: return cannotCreate
         case .io: return ioError
         case .verificationFailed: return verificationFailed
+        case .budgetTooSmall: return budgetTooSmall
         }
     }
 }

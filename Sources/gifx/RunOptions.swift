@@ -12,12 +12,12 @@ struct RunOptions: ParsableArguments {
     @Flag(help: "Fail on damaged image data instead of keeping the frames that decode.") var strict = false
     @Option(
         help: ArgumentHelp(
-            "Memory for decoded frames, e.g. 64M or 2G (default: the reference player's categories).",
+            "Memory the whole run may hold (peak RSS), e.g. 512M or 2G, shared by the frame ring and every encoder; gifx picks leaner settings to fit, or refuses with exit 78 naming the smallest that works (default: the cgroup's limit, else half of the available memory).",
             valueName: "size"))
     var memoryBudget: ByteCount?
     @Option(
         help: ArgumentHelp(
-            "Threads decoding frames (default: the cores, or one for canvases under 256×256 or sparse data; 1: the sequential decoder).",
+            "Threads of every pool: decoding, encoders, PNG deflate, libwebp, outputs side by side (default: the cores this process may use: affinity mask or cgroup quota; 1: everything on one thread). Decoding uses one thread for canvases under 256×256 or sparse data.",
             valueName: "n"))
     var threads: Int?
     @Option(

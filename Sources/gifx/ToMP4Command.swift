@@ -81,7 +81,7 @@ struct ToMP4Command: ParsableCommand {
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
-                    mp4Layout: result.layout))
+                    mp4Layout: result.layout, memory: report.memory))
             }
         }
     }
@@ -106,6 +106,8 @@ struct ToMP4Stats: Codable {
     var timing: ToMP4TimingStats
     /// `faststart`, or `fragmented` above 250,000 output frames (`null` for WebM).
     var mp4Layout: MP4Layout?
+    /// How the memory budget was shared, beside `peakRSSBytes` (`nil` from gifx before issue 24).
+    var memory: MemoryPlan?
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.

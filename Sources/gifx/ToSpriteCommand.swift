@@ -105,6 +105,8 @@ struct SpriteStats: Codable {
     /// Decoding threads, decode-ahead window (frames) and its peak bytes.
     var decode: DecodeStats
     var peakRSSBytes: Int
+    /// How the memory budget was shared, beside `peakRSSBytes`.
+    var memory: MemoryPlan?
 
     init(_ result: SpriteResult, seconds: Double) {
         frames = result.frames
@@ -121,5 +123,6 @@ struct SpriteStats: Codable {
         rowBufferBytes = result.rowBufferBytes
         decode = result.decode
         peakRSSBytes = peakResidentBytes()
+        memory = result.memory
     }
 }

@@ -13,7 +13,7 @@ struct BatchToMP4Tests {
         let out = folder.appendingPathComponent("out")
         let report = folder.appendingPathComponent("r.jsonl").path
         let run = try runGifx(["batch", "to-mp4", library.root.path, "--out-dir", out.path, "--report", report,
-                               "--jobs", "2", "--memory-budget", "64M", "--quiet", "--", "--preset", "ultrafast"],
+                               "--jobs", "2", "--memory-budget", "512M", "--quiet", "--", "--preset", "ultrafast"],
                               timeout: 120)
         #expect(run.status == 1, "\(run.stderr)")
         let lines = readReport(report).compactMap { $0 }

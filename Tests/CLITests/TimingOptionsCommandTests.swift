@@ -47,7 +47,7 @@ private let thirty = FixtureGIF.solidFrames(
         // 8×8 is one macroblock: level 1 allows 1,485 MB/s.
         #expect(timing["h264Level"] as? String == "1")
         let encoder = try #require(stats["encoder"] as? [String: Any])
-        #expect((encoder["reason"] as? String)?.contains("within the budget") == true)
+        #expect((encoder["reason"] as? String)?.hasPrefix("fastest settings within") == true)
         #expect(encoder["lowMemory"] as? Bool == false)
         #expect(abs((stats["durationSeconds"] as? Double ?? 0) - 0.4) < 1e-9)
         // Dropped frames are never silent: one warning line, only when some are dropped.
@@ -61,19 +61,31 @@ private let thirty = FixtureGIF.solidFrames(
         }
     }
 
-    @Test("--memory-budget below the encoder's need switches low-memory on and says why")
-    func lowMemoryReason() throws {
+    @Test("a budget below the leanest settings is refused (exit 78, nothing written) naming the smallest that works, which then runs within it")
+    func budgetTooSmallAndLeaner() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try writeGIF(thirty, to: folder)
+        let output = folder.appendingPathComponent("o.mp4").path
+        let refused = try runGifx(["to-mp4", input, "-o", output, "--memory-budget", "8M", "--threads", "2"])
+        #expect(refused.status == 78)
+        #expect(refused.stderrLines.count == 1)
+        let line = try #require(refused.stderrLines.first)
+        #expect(line.contains("a memory budget of 8 MiB is too small"), "\(line)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["in.gif"])
+        let smallest = try #require(line.split(separator: " ").dropLast().last.flatMap { Int($0) })
         let run = try runGifx([
-            "to-mp4", input, "-o", folder.appendingPathComponent("o.mp4").path, "--stats", "--memory-budget", "100K",
+            "to-mp4", input, "-o", output, "--stats", "--memory-budget", "\(smallest)M", "--threads", "2",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let stats = try #require(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
         let encoder = try #require(stats["encoder"] as? [String: Any])
-        #expect(encoder["lowMemory"] as? Bool == true)
-        #expect((encoder["reason"] as? String)?.contains("encoder needs ~774 KiB, over the budget: memory budget 100 KiB") == true)
+        #expect((encoder["reason"] as? String)?.contains("\(smallest) MiB budget (given)") == true)
+        let memory = try #require(stats["memory"] as? [String: Any])
+        let shares = try #require(memory["shares"] as? [[String: Any]])
+        let planned = shares.compactMap { $0["plannedBytes"] as? Int }.reduce(0, +)
+        #expect(planned <= smallest << 20)
+        #expect(memory["budgetBytes"] as? Int == smallest << 20)
     }
 
     @Test("a stream above level 4.2 warns once, naming --vfr and --max-fps 60; --quiet silences it")

@@ -2,52 +2,66 @@ import GifxEncoders
 import Testing
 import GifxTimeline
 
-/// When libx264's low-memory settings engage (issue 14): only when a budget demands it.
+/// The encoder's ladder of settings (issue 24): fastest first, each leaner level estimated smaller, every
+/// level on the run's threads, and the preset's own settings left out where they would hold over
+/// `defaultCeiling` (4K, 1080p) because the bounded ones cost no time there.
 @Suite struct EncoderTuningTests {
-    private func choose(
-        width: Int, height: Int, given: Int? = nil, available: Int?, lowMemory: Bool? = nil
-    ) -> EncoderTuning {
-        EncoderTuning.choose(
-            options: VideoSettings(lowMemory: lowMemory), frameSize: CanvasSize(width: width, height: height),
-            budget: given, cores: 2, available: AvailableMemory(bytes: available, source: "MemAvailable"))
+    private func ladder(
+        _ codec: VideoCodec = .h264, width: Int, height: Int, threads: Int = 2, lowMemory: Bool? = nil
+    ) -> [EncoderTuning] {
+        EncoderTuning.ladder(
+            options: VideoSettings(codec: codec, lowMemory: lowMemory), frameSize: CanvasSize(width: width, height: height),
+            threads: threads)
     }
 
-    @Test("the 934×750 screen recording of the issue keeps the preset's settings with 8 GiB available")
-    func ordinaryScreenRecording() {
-        // (934 + 64) × (750 + 64) × 3 B × 51 frames = 124,370,748 B ≈ 118 MiB, within 2 GiB (8 GiB / 4).
-        let tuning = choose(width: 934, height: 750, available: 8 << 30)
-        #expect(!tuning.lowMemory)
-        #expect(tuning.params.isEmpty)
-        #expect(tuning.estimatedBytes == 998 * 814 * 3 * 51)
-        #expect(tuning.budgetBytes == 2 << 30)
-        #expect(tuning.reason == "encoder needs ~118 MiB, within the budget: 1/4 of 8192 MiB available (MemAvailable)")
+    @Test("each level is estimated leaner than the one before, and runs the run's threads", arguments: [
+        VideoCodec.h264, .hevc, .vp9,
+    ])
+    func levelsShrink(codec: VideoCodec) {
+        for threads in [1, 2, 3] {
+            let levels = ladder(codec, width: 480, height: 270, threads: threads)
+            #expect(levels.count >= 3)
+            for (faster, leaner) in zip(levels, levels.dropFirst()) {
+                #expect(leaner.estimatedBytes < faster.estimatedBytes, "\(faster.setting) → \(leaner.setting)")
+            }
+            #expect(levels.allSatisfy { $0.threads == threads })
+            #expect(!levels[0].lowMemory)
+            #expect(levels.dropFirst().allSatisfy { $0.lowMemory })
+        }
     }
 
-    @Test("1080p with 400 MiB available: a 100 MiB budget, so low-memory with the lookahead that fits")
-    func tightContainer() {
-        // 1984 × 1144 × 3 = 6,809,088 B a frame; 100 MiB / that = 15 frames − 10 held = lookahead 5.
-        let tuning = choose(width: 1920, height: 1080, available: 400 << 20)
-        #expect(tuning.lowMemory)
-        #expect(tuning.lookahead == 5)
-        #expect(tuning.params == "sliced-threads=1:sync-lookahead=0:rc-lookahead=5")
-        #expect(tuning.reason.hasPrefix("encoder needs ~331 MiB, over the budget: 1/4 of 400 MiB available"))
+    @Test("small frames keep the preset; 1080p starts at lookahead 10; 4K at 1 B-frame, 1 reference")
+    func defaultCeiling() {
+        #expect(ladder(width: 1280, height: 720)[0].params.isEmpty)
+        let hd = ladder(width: 1920, height: 1080)
+        #expect(hd[0].params == "rc-lookahead=10")
+        #expect(hd[0].lookahead == 10)
+        let uhd = ladder(width: 3840, height: 2160)
+        #expect(uhd[0].params == "bframes=1:ref=1:rc-lookahead=1:sync-lookahead=0")
+        #expect(uhd[0].estimatedBytes <= EncoderTuning.defaultCeiling)
+        #expect(uhd.last?.params.hasPrefix("sliced-threads=1") == true)
+        // The estimate is frames held × padded bytes a frame: (3840 + 64) × (2160 + 64) × 3 per frame.
+        let frame = 3904 * 2224 * 3
+        #expect(uhd[0].estimatedBytes > 10 * frame && uhd[0].estimatedBytes < 14 * frame)
     }
 
-    @Test("--memory-budget decides over the available memory")
-    func givenBudget() {
-        let tuning = choose(width: 934, height: 750, given: 64 << 20, available: 8 << 30)
-        #expect(tuning.lowMemory)
-        #expect(tuning.reason == "encoder needs ~118 MiB, over the budget: memory budget 64 MiB")
+    @Test("--low-memory on forces the leanest level, off the preset's own settings, even at 4K")
+    func forced() {
+        let on = ladder(width: 64, height: 64, lowMemory: true)
+        #expect(on.count == 1)
+        #expect(on[0].params.contains("sliced-threads=1"))
+        let off = ladder(width: 3840, height: 2160, lowMemory: false)
+        #expect(off.count == 1)
+        #expect(off[0].params.isEmpty)
+        #expect(!off[0].lowMemory)
     }
 
-    @Test("nothing known about memory: never low-memory; forcing still works and says so")
-    func unknownAndForced() {
-        let unknown = choose(width: 3840, height: 2160, available: nil)
-        #expect(!unknown.lowMemory)
-        #expect(unknown.budgetBytes == nil)
-        #expect(unknown.reason == "encoder needs ~1266 MiB; no memory limit known")
-        let forced = choose(width: 64, height: 64, available: 8 << 30, lowMemory: true)
-        #expect(forced.lowMemory)
-        #expect(forced.reason == "low-memory settings forced on")
+    @Test("VP9's leaner levels set libvpx's lag; AV1 has one level")
+    func otherCodecs() {
+        let vp9 = ladder(.vp9, width: 640, height: 360)
+        #expect(vp9.last?.options.contains(EncoderOption("lag-in-frames", "0")) == true)
+        #expect(vp9.last?.options.contains(EncoderOption("auto-alt-ref", "0")) == true)
+        #expect(!vp9[0].options.contains { $0.name == "lag-in-frames" })
+        #expect(ladder(.av1, width: 640, height: 360).count == 1)
     }
 }

@@ -96,7 +96,7 @@ struct MP4TimingTests {
     @Test("low-memory settings (sliced threads, 1 B-frame, 1 reference) keep the exact schedule")
     func lowMemoryKeepsTiming() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3, 4], delays: [3, 6, 9, 3])
-        let run = try convertFixture(gif, options: VideoSettings(lowMemory: true), memoryBudget: 1)
+        let run = try convertFixture(gif, options: VideoSettings(lowMemory: true))
         #expect(run.result.tuning.lowMemory)
         #expect(run.result.tuning.params.contains("bframes=1"))
         expectVideo(

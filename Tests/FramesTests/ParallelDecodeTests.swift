@@ -10,7 +10,11 @@ import GifxTimeline
 @Suite struct ParallelDecodeTests {
     /// The ways a parallel stream is run against the sequential one: the smallest window (one frame per
     /// thread, one canvas) and the default one, with one or two worker threads beside the compositor.
-    static let parallelSetups: [(threads: Int, memoryBudget: Int?)] = [(2, 1), (2, nil), (3, nil)]
+    /// Each compared with the sequential decoder on its producer thread; the last has no thread at all
+    /// (`producerThread: false`, a run limited to one thread: frames decoded on the consumer's thread).
+    static let parallelSetups: [(threads: Int, memoryBudget: Int?, producerThread: Bool)] = [
+        (2, 1, true), (2, nil, true), (3, nil, true), (1, nil, false),
+    ]
 
     /// A 20-frame GIF using every feature the compositor distinguishes: partial and overhanging rects,
     /// interlacing, local palettes, transparency, and the four disposals.
@@ -166,7 +170,8 @@ func expectParallelMatchesSequential(
     for setup in ParallelDecodeTests.parallelSetups {
         let sequential = try FrameStream(path: path, metadata: metadata, limits: limits, threads: 1)
         let parallel = try FrameStream(
-            path: path, metadata: metadata, limits: limits, memoryBudget: setup.memoryBudget, threads: setup.threads)
+            path: path, metadata: metadata, limits: limits, memoryBudget: setup.memoryBudget, threads: setup.threads,
+            producerThread: setup.producerThread)
         var outcome = StreamOutcome(), other = StreamOutcome()
         var expected: [UInt8] = []
         while true {

@@ -86,7 +86,7 @@ import Testing
         #expect(updates.last?.canvasesDone == updates.last?.canvasesTotal)
         #expect(updates.last?.fraction == 1)
         guard case .video(let video)? = report.outputs.first else {
-            Issue.record("no video result")
+            Issue.record("no video result: \(String(describing: report.outputs.first))")
             return
         }
         // Tick 2 cs: 13 samples of 50 fps for 26 cs.

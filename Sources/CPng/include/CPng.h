@@ -16,9 +16,10 @@ gifx_png_writer *gifx_png_writer_create(int fd, uint32_t width, uint32_t height,
  * five per row, which costs more time than the deflate itself) and zlib's strategy (0 default, 1 filtered,
  * 2 huffman only, 3 RLE). Sprite sheets use them to trade a little size for a lot of speed. */
 int gifx_png_writer_set_filters(gifx_png_writer *writer, int filters, int zlib_strategy);
-/* Optional, between create and begin: deflate the image data on `threads` threads (> 1) in independent
- * 512 KiB blocks (pigz's scheme; a few hundred bytes larger than one stream). Palettes of at most 16
- * entries (packed rows) stay on libpng's single stream. */
+/* Optional, between create and begin: deflate the image data in independent 512 KiB blocks (pigz's
+ * scheme; a few hundred bytes larger than one stream) on `threads` threads, or on the writing thread
+ * when `threads` is 1 (the same bytes either way). Palettes of at most 16 entries (packed rows) stay on
+ * libpng's single stream. */
 int gifx_png_writer_set_threads(gifx_png_writer *writer, int threads);
 /* Optional, between create and begin: makes the image 8-bit indexed with `count` (1...256) palette
  * entries given as RGBA quadruplets (alpha goes into tRNS); rows are then one index byte per pixel, which

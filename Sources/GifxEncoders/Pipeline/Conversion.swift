@@ -50,6 +50,8 @@ public struct ConversionReport: Sendable {
     public var cacheCapacity: Int
     /// Decoding threads and the decode-ahead window (the largest of the passes).
     public var decode: DecodeStats
+    /// How the memory budget was shared among the run's consumers (planned bytes, settings chosen).
+    public var memory: MemoryPlan
     /// With `RunSettings.verify`: what reading each output back found (all passed, or the run threw
     /// `VerificationFailed` and nothing was committed).
     public var verifications: [OutputVerification] = []
@@ -84,6 +86,8 @@ public final class Conversion {
     private var done = 0
     private var verifications: [OutputVerification] = []
     private var total = 0
+    /// The frame ring's share of the memory plan (bytes), set by `planMemory`.
+    private var ringBudget: Int?
 
     /// Writes every requested output, all or none. `shouldStop` is asked after every canvas: when it says
     /// true the run stops there, removes every temporary output and throws `CancellationError` (the async
@@ -98,6 +102,7 @@ public final class Conversion {
         let metadataSeconds = Date().timeIntervalSince(started)
         let context = buildTimeline(metadata)
         let sinks = try requests.map { try VerifyingSink.wrap(try makeSink($0, context), context: context) }
+        let memory = try planMemory(sinks, metadata)
         planProgress(sinks, frames: metadata.images.count)
         try runPrePass(sinks, metadata)
         let transaction = OutputTransaction(overwrite: settings.overwrite)
@@ -115,10 +120,10 @@ public final class Conversion {
             peakCacheBytes: peakCacheBytes,
             cacheCapacity: CacheCapacity.plan(
                 canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
-                memoryBudget: settings.memoryBudget,
-                threads: settings.threads ?? metadata.defaultDecodeThreads
+                memoryBudget: ringBudget, threads: settings.threads ?? metadata.defaultDecodeThreads
             ).canvases,
-            decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), verifications: verifications)
+            decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), memory: memory,
+            verifications: verifications)
     }
 
     // MARK: The steps, in order.
@@ -151,6 +156,18 @@ public final class Conversion {
         }
     }
 
+    /// 2. One memory budget shared by every consumer (`ConversionMemory`): each sink takes the level of its
+    /// settings the plan chose, the frame ring its share. Refused here, before anything is decoded or written.
+    private func planMemory(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws -> MemoryPlan {
+        let plan = try ConversionMemory.plan(sinks, metadata: metadata, settings: settings)
+        for sink in sinks {
+            guard let consumer = sink.memoryDemand?.consumer, let share = plan.share(of: consumer) else { continue }
+            sink.useMemoryLevel(share.level, plan: plan)
+        }
+        ringBudget = plan.share(of: MemoryPlanner.ringConsumer)?.plannedBytes
+        return plan
+    }
+
     /// The pre-pass some sinks need before their outputs can be opened (sprite dedupe hashes).
     private func runPrePass(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
         let wanting = sinks.filter(\.needsPrePass)
@@ -170,7 +187,7 @@ public final class Conversion {
     /// 4. The canvases, decoded once per pass into every sink that takes part in it (side by side, one
     /// thread per sink: `SinkFanOut`).
     private func streamCanvases(into sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
-        let fanOut = SinkFanOut(concurrent: !settings.serialSinks)
+        let fanOut = SinkFanOut(concurrent: !settings.serialSinks && settings.resolvedThreads > 1)
         var pass = 0
         while true {
             let active = try sinks.filter { try $0.beginPass(pass) }
@@ -188,7 +205,7 @@ public final class Conversion {
     /// 5. Trailers and JSON, then (`RunSettings.verify`) every output read back, then every file renamed into place together.
     private func commitOutputs(_ sinks: [any ConversionSink], _ transaction: OutputTransaction) throws {
         for sink in sinks { try sink.finish() }
-        verifications = try VerifyingSink.verifyAll(sinks, concurrent: !settings.serialSinks)
+        verifications = try VerifyingSink.verifyAll(sinks, concurrent: !settings.serialSinks && settings.resolvedThreads > 1)
         try transaction.commit()
     }
 
@@ -203,8 +220,8 @@ public final class Conversion {
     /// Returns the canvases delivered.
     private func stream(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         let stream = try FrameStream(
-            path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: settings.memoryBudget,
-            threads: settings.threads)
+            path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: ringBudget,
+            threads: settings.threads, producerThread: settings.resolvedThreads > 1)
         defer {
             peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
             for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }

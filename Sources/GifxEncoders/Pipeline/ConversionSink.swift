@@ -6,6 +6,7 @@ import GifxFrames
 ///
 /// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet that deduplicates frames
 ///    must know its distinct cells before its page count, and so its files, exist);
+/// 2. `useMemoryLevel`, once the run's memory plan is made from every sink's `memoryDemand`;
 /// 2. `open`: create every file in the shared all-or-nothing `OutputTransaction`;
 /// 3. per pass over the canvases (a video that plays 3 times takes three): `beginPass`, `consume` for each
 ///    canvas in frame order, `endPass`;
@@ -35,10 +36,16 @@ public protocol ConversionSink: AnyObject {
     func finish() throws
     /// What the sink wrote (valid after `finish`).
     var result: OutputResult { get }
+    /// The memory the sink's encoder and buffers hold at their peak, by level; `nil` when negligible.
+    var memoryDemand: MemoryDemand? { get }
+    /// Runs at `level` of `memoryDemand`, the run's `plan` chose it (called once, before `open`).
+    func useMemoryLevel(_ level: Int, plan: MemoryPlan)
 }
 
 extension ConversionSink {
     public var needsPrePass: Bool { false }
     public func prePass(_ canvas: Canvas) throws {}
     public func endPrePass(delivered: Int) throws {}
+    public var memoryDemand: MemoryDemand? { nil }
+    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {}
 }

@@ -15,9 +15,12 @@ public struct RunSettings: Sendable, Equatable {
         get { limits.decoder }
         set { limits.decoder = newValue }
     }
-    /// Bytes for decoded canvases and the encoders' buffers; `nil`: the reference player's categories.
+    /// Bytes the whole conversion may hold (its peak RSS): shared by `MemoryPlanner` among the frame ring,
+    /// the compositor and every encoder; `nil`: the cgroup's limit, else half of MemAvailable
+    /// (`ProcessMemoryBudget`).
     public var memoryBudget: Int?
-    /// Threads decoding frames; `nil`: the cores the process may use; 1: the sequential decoder.
+    /// Threads of every pool (decoding, encoders, PNG deflate, libwebp, outputs side by side); `nil`: the
+    /// cores the process may use; 1: everything on the calling thread.
     public var threads: Int?
     /// Replace existing targets instead of refusing them.
     public var overwrite = false
@@ -58,8 +61,11 @@ public struct RunSettings: Sendable, Equatable {
         return nil
     }
 
-    /// Deflate threads for sprite sheet pages, the default resolved.
-    var resolvedPNGDeflateThreads: Int { pngDeflateThreads ?? min(4, CacheCapacity.availableCores) }
+    /// The threads every pool may use: `threads`, else the cores this process may use (`AvailableCores`).
+    public var resolvedThreads: Int { threads ?? CacheCapacity.availableCores }
+
+    /// Threads deflating a sprite sheet page: `pngDeflateThreads`, else the run's threads, at most 4.
+    var resolvedPNGDeflateThreads: Int { pngDeflateThreads ?? min(4, resolvedThreads) }
 }
 
 /// Why a `RunSettings` cannot run, worded without flag syntax (the CLI names its own flags).

@@ -95,7 +95,7 @@ final class PNGPageEncoder {
         blank = .allocate(capacity: max(1, width * 4))
         blank.initialize(repeating: 0, count: max(1, width * 4))
         try check(gifx_png_writer_set_filters(writer, settings.filters, settings.strategy))
-        if settings.deflateThreads > 1 {
+        if settings.blockDeflate {
             try check(gifx_png_writer_set_threads(writer, Int32(settings.deflateThreads)))
         }
         switch format {

@@ -52,6 +52,8 @@ public struct SpriteResult: Sendable {
     public var rowBufferBytes: Int
     /// Decoding threads and decode-ahead window (set by the conversion).
     public var decode = DecodeStats(threads: 1, window: 0, peakWindowBytes: 0)
+    /// How the run's memory budget was shared (set by the conversion).
+    public var memory: MemoryPlan?
     /// Decoder and schedule warnings (damaged data kept, and the like).
     public var warnings: [String]
 }

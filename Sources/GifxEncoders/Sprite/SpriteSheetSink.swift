@@ -19,6 +19,7 @@ public func writeSpriteSheet(
     guard case .spriteSheet(var result) = report.outputs[0] else { preconditionFailure("one sprite sheet asked") }
     result.peakCacheBytes = report.peakCacheBytes
     result.decode = report.decode
+    result.memory = report.memory
     result.warnings = report.warnings
     return result
 }
@@ -79,6 +80,24 @@ public final class SpriteSheetSink: ConversionSink {
     }
 
     deinit { scratch.deallocate() }
+
+    /// The page buffer (grid: one row of slots as wide as the sheet may be; packed: a whole page, at most
+    /// every cell's area), the scaled-cell scratch and the block deflater's buffers (4 blocks in, 4 out).
+    public var memoryDemand: MemoryDemand? {
+        let border = 2 * (options.padding + options.extrude)
+        let slot = (width: cellSize.width + border, height: cellSize.height + border)
+        let side = max(1, options.maxSize)
+        let pageBytes: Int
+        if packed {
+            let (cells, overflow) = (slot.width * slot.height).multipliedReportingOverflow(by: frameCount)
+            pageBytes = min(side * side, overflow ? Int.max / 8 : cells) * 4
+        } else {
+            pageBytes = min(side, slot.width * frameCount) * slot.height * 4
+        }
+        return MemoryDemand(
+            consumer: "sprite sheet \(options.pngPath)", bytes: pageBytes + scratch.count + (5 << 20),
+            setting: packed ? "page buffer" : "row-of-cells buffer")
+    }
 
     private var frameCount: Int { context.metadata.images.count }
     private var packed: Bool { options.trim || options.packing == .maxrects }
@@ -160,6 +179,7 @@ public final class SpriteSheetSink: ConversionSink {
         }
         var settings = format.settings(options.pngLevel)
         settings.deflateThreads = context.settings.resolvedPNGDeflateThreads
+        settings.blockDeflate = context.settings.pngDeflateThreads != 1
         let descriptors = pageOutputs.map(\.fileDescriptor)
         gridWriter = grid.map {
             SpriteSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)

@@ -14,8 +14,12 @@ public struct PNGSettings: Hashable, Sendable {
     public var filters: Int32
     /// zlib strategy: 0 default, 1 filtered, 2 Huffman only, 3 RLE.
     public var strategy: Int32
-    /// Threads deflating a page (zlib is most of a noisy sheet's time); 1 keeps libpng's single stream.
+    /// Threads deflating a page's blocks (zlib is most of a noisy sheet's time); 1 deflates them on the
+    /// writing thread, with the same bytes. Only with `blockDeflate`.
     public var deflateThreads: Int
+    /// Deflate the image data in independent 512 KiB blocks (pigz's scheme) so that the bytes do not depend
+    /// on the thread count; false keeps libpng's single stream.
+    public var blockDeflate = false
 
     public init(level: Int32, filters: Int32, strategy: Int32, deflateThreads: Int = 1) {
         self.level = level; self.filters = filters; self.strategy = strategy; self.deflateThreads = deflateThreads

@@ -74,6 +74,16 @@ public final class PosterSink: ConversionSink {
     }
 
     public func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
+
+    /// A JPEG is the canvas over the background, then libav's 4:2:0 frame and its packet; a PNG goes row by row.
+    public var memoryDemand: MemoryDemand? {
+        let canvas = size.width * size.height * 4
+        switch format {
+        case .png: return MemoryDemand(consumer: "poster \(target)", bytes: size.width * 8 + (1 << 20), setting: "rows")
+        case .jpeg: return MemoryDemand(consumer: "poster \(target)", bytes: canvas * 2 + (2 << 20), setting: "one frame")
+        }
+    }
+
     public var plannedPasses: Int { 1 }
     public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 

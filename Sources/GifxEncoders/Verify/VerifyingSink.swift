@@ -96,6 +96,20 @@ final class VerifyingSink: ConversionSink {
     }
 
     var plannedPasses: Int { inner.plannedPasses }
+    /// The inner sink's levels, each with what reading the output back holds besides: the output's decoder
+    /// and, for a video, the queue of YUV frames the encoder has not yet returned (its delay, up to about
+    /// 50 frames at 1.5 bytes a pixel).
+    var memoryDemand: MemoryDemand? {
+        let canvas = context.metadata.canvasBytes
+        let own = inner is VideoSink ? 64 * canvas * 3 / 8 + (16 << 20) : 2 * canvas + (4 << 20)
+        guard let demand = inner.memoryDemand else {
+            return MemoryDemand(consumer: "verify", bytes: own, setting: "read back")
+        }
+        return MemoryDemand(
+            consumer: demand.consumer + " + verify",
+            levels: demand.levels.map { .init(bytes: $0.bytes + own, setting: $0.setting) })
+    }
+    func useMemoryLevel(_ level: Int, plan: MemoryPlan) { inner.useMemoryLevel(level, plan: plan) }
 
     func beginPass(_ pass: Int) throws -> Bool {
         self.pass = pass

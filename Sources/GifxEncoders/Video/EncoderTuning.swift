@@ -2,18 +2,20 @@ import GifxFrames
 import GifxTimeline
 
 /// The encoder settings actually used, reported in the result so a run can be reproduced and its memory
-/// understood. libx264 keeps roughly `rc-lookahead + b-frames + references + threads` full frames, each
+/// understood. libx264 keeps roughly `rc-lookahead + b-frames + references + 3 × threads` full frames, each
 /// with half-resolution lookahead planes and, for references, half-pel planes: about 3 bytes per padded
-/// pixel (measured ≈ 25 MB a frame at 3840×2160), which at 4K dwarfs gifx's own frame cache. Low-memory
-/// mode bounds that count to fit an encoder budget.
+/// pixel (measured ≈ 25 MB a frame at 3840×2160), which at 4K dwarfs gifx's own frame cache. The
+/// `MemoryPlanner` picks one level of `ladder` to fit the run's budget.
 public struct EncoderTuning: Codable, Sendable, Hashable {
     /// libavcodec encoder name (`libx264`, `libx265`).
     public var encoder: String
     public var preset: String
     public var crf: Double
-    /// Whether the encoder's buffers were bounded.
+    /// Whether the settings are leaner than the preset's own (fewer frames held).
     public var lowMemory: Bool
-    /// Encoder threads (`AVCodecContext.thread_count`); 0 lets the encoder choose (1.5 × cores frame threads for x264).
+    /// The level's name (`x264 lookahead 10`), as the memory plan reports it.
+    public var setting: String = ""
+    /// Encoder threads (`AVCodecContext.thread_count`): the run's threads (`--threads`, else the cores).
     public var threads: Int
     /// Frames the rate control looks ahead, `nil` for the preset's default (40 for x264 medium).
     public var lookahead: Int?
@@ -22,94 +24,114 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// Every private option set on the encoder, in the order set (preset, crf, params, or libvpx's
     /// `deadline`, `cpu-used`, `row-mt`; SVT-AV1's numbered `preset`): what reproduces the run.
     public var options: [EncoderOption] = []
-    /// Encoder buffers the preset's own settings would hold at this frame size (estimate, bytes).
+    /// Bytes these settings are estimated to hold at this frame size (docs/memory.md gives the formulas).
     public var estimatedBytes: Int
-    /// The encoder budget the choice was made against (bytes), `nil` when none was known.
+    /// The run's memory budget the choice was made against (bytes), `nil` when none was known.
     public var budgetBytes: Int?
-    /// Why low-memory settings were (or were not) chosen, one line for the caller's statistics.
+    /// Why this level was chosen, one line for the caller's statistics.
     public var reason: String
 
-    /// Share of the available memory the encoder may take when no memory budget is given: the rest is
-    /// left to gifx's frame cache and to whatever else runs (a batch runs several conversions at once).
-    public static let availableShare = 4
-
-    /// Picks the settings for `frameSize` output frames within `budget` bytes of encoder buffers, or as
-    /// `options.lowMemory` forces. The low-memory settings cost time (measured 1.3× on a 934×750 screen
-    /// recording) to save memory, so they engage only when a budget demands it: the memory budget
-    /// given, else a quarter of the memory actually `available` (cgroup limit or MemAvailable); with
-    /// neither known, never. The settings:
-    /// - the preset's own settings when its ~51 frames fit (e.g. 480×270: ~28 MB);
-    /// - else sliced threads (one frame in flight instead of one per frame thread), no threaded
-    ///   lookahead, and `rc-lookahead` as long as the budget allows, 3...40 (1280×720: 10);
-    /// - else (the budget does not even cover 3 B-frames: 4K) one B-frame, one reference, lookahead 1.
-    /// Measured on 24 frames of 3840×2160 with the default settings, peak RSS went 616 MB (lookahead 4,
-    /// 2 frame threads) → 546 MB (sliced) → 371 MB (1 B-frame, 1 reference, lookahead 1) for files within
-    /// 3 % of each other; on 1280×720×250, lookahead 10 sliced: 134 MB against 267 MB and a smaller file.
-    public static func choose(
-        options: VideoSettings, frameSize: CanvasSize, budget given: Int?, cores: Int,
-        available: AvailableMemory? = nil
-    ) -> EncoderTuning {
-        let frameBytes = max(1, estimatedFrameBytes(frameSize))
-        let estimated = frameBytes * presetFramesHeld
-        var budget = given
-        var reason: String
-        if let given {
-            reason = "memory budget \(mebibytes(given))"
-        } else {
-            let available = available ?? .current()
-            budget = available.bytes.map { $0 / availableShare }
-            reason = available.bytes.map { "1/\(availableShare) of \(mebibytes($0)) available (\(available.source))" }
-                ?? "no memory limit known"
-        }
-        let needed = budget.map { estimated > $0 } ?? false
-        let low = options.lowMemory ?? needed
-        switch (options.lowMemory, low) {
-        case (true?, _): reason = "low-memory settings forced on"
-        case (false?, _): reason = "low-memory settings forced off"
-        case (nil, true): reason = "encoder needs ~\(mebibytes(estimated)), over the budget: \(reason)"
-        case (nil, false) where budget == nil: reason = "encoder needs ~\(mebibytes(estimated)); \(reason)"
-        case (nil, false): reason = "encoder needs ~\(mebibytes(estimated)), within the budget: \(reason)"
-        }
-        let effectiveBudget = budget ?? estimated
-        var tuning = EncoderTuning(
-            encoder: options.codec.encoderName(for: frameSize), preset: options.preset, crf: options.crf, lowMemory: low,
-            threads: 0, lookahead: nil, params: "", estimatedBytes: estimated, budgetBytes: budget, reason: reason)
-        var params: [String] = []
-        if options.codec == .hevc { params.append("log-level=error") }
-        if options.codec == .vp9 || options.codec == .av1 {
-            tuning.lowMemory = false
-            tuning.reason = "\(tuning.encoder) keeps a fixed lag of frames; low-memory settings are x264/x265's"
-            tuning.options = codecOptions(options, encoder: tuning.encoder)
-            return tuning
-        }
-        if low {
-            let threads = max(1, cores)
-            let lookahead = effectiveBudget / frameBytes - fixedFramesHeld
-            tuning.threads = threads
+    /// The encoder's settings from the fastest to the leanest, each with its estimated peak bytes
+    /// (`estimatedBytes`), for `MemoryPlanner` to choose from; every level runs `threads` encoder threads.
+    /// Levels estimated above `defaultCeiling` are left out while a leaner one exists: there the bounded
+    /// settings cost no time (docs/memory.md), so a 4K GIF gets them whatever the budget.
+    /// `options.lowMemory` forces the leanest level (true) or the preset's own settings (false).
+    /// - libx264: the preset; `rc-lookahead=10`; 1 B-frame, 1 reference, lookahead 1; the same with sliced
+    ///   threads (one frame in flight).
+    /// - libx265: the preset; `rc-lookahead=10`; lookahead 5, 2 B-frames, 1 reference, 1 frame thread.
+    /// - libvpx-vp9: libvpx's 25-frame lag; `lag-in-frames=10`; no lag and no alt-ref frames.
+    /// - SVT-AV1 and libaom: their own settings only.
+    public static func ladder(options: VideoSettings, frameSize: CanvasSize, threads: Int) -> [EncoderTuning] {
+        let threads = max(1, threads)
+        let encoder = options.codec.encoderName(for: frameSize)
+        func tuning(_ label: String, frames: Int, params: [String] = [], extra: [EncoderOption] = []) -> EncoderTuning {
+            var result = EncoderTuning(
+                encoder: encoder, preset: options.preset, crf: options.crf, lowMemory: false, threads: threads,
+                lookahead: nil, params: params.joined(separator: ":"), estimatedBytes: 0, budgetBytes: nil,
+                reason: "")
+            result.setting = label
+            result.estimatedBytes = fixedBytes(options.codec, encoder: encoder) + frames * frameBytes(options.codec, frameSize)
             switch options.codec {
-            case .h264:
-                params += ["sliced-threads=1", "sync-lookahead=0"]
-                if lookahead >= 3 {
-                    tuning.lookahead = min(40, lookahead)
-                    params.append("rc-lookahead=\(min(40, lookahead))")
-                } else {
-                    tuning.lookahead = 1
-                    params += ["rc-lookahead=1", "bframes=1", "ref=1"]
+            case .h264, .hevc:
+                result.options = [EncoderOption("preset", options.preset), EncoderOption("crf", crfText(options.crf))]
+                if !result.params.isEmpty {
+                    result.options.append(
+                        EncoderOption(options.codec == .h264 ? "x264-params" : "x265-params", result.params))
                 }
             case .vp9, .av1:
-                break  // returned above
-            case .hevc:
-                let bounded = max(5, min(40, lookahead))
-                tuning.lookahead = bounded
-                params += ["rc-lookahead=\(bounded)", "frame-threads=1", "pools=\(threads)"]
+                result.options = codecOptions(options, encoder: encoder) + extra
             }
+            result.lookahead = params.lazy.compactMap { $0.hasPrefix("rc-lookahead=") ? Int($0.dropFirst(13)) : nil }.first
+            return result
         }
-        tuning.params = params.joined(separator: ":")
-        tuning.options = [EncoderOption("preset", options.preset), EncoderOption("crf", crfText(options.crf))]
-        if !tuning.params.isEmpty {
-            tuning.options.append(EncoderOption(options.codec == .h264 ? "x264-params" : "x265-params", tuning.params))
+        let held = 3 * threads + 3  // frames in flight per frame thread, the reconstruction, slack
+        var levels: [EncoderTuning]
+        switch options.codec {
+        case .h264:
+            let lean = ["bframes=1", "ref=1", "rc-lookahead=1", "sync-lookahead=0"]
+            levels = [
+                tuning("x264 preset \(options.preset)", frames: 40 + 3 + 3 + held),
+                tuning("x264 lookahead 10", frames: 10 + 3 + 3 + held, params: ["rc-lookahead=10"]),
+                tuning("x264 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + held, params: lean),
+            ]
+            if threads > 1 {  // one frame in flight instead of one per thread (the same as above on one thread)
+                levels.append(tuning(
+                    "x264 sliced threads, 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + 3 + 3,
+                    params: ["sliced-threads=1"] + lean))
+            }
+        case .hevc:
+            let quiet = "log-level=error"
+            levels = [
+                tuning("x265 preset \(options.preset)", frames: 20 + 4 + 3 + held, params: [quiet, "pools=\(threads)"]),
+                tuning("x265 lookahead 10", frames: 10 + 4 + 3 + held, params: [quiet, "pools=\(threads)", "rc-lookahead=10"]),
+                tuning("x265 1 frame thread, 2 B-frames, 1 reference, lookahead 5", frames: 5 + 2 + 1 + 3 + 3,
+                       params: [quiet, "pools=\(threads)", "frame-threads=1", "bframes=2", "ref=1", "rc-lookahead=5"]),
+            ]
+        case .vp9:
+            // libvpx holds about 40 frames' worth even without lag (reference pool, token and mode buffers:
+            // 590 MB at 3840×2160, docs/memory.md); each frame of lag adds one, alt-ref filtering 7.
+            let own = 38 + 2 * threads
+            levels = [
+                tuning("libvpx lag 25", frames: 25 + 7 + own),
+                tuning("libvpx lag 10", frames: 10 + 7 + own, extra: [EncoderOption("lag-in-frames", "10")]),
+                tuning("libvpx no lag, no alt-ref", frames: own,
+                       extra: [EncoderOption("lag-in-frames", "0"), EncoderOption("auto-alt-ref", "0")]),
+            ]
+        case .av1:
+            levels = [tuning("\(encoder) preset \(options.preset)", frames: encoder == "libsvtav1" ? 60 : 35)]
         }
-        return tuning
+        for k in levels.indices.dropFirst() { levels[k].lowMemory = true }
+        switch options.lowMemory {
+        case true?: levels = [levels[levels.count - 1]]
+        case false?: levels = [levels[0]]
+        case nil:
+            while levels.count > 1 && levels[0].estimatedBytes > defaultCeiling { levels.removeFirst() }
+        }
+        return levels
+    }
+
+    /// Encoder bytes above which a leaner level is used by default (when one exists).
+    public static let defaultCeiling = 320 << 20
+
+    /// Bytes an encoder frame costs: libx264 about 3 per pixel of the 32-pixel-padded picture (planes,
+    /// half-resolution lookahead planes, half-pel planes); libx265 4 per pixel of 64-padded CTUs; libvpx
+    /// and AV1 1.5 (4:2:0) with libvpx's 80-pixel borders.
+    static func frameBytes(_ codec: VideoCodec, _ size: CanvasSize) -> Int {
+        switch codec {
+        case .h264: return (size.width + 64) * (size.height + 64) * 3
+        case .hevc: return (size.width + 128) * (size.height + 128) * 4
+        case .vp9, .av1: return (size.width + 160) * (size.height + 160) * 3 / 2
+        }
+    }
+
+    /// What an encoder holds whatever the frame size (tables, thread stacks touched), measured on a 16×16 GIF.
+    static func fixedBytes(_ codec: VideoCodec, encoder: String) -> Int {
+        switch codec {
+        case .h264: return 4 << 20
+        case .hevc: return 8 << 20
+        case .vp9: return 20 << 20
+        case .av1: return encoder == "libsvtav1" ? 40 << 20 : 12 << 20
+        }
     }
 
     /// libvpx-vp9 and SVT-AV1 take numbers for speed; gifx's preset names map onto them so that `medium`
@@ -147,17 +169,6 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
 
     /// `56 MiB`, or `100 KiB` below 1 MiB.
     static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
-
-    /// Bytes libx264 holds per frame: about 3 per pixel of the 32-pixel-padded picture.
-    static func estimatedFrameBytes(_ size: CanvasSize) -> Int {
-        (size.width + 64) * (size.height + 64) * 3
-    }
-
-    /// Frames held at the preset's defaults: lookahead 40, 3 B-frames, 3 references, 3 frame threads, 2 in flight.
-    static let presetFramesHeld = 51
-    /// Frames held besides the lookahead in low-memory mode: 3 B-frames, 3 references, the current one,
-    /// the reconstruction, and slack.
-    static let fixedFramesHeld = 10
 }
 
 /// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as the result reports it.

@@ -45,7 +45,7 @@ public final class VideoSink: ConversionSink {
     public init(target: String, options: VideoSettings, context: ConversionContext) throws {
         self.target = target
         writer = try VideoWriter(
-            timeline: context.timeline, options: options, encoderBudget: context.settings.memoryBudget,
+            timeline: context.timeline, options: options, threads: context.settings.resolvedThreads,
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging)
         metadata = context.metadata
@@ -60,6 +60,21 @@ public final class VideoSink: ConversionSink {
             session = try namingTarget { try writer.begin(path: output.temporaryPath) }
             if let session { try sessionOpened?(session) }
         }
+    }
+
+    public var memoryDemand: MemoryDemand? {
+        MemoryDemand(
+            consumer: "video \(target) (\(writer.tuning.encoder))",
+            levels: writer.tuningLadder.map { .init(bytes: $0.estimatedBytes, setting: $0.setting) })
+    }
+
+    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
+        let budget = plan.budgetBytes.map { "\(EncoderTuning.mebibytes($0)) budget (\(plan.budgetSource))" }
+            ?? "no memory limit known"
+        let reason = level == 0
+            ? "fastest settings within \(budget)"
+            : "leaner settings to fit \(budget)"
+        writer.useTuning(level, reason: reason, budget: plan.budgetBytes)
     }
 
     public var plannedPasses: Int { writer.options.loops }

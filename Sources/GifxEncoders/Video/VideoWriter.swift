@@ -25,8 +25,10 @@ public final class VideoWriter {
     public let frameRate: Rational
     /// Where every GIF frame goes in the video (computed per frame on demand, nothing stored per frame).
     public let plan: OutputPlan
-    /// The encoder settings (low-memory mode included).
-    public let tuning: EncoderTuning
+    /// The encoder settings: `tuningLadder[0]` until the run's memory plan picks a level (`useTuning`).
+    public private(set) var tuning: EncoderTuning
+    /// The encoder's settings from the fastest to the leanest, with their estimated bytes.
+    public let tuningLadder: [EncoderTuning]
     /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
     public let requiredLevel: H264Level?
     /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
@@ -40,14 +42,12 @@ public final class VideoWriter {
     /// Output frames in the whole video.
     public var totalOutputFrames: Int { framesPerLoop * options.loops }
 
-    /// Plans the video. `encoderBudget` (bytes, the memory budget) bounds the encoder's own buffers
-    /// (low-memory mode when the preset's defaults would exceed it); without it the budget comes from the
-    /// `available` memory (read from the system when `nil`); `cores` sets how many threads low-memory mode keeps.
+    /// Plans the video. `threads`: the encoder's threads (the run's `--threads`, else the cores); the
+    /// encoder's settings are `tuningLadder[0]` until `useTuning` picks a leaner level.
     /// Throws `LibavError` (`usage`) when the request is unusable (size, rate, loops), or (`malformedData`) when the GIF
     /// itself is (no frames, canvas beyond the encoder's limits).
     public init(
-        timeline: Timeline, options: VideoSettings, encoderBudget: Int? = nil,
-        cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), available: AvailableMemory? = nil,
+        timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
         fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false
     ) throws {
         self.libavLogging = libavLogging
@@ -88,8 +88,15 @@ public final class VideoWriter {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        tuning = EncoderTuning.choose(
-            options: options, frameSize: size, budget: encoderBudget, cores: max(1, cores), available: available)
+        tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
+        tuning = tuningLadder[0]
+    }
+
+    /// Uses level `level` of `tuningLadder` (the memory plan's choice), recording why and against what budget.
+    public func useTuning(_ level: Int, reason: String, budget: Int?) {
+        tuning = tuningLadder[min(max(0, level), tuningLadder.count - 1)]
+        tuning.reason = reason
+        tuning.budgetBytes = budget
     }
 
     /// Whether the stream can carry transparency: VP9 in WebM (yuva420p). Whether it does is decided from

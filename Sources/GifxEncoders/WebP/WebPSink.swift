@@ -43,8 +43,19 @@ public final class WebPSink: ConversionSink {
     /// Whether any canvas had a pixel that is not opaque.
     private var hasTransparency = false
 
+    /// libwebp's working set (about 7 canvases: the previous and current canvases, their disposed copies,
+    /// the candidate sub-frames it encodes to keep the smallest) plus the encoded animation it holds until
+    /// `finish`, estimated as the GIF's own size (lossless WebP is rarely larger).
+    public let memoryDemand: MemoryDemand?
+    private let threads: Int
+
     public init(target: String, options: WebPOptions, context: ConversionContext) throws {
         self.target = target
+        threads = context.settings.resolvedThreads
+        let inputBytes = (try? FileManager.default.attributesOfItem(atPath: context.inputPath)[.size] as? Int) ?? nil
+        memoryDemand = MemoryDemand(
+            consumer: "webp \(target)", bytes: 7 * context.metadata.canvasBytes + (inputBytes ?? 0) + (4 << 20),
+            setting: options.quality == nil ? "lossless" : "lossy")
         self.options = options
         timeline = context.timeline
         loopCount = min(context.timeline.loop.plays ?? 0, 65535)
@@ -66,6 +77,7 @@ public final class WebPSink: ConversionSink {
             config.lossless = 1
             config.exact = 1  // keep the colour under transparent pixels as decoded
         }
+        config.thread_level = threads > 1 ? 1 : 0  // libwebp's one extra thread, only when the run has two
         guard WebPValidateConfig(&config) != 0 else { throw failure("libwebp rejected the settings") }
         var animation = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&animation) != 0 else { throw failure("libwebp version mismatch") }

@@ -40,7 +40,9 @@ struct ChildOutcome: Equatable {
 
     /// The sysexits class of an exit status, so a retry can pick e.g. only I/O failures:
     /// `usage` 64, `malformed` 65, `cannot-open` 66, `internal` 70, `cannot-create` 73, `io` 74,
-    /// `interrupted` 130/143, `verification-failed` 1 (`-- --verify`), `other` for anything else.
+    /// `interrupted` 130/143, `verification-failed` 1 (`-- --verify`), `budget-too-small` 78 (the child's
+    /// memory share cannot hold its leanest settings: retrying with the same share would fail again),
+    /// `other` for anything else.
     static func exitClass(_ status: Int32) -> String {
         switch status {
         case ExitStatus.usage: "usage"
@@ -51,6 +53,7 @@ struct ChildOutcome: Equatable {
         case ExitStatus.ioError: "io"
         case ExitStatus.interrupted, ExitStatus.terminated: "interrupted"
         case ExitStatus.verificationFailed: "verification-failed"
+        case ExitStatus.budgetTooSmall: "budget-too-small"
         default: "other"
         }
     }

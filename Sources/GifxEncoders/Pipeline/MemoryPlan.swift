@@ -1,0 +1,134 @@
+import GifxFrames
+
+/// What one consumer of memory can run with: its settings from the fastest (first) to the leanest (last),
+/// each with the bytes it is estimated to hold at its peak. A consumer with one level has no choice.
+public struct MemoryDemand: Sendable, Hashable {
+    /// One way to run and its estimated peak bytes.
+    public struct Level: Sendable, Hashable {
+        public var bytes: Int
+        /// What the level is, as `--stats` reports it (`x264 lookahead 10`).
+        public var setting: String
+
+        public init(bytes: Int, setting: String) {
+            self.bytes = Swift.max(0, bytes)
+            self.setting = setting
+        }
+    }
+
+    /// Who holds the memory (`video out.mp4 (libx264)`, `frame ring`).
+    public var consumer: String
+    /// Fastest first; never empty.
+    public var levels: [Level]
+
+    public init(consumer: String, levels: [Level]) {
+        precondition(!levels.isEmpty)
+        self.consumer = consumer
+        self.levels = levels
+    }
+
+    /// A consumer with a single way to run.
+    public init(consumer: String, bytes: Int, setting: String) {
+        self.init(consumer: consumer, levels: [Level(bytes: bytes, setting: setting)])
+    }
+
+    var leanest: Level { levels[levels.count - 1] }
+}
+
+/// How a run's memory budget is shared: one share per consumer, planned before anything large is
+/// allocated. `--stats` reports it beside the peak RSS the process reached.
+public struct MemoryPlan: Codable, Sendable, Hashable {
+    /// One consumer's share.
+    public struct Share: Codable, Sendable, Hashable {
+        public var consumer: String
+        public var plannedBytes: Int
+        /// The level chosen (`x264 lookahead 10`, `3 canvases`).
+        public var setting: String
+        /// 0 for the fastest level; higher when the budget made the consumer leaner.
+        public var level: Int
+    }
+
+    /// The budget planned against; `nil` when no limit is known (every consumer at its fastest level).
+    public var budgetBytes: Int?
+    /// Where the budget came from: `--memory-budget`, `cgroup v2 limit`, `1/2 of MemAvailable`, `none known`.
+    public var budgetSource: String
+    /// Every consumer, the process's fixed cost first, the frame ring last.
+    public var shares: [Share]
+
+    /// The sum of the shares.
+    public var plannedBytes: Int { shares.reduce(0) { $0 + $1.plannedBytes } }
+
+    /// The share of `consumer`, `nil` when it has none.
+    public func share(of consumer: String) -> Share? { shares.first { $0.consumer == consumer } }
+}
+
+/// The budget is too small for the leanest settings of this GIF and these outputs. `smallestBudget` is the
+/// least that would do (rounded up to a whole MiB); nothing has been decoded or written when it is thrown.
+public struct MemoryBudgetTooSmall: GifxError, Equatable {
+    public var budget: Int
+    public var smallestBudget: Int
+
+    public init(budget: Int, smallestBudget: Int) {
+        self.budget = budget
+        self.smallestBudget = smallestBudget
+    }
+
+    public var failureClass: FailureClass { .budgetTooSmall }
+    public var description: String {
+        "a memory budget of \(MemoryPlanner.mebibytes(budget)) is too small for this GIF and these outputs: "
+            + "the leanest settings need \(MemoryPlanner.mebibytes(smallestBudget))"
+    }
+}
+
+/// Shares one memory budget among every consumer of a run (design: nothing plans against the whole
+/// budget on its own).
+///
+/// Every consumer starts at its leanest level; if even that does not fit, the plan is refused with the
+/// smallest budget that fits. Then all consumers step up together, one level at a time (a "stage"), while
+/// the total fits; the frame ring, whose extra canvases only buy overlap, takes what is left after the
+/// last stage. Each share therefore grows with the budget (monotone) and the shares add up to at most it.
+public enum MemoryPlanner {
+    /// The plan for `demands` (the process's fixed cost and every output's encoder) and a frame ring
+    /// that needs `ringMinimum` bytes and would use up to `ringWanted`. `ringSetting` words a share in bytes.
+    /// Without a budget, every consumer takes its fastest level and the ring what it wants.
+    public static func plan(
+        budget: Int?, source: String, demands: [MemoryDemand], ringMinimum: Int, ringWanted: Int,
+        ringSetting: (Int) -> String
+    ) throws -> MemoryPlan {
+        let ringWanted = Swift.max(ringMinimum, ringWanted)
+        let stages = demands.map(\.levels.count).max() ?? 1
+        /// Level of `demand` at stage `stage` (0: all leanest).
+        func level(_ demand: MemoryDemand, stage: Int) -> Int { Swift.max(0, demand.levels.count - 1 - stage) }
+        func total(stage: Int) -> Int {
+            demands.reduce(ringMinimum) { $0 + $1.levels[level($1, stage: stage)].bytes }
+        }
+        var stage = stages - 1
+        var ring = ringWanted
+        if let budget {
+            let minimum = total(stage: 0)
+            guard minimum <= budget else {
+                throw MemoryBudgetTooSmall(budget: budget, smallestBudget: roundedUpToMebibyte(minimum))
+            }
+            stage = 0
+            while stage + 1 < stages && total(stage: stage + 1) <= budget { stage += 1 }
+            let spare = stage == stages - 1 ? budget - total(stage: stage) : 0
+            ring = Swift.min(ringWanted, ringMinimum + spare)
+        }
+        var shares = demands.map { demand in
+            let chosen = level(demand, stage: stage)
+            return MemoryPlan.Share(
+                consumer: demand.consumer, plannedBytes: demand.levels[chosen].bytes,
+                setting: demand.levels[chosen].setting, level: chosen)
+        }
+        shares.append(.init(
+            consumer: ringConsumer, plannedBytes: ring, setting: ringSetting(ring), level: ring < ringWanted ? 1 : 0))
+        return MemoryPlan(budgetBytes: budget, budgetSource: source, shares: shares)
+    }
+
+    /// The frame ring's name in a plan.
+    public static let ringConsumer = "frame ring"
+
+    static func roundedUpToMebibyte(_ bytes: Int) -> Int { ((bytes + (1 << 20) - 1) >> 20) << 20 }
+
+    /// `56 MiB`, or `100 KiB` below 1 MiB.
+    static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
+}

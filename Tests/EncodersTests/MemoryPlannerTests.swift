@@ -1,0 +1,71 @@
+import GifxEncoders
+import Testing
+
+/// `MemoryPlanner` (issue 24): one budget shared by every consumer. Its shares add up to at most the
+/// budget, each grows with it, and below the leanest settings it refuses with the smallest budget that fits.
+@Suite struct MemoryPlannerTests {
+    private let demands = [
+        MemoryDemand(consumer: "fixed", bytes: 50, setting: "fixed"),
+        MemoryDemand(consumer: "x264", levels: [
+            .init(bytes: 400, setting: "preset"), .init(bytes: 200, setting: "lookahead 10"),
+            .init(bytes: 120, setting: "lean"),
+        ]),
+        MemoryDemand(consumer: "vp9", levels: [.init(bytes: 300, setting: "lag"), .init(bytes: 100, setting: "no lag")]),
+    ]
+
+    private func plan(_ budget: Int?) throws -> MemoryPlan {
+        try MemoryPlanner.plan(
+            budget: budget, source: "given", demands: demands, ringMinimum: 10, ringWanted: 90) { "\($0) B" }
+    }
+
+    @Test("below the leanest settings: refused, naming the smallest budget, which then plans")
+    func refusesBelowTheMinimum() throws {
+        // 50 + 120 + 100 + a ring of 10 = 280 bytes, rounded up to a whole MiB.
+        #expect(throws: MemoryBudgetTooSmall(budget: 279, smallestBudget: 1 << 20)) { try plan(279) }
+        let minimum = try plan(280)
+        #expect(minimum.plannedBytes == 280)
+        #expect(minimum.share(of: "x264")?.setting == "lean")
+        #expect(minimum.share(of: "vp9")?.level == 1)
+        #expect(minimum.share(of: MemoryPlanner.ringConsumer)?.plannedBytes == 10)
+    }
+
+    @Test("the shares add up to at most the budget, and none shrinks as the budget grows")
+    func sharesAreBoundedAndMonotone() throws {
+        var previous: MemoryPlan?
+        for budget in stride(from: 280, through: 1000, by: 7) {
+            let plan = try plan(budget)
+            #expect(plan.plannedBytes <= budget)
+            #expect(plan.budgetBytes == budget)
+            if let previous {
+                for share in plan.shares {
+                    let before = try #require(previous.share(of: share.consumer))
+                    #expect(share.plannedBytes >= before.plannedBytes, "\(share.consumer) at \(budget)")
+                    #expect(share.level <= before.level)
+                }
+            }
+            previous = plan
+        }
+    }
+
+    @Test("consumers step up together; the ring takes what is left only once all are at their fastest")
+    func stages() throws {
+        // Stage 1 (lookahead 10 + lag): 50 + 200 + 300 + 10 = 560.
+        let middle = try plan(600)
+        #expect(middle.share(of: "x264")?.setting == "lookahead 10")
+        #expect(middle.share(of: "vp9")?.setting == "lag")
+        #expect(middle.share(of: MemoryPlanner.ringConsumer)?.plannedBytes == 10)
+        // Everything fastest: 50 + 400 + 300 + 10 = 760; the ring grows to what it wants (90) by 840.
+        #expect(try plan(800).share(of: MemoryPlanner.ringConsumer)?.plannedBytes == 50)
+        let rich = try plan(10_000)
+        #expect(rich.shares.allSatisfy { $0.level == 0 })
+        #expect(rich.plannedBytes == 840)
+    }
+
+    @Test("no budget known: every consumer at its fastest and the ring what it wants")
+    func noBudget() throws {
+        let plan = try plan(nil)
+        #expect(plan.budgetBytes == nil)
+        #expect(plan.shares.allSatisfy { $0.level == 0 })
+        #expect(plan.plannedBytes == 840)
+    }
+}
