@@ -1,3 +1,4 @@
+import Foundation
 import GifxFrames
 import GifxTimeline
 
@@ -45,7 +46,7 @@ public final class VideoSink: ConversionSink {
     public init(target: String, options: VideoSettings, context: ConversionContext) throws {
         self.target = target
         writer = try VideoWriter(
-            timeline: context.timeline, options: options, threads: context.settings.resolvedThreads,
+            timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging)
         metadata = context.metadata
@@ -60,6 +61,14 @@ public final class VideoSink: ConversionSink {
             session = try namingTarget { try writer.begin(path: output.temporaryPath) }
             if let session { try sessionOpened?(session) }
         }
+    }
+
+    /// `--threads`, else 0 (the encoder's own choice, from the online cores) when the process may use every
+    /// core, else the cores it may use (an affinity mask or a CPU quota that the encoder would not see).
+    static func encoderThreads(_ settings: RunSettings) -> Int {
+        if let threads = settings.threads { return threads }
+        let cores = AvailableCores.current.count
+        return cores >= ProcessInfo.processInfo.activeProcessorCount ? 0 : cores
     }
 
     public var memoryDemand: MemoryDemand? {
