@@ -16,7 +16,7 @@ enum ConversionMemory {
         _ sinks: [any ConversionSink], metadata: GifMetadata, settings: RunSettings,
         available: AvailableMemory? = nil
     ) throws -> MemoryPlan {
-        let budget = ProcessMemoryBudget.resolve(given: settings.memoryBudget, available: available ?? .current())
+        let budget = ProcessMemoryBudget.resolve(given: settings.memoryBudget, available: available)
         let canvasBytes = metadata.canvasBytes
         let indexBytes = max(1, canvasBytes / 4)
         let frames = max(1, metadata.images.count)

@@ -6,8 +6,8 @@ import GifxFrames
 ///
 /// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet that deduplicates frames
 ///    must know its distinct cells before its page count, and so its files, exist);
-/// 2. `useMemoryLevel`, once the run's memory plan is made from every sink's `memoryDemand`;
-/// 2. `open`: create every file in the shared all-or-nothing `OutputTransaction`;
+/// 2. `useMemoryLevel`, once the run's memory plan is made from every sink's `memoryDemand`; then `open`:
+///    create every file in the shared all-or-nothing `OutputTransaction`;
 /// 3. per pass over the canvases (a video that plays 3 times takes three): `beginPass`, `consume` for each
 ///    canvas in frame order, `endPass`;
 /// 4. `finish`: trailers, JSON; the pipeline then commits every sink's files together, or none.

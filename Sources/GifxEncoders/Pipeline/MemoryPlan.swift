@@ -30,8 +30,6 @@ public struct MemoryDemand: Sendable, Hashable {
     public init(consumer: String, bytes: Int, setting: String) {
         self.init(consumer: consumer, levels: [Level(bytes: bytes, setting: setting)])
     }
-
-    var leanest: Level { levels[levels.count - 1] }
 }
 
 /// How a run's memory budget is shared: one share per consumer, planned before anything large is

@@ -7,8 +7,10 @@ public enum ProcessMemoryBudget {
 
     /// `given` when there is one; else the memory left under this process's cgroup limit; else
     /// 1/`availableShare` of MemAvailable; `nil` when nothing could be read. With the words `--stats` uses.
-    public static func resolve(given: Int?, available: AvailableMemory = .current()) -> (bytes: Int?, source: String) {
+    /// `available` is read from the system (`AvailableMemory.current()`) only when needed.
+    public static func resolve(given: Int?, available: AvailableMemory? = nil) -> (bytes: Int?, source: String) {
         if let given { return (given, "given") }
+        let available = available ?? .current()
         guard let bytes = available.bytes else { return (nil, "none known") }
         if available.source.hasPrefix("cgroup") { return (bytes, available.source) }
         return (bytes / availableShare, "1/\(availableShare) of \(available.source)")

@@ -97,8 +97,8 @@ final class VerifyingSink: ConversionSink {
 
     var plannedPasses: Int { inner.plannedPasses }
     /// The inner sink's levels, each with what reading the output back holds besides: the output's decoder
-    /// and, for a video, the queue of YUV frames the encoder has not yet returned (its delay, up to about
-    /// 50 frames at 1.5 bytes a pixel).
+    /// and, for a video, the queue of YUV frames the encoder has not yet returned (its delay: room for 64
+    /// frames at 1.5 bytes a pixel).
     var memoryDemand: MemoryDemand? {
         let canvas = context.metadata.canvasBytes
         let own = inner is VideoSink ? 64 * canvas * 3 / 8 + (16 << 20) : 2 * canvas + (4 << 20)

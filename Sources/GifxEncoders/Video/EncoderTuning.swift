@@ -172,8 +172,6 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         crf == crf.rounded() ? "\(Int(crf))" : "\(crf)"
     }
 
-    /// `56 MiB`, or `100 KiB` below 1 MiB.
-    static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
 }
 
 /// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as the result reports it.

@@ -78,7 +78,7 @@ public final class VideoSink: ConversionSink {
     }
 
     public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
-        let budget = plan.budgetBytes.map { "\(EncoderTuning.mebibytes($0)) budget (\(plan.budgetSource))" }
+        let budget = plan.budgetBytes.map { "\(MemoryPlanner.mebibytes($0)) budget (\(plan.budgetSource))" }
             ?? "no memory limit known"
         let reason = level == 0
             ? "fastest settings within \(budget)"
