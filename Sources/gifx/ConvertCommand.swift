@@ -42,6 +42,7 @@ struct ConvertCommand: ParsableCommand {
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var common: RunOptions
     @OptionGroup(title: "Verification") var verification: VerifyOptions
+    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
 
     func validate() throws {
         if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
@@ -100,7 +101,7 @@ struct ConvertCommand: ParsableCommand {
                 report = try printingVerificationReport {
                     try InputSource.withPath(input) { path in
                         let conversion = try Conversion(
-                            inputPath: path, settings: verification.applied(to: common.settings(policy: policy)))
+                            inputPath: path, settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
                         return try conversion.run(requests, progress: progress.update)
                     }
                 }

@@ -39,6 +39,10 @@ func commandLineWording(_ error: any GifxError) -> String {
         return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
     case let error as LibavError where error.resizingHelps:
         return "\(error.description); use --scale, --width or --height"
+    case let error as EditError:
+        return error.problem.commandLineWording
+    case let error as RunSettingsProblem:
+        return error.commandLineWording
     case let error as SpriteLayoutError:
         return "\(error.description); \(spriteLayoutRemedy(error))"
     default:
@@ -78,6 +82,8 @@ extension RunSettingsProblem {
         case .memoryBudget: return "--memory-budget must be at least 1 byte"
         case .pngDeflateThreads: return "GIFX_PNG_THREADS: \(description)"
         case .fragmentedMP4Above: return "GIFX_MP4_FRAGMENT_ABOVE: \(description)"
+        case .edit(let problem): return problem.commandLineWording
+        case .editWithVerify: return "--verify checks an output against the GIF as it plays; it does not take an edit (--from, --to, --speed, --reverse, --boomerang, --crop)"
         }
     }
 }

@@ -21,12 +21,13 @@ struct FramesCommand: ParsableCommand {
     @Flag(help: "No warnings on stderr.") var quiet = false
     @Option(help: "Threads decoding frames (default: the cores, or one for canvases under 256×256 or sparse data; 1: the sequential decoder).") var threads: Int?
     @Option(help: "LZW decoder: gifx (its own, the default) or giflib (the reference).") var decoder: GifDecoderKind = .gifx
+    @OptionGroup(title: "Edits") var edits: EditOptions
 
     /// The run's settings: only decoding ones apply (strictness, threads, the developer switches).
     var settings: RunSettings {
         var settings = RunSettings(limits: DecodeLimits(strict: strict, decoder: decoder), threads: threads)
         DeveloperSwitches.current.apply(to: &settings)
-        return settings
+        return edits.applied(to: settings)
     }
 
     func validate() throws {

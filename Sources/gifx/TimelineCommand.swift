@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GifxEncoders
 import GifxFrames
 import GifxTimeline
 
@@ -23,6 +24,7 @@ struct TimelineCommand: ParsableCommand {
         "Cap the plan's rate as to-mp4 --max-fps does (with --fps auto or tick, the default mode then).",
         valueName: "rate"))
     var maxFps: FrameRate?
+    @OptionGroup(title: "Edits (the schedule shown is the edited one)") var edits: EditOptions
 
     func validate() throws {
         if let maxFps, case .request(let request)? = fps {
@@ -39,16 +41,25 @@ struct TimelineCommand: ParsableCommand {
             let metadata = try InputSource.withPath(input) { path in
                 try readGifMetadata(path: path, limits: DecodeLimits(strict: strict))
             }
-            let timeline = Timeline(metadata.timelineInput, policy: policy)
+            let gifTimeline = Timeline(metadata.timelineInput, policy: policy)
+            var edited: EditedTimeline?
+            if let edit = try edits.edit() {
+                do throws(TimelineEditError) { edited = try gifTimeline.applying(edit) } catch { throw EditError(error) }
+            }
+            let timeline = edited?.timeline ?? gifTimeline
             let mode = fps?.request ?? (maxFps != nil ? .tick : nil)
             let plan = mode.map { OutputPlan(timeline: timeline, request: $0, maxRate: maxFps?.rate) }
             if json {
                 // Streamed in 64 KiB pieces: a schedule of millions of frames is never one document in
                 // memory. The plan (small, per output mode) is rendered by JSONEncoder and put in sorted place.
                 var extra: [(key: String, prettyJSON: String)] = []
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                if let edited {
+                    let rendered = try encoder.encode(EditJSON(edited))
+                    extra.append(("edit", String(decoding: rendered, as: UTF8.self)))
+                }
                 if let plan {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                     let rendered = try encoder.encode(PlanJSON(plan: plan, timeline: timeline))
                     extra.append(("plan", String(decoding: rendered, as: UTF8.self)))
                 }
@@ -57,7 +68,7 @@ struct TimelineCommand: ParsableCommand {
             } else if let plan {
                 PlanTable(plan: plan, timeline: timeline).write(to: FileHandle.standardOutput)
             } else {
-                TimelineTable(timeline).write(to: FileHandle.standardOutput)
+                TimelineTable(timeline, sources: edited?.sourceFrames).write(to: FileHandle.standardOutput)
             }
             printWarnings(timeline.warnings, input: input, quiet: quiet || json)
         }
@@ -67,18 +78,27 @@ struct TimelineCommand: ParsableCommand {
 /// The human-readable form: one row per frame, then a summary line.
 struct TimelineTable {
     let timeline: Timeline
-    init(_ timeline: Timeline) { self.timeline = timeline }
+    /// With an edit: the GIF frame each row shows (a last column, `source`).
+    let sources: [Int]?
+    init(_ timeline: Timeline, sources: [Int]? = nil) { self.timeline = timeline; self.sources = sources }
 
     /// Writes the table in 64 KiB pieces, so a GIF with a million frames never builds one huge string.
     /// Warnings go to stderr only (printed by the command).
     func write(to handle: FileHandle) {
         var output = ChunkedTextOutput(handle)
-        output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal"))
+        if sources == nil {
+            output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal"))
+        } else {
+            output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal", "source"))
+        }
         for frame in timeline.frames {
             let r = frame.rect
-            output.writeLine(row(
+            var cells = [
                 "\(frame.index)", frame.rawDelay.map(String.init) ?? "-", "\(frame.delay)", frame.rule.rawValue,
-                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue))
+                seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue,
+            ]
+            if let sources { cells.append("\(sources[frame.index])") }
+            output.writeLine(row(cells))
         }
         output.writeLine(summary)
         output.flush()
@@ -98,9 +118,11 @@ struct TimelineTable {
         String(format: "%d.%02d", centiseconds / 100, centiseconds % 100)
     }
 
-    private func row(_ cells: String...) -> String {
+    private func row(_ cells: String...) -> String { row(cells) }
+
+    private func row(_ cells: [String]) -> String {
         // Padded by hand: Foundation's `padding(toLength:)` made a million-row table take half a minute.
-        let widths = [6, 6, 6, 11, 9, 20, 10]
+        let widths = [6, 6, 6, 11, 9, 20, 10, 6]
         var line = ""
         for (cell, width) in zip(cells, widths) {
             line += cell
@@ -109,5 +131,29 @@ struct TimelineTable {
         }
         while line.last == " " { line.removeLast() }
         return line
+    }
+}
+
+/// `timeline --json`'s `edit` object: the edit as asked (cut times in cs, `null` when not given), the frames
+/// the speed dropped, and per output frame the GIF frame it shows (`source`).
+struct EditJSON: Encodable {
+    let edited: EditedTimeline
+    init(_ edited: EditedTimeline) { self.edited = edited }
+
+    private enum CodingKeys: String, CodingKey {
+        case from, to, speed, reverse, boomerang, crop, framesDroppedBySpeed, source
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        let edit = edited.edit
+        try c.encode(edit.from, forKey: .from)
+        try c.encode(edit.to, forKey: .to)
+        try c.encode(edit.speed, forKey: .speed)
+        try c.encode(edit.reverse, forKey: .reverse)
+        try c.encode(edit.boomerang, forKey: .boomerang)
+        try c.encode(edit.crop, forKey: .crop)
+        try c.encode(edited.framesDroppedBySpeed, forKey: .framesDroppedBySpeed)
+        try c.encode(edited.sourceFrames, forKey: .source)
     }
 }

@@ -33,6 +33,7 @@ struct ToMP4Command: ParsableCommand {
     @OptionGroup var size: SizeOptions
     @OptionGroup var common: RunOptions
     @OptionGroup(title: "Verification") var verification: VerifyOptions
+    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
@@ -58,7 +59,7 @@ struct ToMP4Command: ParsableCommand {
                 report = try printingVerificationReport {
                     try InputSource.withPath(input) { path in
                         let conversion = try Conversion(
-                            inputPath: path, settings: verification.applied(to: common.settings(policy: policy)))
+                            inputPath: path, settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
                         return try conversion.run([.video(target: target, options: options)], progress: progress.update)
                     }
                 }

@@ -28,6 +28,7 @@ struct ToSpriteCommand: ParsableCommand {
     var policy: TimelinePolicy = .flanimated
     @OptionGroup var common: RunOptions
     @OptionGroup(title: "Verification") var verification: VerifyOptions
+    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
@@ -58,7 +59,7 @@ struct ToSpriteCommand: ParsableCommand {
                 try InputSource.withPath(input) { path in
                     try writeSpriteSheet(
                         inputPath: path, options: options,
-                        settings: verification.applied(to: common.settings(policy: policy)), progress: bar.update)
+                        settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))), progress: bar.update)
                 }
             }
             bar.finish()

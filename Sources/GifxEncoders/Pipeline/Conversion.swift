@@ -88,6 +88,8 @@ public final class Conversion {
     private var total = 0
     /// The frame ring's share of the memory plan (bytes), set by `planMemory`.
     private var ringBudget: Int?
+    /// With `RunSettings.edit`: the edited canvases every pass delivers instead of the GIF's.
+    private var edited: EditedCanvases?
 
     /// Writes every requested output, all or none. `shouldStop` is asked after every canvas: when it says
     /// true the run stops there, removes every temporary output and throws `CancellationError` (the async
@@ -100,10 +102,12 @@ public final class Conversion {
         let started = Date()
         let metadata = try readMetadata()
         let metadataSeconds = Date().timeIntervalSince(started)
-        let context = buildTimeline(metadata)
+        let context = try buildTimeline(metadata)
+        edited = context.edit.map { EditedCanvases(edit: $0, canvas: metadata.canvas) }
+        defer { edited = nil }  // closes the spool
         let sinks = try requests.map { try VerifyingSink.wrap(try makeSink($0, context), context: context) }
         let memory = try planMemory(sinks, metadata)
-        planProgress(sinks, frames: metadata.images.count)
+        planProgress(sinks, frames: context.frameCount)
         try runPrePass(sinks, metadata)
         let transaction = OutputTransaction(overwrite: settings.overwrite)
         do {
@@ -135,11 +139,16 @@ public final class Conversion {
         return metadata
     }
 
-    /// 2. The schedule every output follows.
-    private func buildTimeline(_ metadata: GifMetadata) -> ConversionContext {
-        ConversionContext(
-            inputPath: inputPath, metadata: metadata,
-            timeline: Timeline(metadata.timelineInput, policy: settings.policy), settings: settings)
+    /// 2. The schedule every output follows: the GIF's, or its edit (refused here when it does not fit the GIF).
+    private func buildTimeline(_ metadata: GifMetadata) throws -> ConversionContext {
+        let timeline = Timeline(metadata.timelineInput, policy: settings.policy)
+        guard let edit = settings.edit else {
+            return ConversionContext(inputPath: inputPath, metadata: metadata, timeline: timeline, settings: settings)
+        }
+        let edited: EditedTimeline
+        do { edited = try timeline.applying(edit) } catch { throw EditError(error) }
+        return ConversionContext(
+            inputPath: inputPath, metadata: metadata, timeline: edited.timeline, settings: settings, edit: edited)
     }
 
     /// 2. Each output's plan: a bad request fails here, before anything is decoded or written.
@@ -213,12 +222,45 @@ public final class Conversion {
 
     private func planProgress(_ sinks: [any ConversionSink], frames: Int) {
         let prePass = sinks.contains(where: \.needsPrePass) ? 1 : 0
-        total = frames * (prePass + (sinks.map(\.plannedPasses).max() ?? 0))
+        let passes = prePass + (sinks.map(\.plannedPasses).max() ?? 0)
+        total = frames * passes + (passes > 0 ? edited?.spoolFrames ?? 0 : 0)
     }
 
-    /// One pass through a fresh bounded cache: `body` gets each canvas and says whether to go on.
-    /// Returns the canvases delivered.
+    /// One pass: `body` gets each canvas (the GIF's, or the edit's: `EditedCanvases`) and says whether to go
+    /// on. Returns the canvases delivered.
     private func stream(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
+        var delivered = 0
+        func deliver(_ canvas: Canvas) throws -> Bool {
+            let goOn = try body(canvas)
+            delivered += 1
+            done += 1
+            progress?(done, max(total, done))
+            return goOn
+        }
+        func decode(_ each: (Canvas) throws -> Bool) throws -> Int { try decodeCanvases(metadata, each) }
+        if let edited {
+            if edited.reorders {
+                try edited.passReordered(decode: { each in
+                    // The spool's canvases count towards the progress once.
+                    try decode { canvas in
+                        let goOn = try each(canvas)
+                        done += 1
+                        progress?(done, max(total, done))
+                        return goOn
+                    }
+                }, deliver: deliver)
+            } else {
+                try edited.passInOrder(decode: decode, deliver: deliver)
+            }
+        } else {
+            _ = try decode(deliver)
+        }
+        return delivered
+    }
+
+    /// The GIF's canvases through a fresh bounded cache: `body` gets each and says whether to go on.
+    /// Returns the canvases decoded.
+    private func decodeCanvases(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         let stream = try FrameStream(
             path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: ringBudget,
             threads: settings.threads, producerThread: settings.resolvedThreads > 1)
@@ -228,15 +270,13 @@ public final class Conversion {
             stream.close()
             decode = decode.map { $0.merged(with: stream.decodeStats) } ?? stream.decodeStats
         }
-        var delivered = 0
+        var decoded = 0
         var more = true
         while more, let goOn = try stream.nextCanvas(body) {
             more = goOn
-            delivered += 1
-            done += 1
-            progress?(done, max(total, done))
+            decoded += 1
             if shouldStop?() == true { throw CancellationError() }
         }
-        return delivered
+        return decoded
     }
 }

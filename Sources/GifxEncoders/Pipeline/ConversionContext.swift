@@ -6,7 +6,16 @@ public struct ConversionContext {
     /// A readable path of the GIF (the metadata reader and each pass open it again).
     public let inputPath: String
     public let metadata: GifMetadata
+    /// The schedule every output follows: the GIF's, or, with `RunSettings.edit`, the edited one (its frames
+    /// are the output frames; canvases are delivered in its order, numbered by its indices).
     public let timeline: Timeline
     /// The run's settings (policy, limits, budget, threads, overwrite), already checked.
     public let settings: RunSettings
+    /// With `RunSettings.edit`: the edited schedule and, per output frame, the GIF frame it shows.
+    public var edit: EditedTimeline? = nil
+
+    /// The size of every canvas the sinks get: the GIF's canvas, or the crop's.
+    public var canvas: CanvasSize { timeline.canvas }
+    /// Canvases per pass: the GIF's frames, or the edited schedule's output frames.
+    public var frameCount: Int { timeline.frames.count }
 }

@@ -35,6 +35,9 @@ public struct RunSettings: Sendable, Equatable {
     /// Read every output back before the commit and refuse to commit one that does not show the GIF
     /// (`VerifyingSink`); `nil`: no verification.
     public var verify: VerifySettings?
+    /// Edits of the schedule every output follows (cut, speed, reverse, boomerang, crop; docs/edits.md);
+    /// `nil`: the GIF as it plays.
+    public var edit: TimelineEdit?
 
     /// Threads a run may ask for, of any pool.
     public static let threadRange = 1...256
@@ -58,6 +61,10 @@ public struct RunSettings: Sendable, Equatable {
             return .pngDeflateThreads(pngDeflateThreads)
         }
         if let fragmentedMP4Above, fragmentedMP4Above < 0 { return .fragmentedMP4Above(fragmentedMP4Above) }
+        if let edit {
+            if let problem = edit.problem { return .edit(problem) }
+            if verify != nil { return .editWithVerify }
+        }
         return nil
     }
 
@@ -74,6 +81,10 @@ public enum RunSettingsProblem: GifxError, Equatable {
     case memoryBudget(Int)
     case pngDeflateThreads(Int)
     case fragmentedMP4Above(Int)
+    /// An edit that cannot apply to any GIF.
+    case edit(TimelineEditError)
+    /// Verification compares an output with the GIF as it plays, not with an edit of it.
+    case editWithVerify
 
     public var failureClass: FailureClass { .usage }
 
@@ -84,6 +95,8 @@ public enum RunSettingsProblem: GifxError, Equatable {
         case .memoryBudget: return "the memory budget must be at least 1 byte"
         case .pngDeflateThreads: return "PNG deflate threads must be \(range)"
         case .fragmentedMP4Above: return "the fragmented-MP4 threshold must be 0 or more"
+        case .edit(let problem): return problem.description
+        case .editWithVerify: return "an edited output cannot be verified against the GIF"
         }
     }
 }

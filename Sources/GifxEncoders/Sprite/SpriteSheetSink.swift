@@ -58,10 +58,10 @@ public final class SpriteSheetSink: ConversionSink {
     public init(options: SpriteOptions, context: ConversionContext) throws {
         self.options = options
         self.context = context
-        guard context.metadata.images.count > 0 else {
+        guard context.frameCount > 0 else {
             throw GifDecodeError(.malformed, at: nil, "no frames to put on a sheet")
         }
-        cellSize = options.size.size(for: context.metadata.canvas)
+        cellSize = options.size.size(for: context.canvas)
         if !options.trim {
             _ = try SpriteLayout(
                 cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
@@ -70,8 +70,8 @@ public final class SpriteSheetSink: ConversionSink {
         if !context.settings.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
             throw OutputError.exists(options.jsonPath)
         }
-        let scaled = cellSize != context.metadata.canvas
-        scaler = scaled ? try RGBAScaler(from: context.metadata.canvas, to: cellSize) : nil
+        let scaled = cellSize != context.canvas
+        scaler = scaled ? try RGBAScaler(from: context.canvas, to: cellSize) : nil
         scratch = .allocate(byteCount: scaled ? cellSize.width * cellSize.height * 4 : 0, alignment: 64)
         hint = scaled ? nil : SheetPalette.make(path: context.inputPath, metadata: context.metadata)
         if options.dedupe || packed || hint == nil {
@@ -99,7 +99,7 @@ public final class SpriteSheetSink: ConversionSink {
             setting: packed ? "page buffer" : "row-of-cells buffer")
     }
 
-    private var frameCount: Int { context.metadata.images.count }
+    private var frameCount: Int { context.frameCount }
     private var packed: Bool { options.trim || options.packing == .maxrects }
     private var deduper: FrameDeduper? { prePassState?.deduper }
     private var cellCount: Int { deduper?.cellCount ?? frameCount }
@@ -249,7 +249,7 @@ public final class SpriteSheetSink: ConversionSink {
                 let source = deduper.map { $0.sourceFrameOfCell[cell] } ?? cell
                 return frameOf(cell: cell, delay: timeline.frames[source].delay)
             },
-            sourceSize: context.metadata.canvas, frameSize: cellSize, trimmed: options.trim,
+            sourceSize: context.canvas, frameSize: cellSize, trimmed: options.trim,
             loopCount: timeline.loop.count, plays: timeline.loop.plays, policy: timeline.policy,
             padding: options.padding, extrude: options.extrude, cellsSaved: deduper?.cellsSaved)
     }

@@ -61,7 +61,7 @@ public final class PosterSink: ConversionSink {
     private var written = false
 
     public init(target: String, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
-        let count = context.metadata.images.count
+        let count = context.frameCount
         guard let index = frame.resolved(frameCount: count) else {
             let requested: Int
             if case .index(let n) = frame { requested = n } else { requested = count }
@@ -70,7 +70,7 @@ public final class PosterSink: ConversionSink {
         self.target = target
         self.frame = index
         self.format = format
-        size = context.metadata.canvas
+        size = context.canvas
     }
 
     public func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }

@@ -54,12 +54,12 @@ public final class WebPSink: ConversionSink {
         threads = context.settings.resolvedThreads
         let inputBytes = (try? FileManager.default.attributesOfItem(atPath: context.inputPath)[.size] as? Int) ?? nil
         memoryDemand = MemoryDemand(
-            consumer: "webp \(target)", bytes: 7 * context.metadata.canvasBytes + (inputBytes ?? 0) + (4 << 20),
+            consumer: "webp \(target)", bytes: 7 * context.canvas.width * context.canvas.height * 4 + (inputBytes ?? 0) + (4 << 20),
             setting: options.quality == nil ? "lossless" : "lossy")
         self.options = options
         timeline = context.timeline
         loopCount = min(context.timeline.loop.plays ?? 0, 65535)
-        let canvas = context.metadata.canvas
+        let canvas = context.canvas
         guard canvas.width <= Int(WEBP_MAX_DIMENSION), canvas.height <= Int(WEBP_MAX_DIMENSION) else {
             throw OutputError(
                 path: target, reason: "WebP holds at most \(WEBP_MAX_DIMENSION) pixels per side", failure: .usage)
