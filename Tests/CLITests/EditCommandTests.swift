@@ -248,6 +248,24 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// A reversed WebM keeps an alpha plane exactly when the GIF can show a transparent pixel: the spool
+    /// tells whether the earliest canvas shown is opaque, though it is encoded last.
+    @Test(arguments: [false, true])
+    func reversedWebMKeepsAlphaOnlyWhenTheGIFCanShowIt(transparent: Bool) throws {
+        let folder = try temporaryFolder()
+        var gif = Self.fiveColours
+        if transparent {
+            // Frame 0 leaves its left column transparent; later frames cover it.
+            gif.frames[0] = FixtureFrame(
+                width: 16, height: 16, indices: (0..<256).map { $0 % 16 == 0 ? 0 : 1 }, delay: 20, transparentIndex: 0)
+        }
+        let input = try writeGIF(gif, to: folder)
+        let out = folder.appendingPathComponent("r.webm").path
+        let run = try runGifx(["convert", input, "-o", out, "--reverse", "--stats"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdoutText.contains("\"alpha\":\(transparent)"), "\(run.stdoutText)")
+    }
+
     // MARK: timeline --json and errors
 
     @Test func timelineJSONShowsTheEditedSchedule() throws {

@@ -102,8 +102,9 @@ public final class Conversion {
         let started = Date()
         let metadata = try readMetadata()
         let metadataSeconds = Date().timeIntervalSince(started)
-        let context = try buildTimeline(metadata)
+        var context = try buildTimeline(metadata)
         edited = context.edit.map { EditedCanvases(edit: $0, canvas: metadata.canvas) }
+        context.editedCanvases = edited
         defer { edited = nil }  // closes the spool
         let sinks = try requests.map { try VerifyingSink.wrap(try makeSink($0, context), context: context) }
         let memory = try planMemory(sinks, metadata)

@@ -13,6 +13,8 @@ public struct ConversionContext {
     public let settings: RunSettings
     /// With `RunSettings.edit`: the edited schedule and, per output frame, the GIF frame it shows.
     public var edit: EditedTimeline? = nil
+    /// The edit's canvas source (what its spool learnt), for the sinks of this module.
+    var editedCanvases: EditedCanvases? = nil
 
     /// The size of every canvas the sinks get: the GIF's canvas, or the crop's.
     public var canvas: CanvasSize { timeline.canvas }

@@ -31,6 +31,8 @@ final class EditedCanvases {
     private let buffer: UnsafeMutableRawPointer
     private var spool: FileDescriptor?
     private let scratchFolder: String
+    /// Whether the earliest GIF frame shown (cropped) is opaque, learnt while spooling; `nil` before.
+    private(set) var earliestCanvasIsOpaque: Bool?
 
     init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String = NSTemporaryDirectory()) {
         self.edit = edit
@@ -116,7 +118,9 @@ final class EditedCanvases {
         var spooled = 0
         _ = try decode { canvas in
             guard canvas.index >= range.lowerBound else { return true }
-            let bytes = output(canvas, as: canvas.index).pixels
+            let cropped = output(canvas, as: canvas.index)
+            if canvas.index == range.lowerBound { earliestCanvasIsOpaque = Transparency.isOpaque(cropped) }
+            let bytes = cropped.pixels
             let offset = Int64(canvas.index - range.lowerBound) * Int64(outputBytes)
             do {
                 _ = try file.fd.writeAll(toAbsoluteOffset: offset, bytes)

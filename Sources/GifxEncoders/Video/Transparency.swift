@@ -15,10 +15,20 @@ enum Transparency {
     /// as browsers do). Full-canvas frames disposed to the background, as some exporters write every frame,
     /// are opaque by this rule.
     static func mayShow(firstCanvas canvas: Canvas, metadata: GifMetadata) -> Bool {
-        if let base = canvas.pixels.baseAddress {
-            let pixels = base.assumingMemoryBound(to: UInt32.self)
-            if !YUVConverter.isOpaque(pixels, count: canvas.width * canvas.height) { return true }
-        }
+        mayShow(firstCanvasIsOpaque: isOpaque(canvas), metadata: metadata)
+    }
+
+    /// Whether every pixel of `canvas` is opaque.
+    static func isOpaque(_ canvas: Canvas) -> Bool {
+        guard let base = canvas.pixels.baseAddress else { return true }
+        return YUVConverter.isOpaque(base.assumingMemoryBound(to: UInt32.self), count: canvas.width * canvas.height)
+    }
+
+    /// The same rule, told whether the earliest canvas shown is opaque (an edit that shows a later frame
+    /// first learns it while spooling: `EditedCanvases.earliestCanvasIsOpaque`). A crop keeps the rule: the
+    /// crop of an opaque canvas is opaque, and so is the crop of every later one.
+    static func mayShow(firstCanvasIsOpaque: Bool, metadata: GifMetadata) -> Bool {
+        if !firstCanvasIsOpaque { return true }
         let images = metadata.images
         guard images.count > 1 else { return false }
         if images[0].descriptor.disposal == .previous { return true }

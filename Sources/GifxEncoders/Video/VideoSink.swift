@@ -36,9 +36,9 @@ public final class VideoSink: ConversionSink {
     public let target: String
     public let writer: VideoWriter
     private let metadata: GifMetadata
-    /// Whether the first canvas is the earliest GIF frame shown (always, but for a reversed edit): the
-    /// transparency rule reasons from it (`Transparency.mayShow`).
-    private let firstCanvasIsEarliest: Bool
+    /// With an edit whose first canvas is not the earliest GIF frame shown (a reversal): its canvas source,
+    /// whose spool learnt whether that earliest canvas is opaque (`Transparency.mayShow` reasons from it).
+    private let reorderedSource: EditedCanvases?
     private var output: AtomicOutput?
     private var session: VideoSession?
     private var summary = VideoSummary(canvases: 0, outputFrames: 0)
@@ -53,7 +53,8 @@ public final class VideoSink: ConversionSink {
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging)
         metadata = context.metadata
-        firstCanvasIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
+        let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
+        reorderedSource = firstIsEarliest ? nil : context.editedCanvases
     }
 
     /// Opens the encoder now (so a frame size the encoder cannot hold fails before any decoding), or, for a
@@ -97,9 +98,15 @@ public final class VideoSink: ConversionSink {
     public func consume(_ canvas: Canvas) throws -> Bool {
         if session == nil, let output {
             // Canvases only lose transparency as frames are drawn (unless a disposal clears, which `mayShow`
-            // checks), so an edit showing a later frame first cannot reason from it: alpha is kept.
-            keepsAlpha = writer.canKeepAlpha
-                && (!firstCanvasIsEarliest || Transparency.mayShow(firstCanvas: canvas, metadata: metadata))
+            // checks), so an edit showing a later frame first reasons from the earliest one, which the spool
+            // saw (unknown: alpha is kept).
+            if let reorderedSource {
+                keepsAlpha = writer.canKeepAlpha
+                    && Transparency.mayShow(
+                        firstCanvasIsOpaque: reorderedSource.earliestCanvasIsOpaque ?? false, metadata: metadata)
+            } else {
+                keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, metadata: metadata)
+            }
             session = try namingTarget { try writer.begin(path: output.temporaryPath, keepAlpha: keepsAlpha) }
             if let session { try sessionOpened?(session) }
         }
