@@ -55,10 +55,7 @@ struct TimelineCommand: ParsableCommand {
                 var extra: [(key: String, prettyJSON: String)] = []
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                if let edited {
-                    let rendered = try encoder.encode(EditJSON(edited))
-                    extra.append(("edit", String(decoding: rendered, as: UTF8.self)))
-                }
+                if let edited { extra.append(try TimelineEditJSON.member(edited)) }
                 if let plan {
                     let rendered = try encoder.encode(PlanJSON(plan: plan, timeline: timeline))
                     extra.append(("plan", String(decoding: rendered, as: UTF8.self)))
@@ -131,29 +128,5 @@ struct TimelineTable {
         }
         while line.last == " " { line.removeLast() }
         return line
-    }
-}
-
-/// `timeline --json`'s `edit` object: the edit as asked (cut times in cs, `null` when not given), the frames
-/// the speed dropped, and per output frame the GIF frame it shows (`source`).
-struct EditJSON: Encodable {
-    let edited: EditedTimeline
-    init(_ edited: EditedTimeline) { self.edited = edited }
-
-    private enum CodingKeys: String, CodingKey {
-        case from, to, speed, reverse, boomerang, crop, framesDroppedBySpeed, source
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        let edit = edited.edit
-        try c.encode(edit.from, forKey: .from)
-        try c.encode(edit.to, forKey: .to)
-        try c.encode(edit.speed, forKey: .speed)
-        try c.encode(edit.reverse, forKey: .reverse)
-        try c.encode(edit.boomerang, forKey: .boomerang)
-        try c.encode(edit.crop, forKey: .crop)
-        try c.encode(edited.framesDroppedBySpeed, forKey: .framesDroppedBySpeed)
-        try c.encode(edited.sourceFrames, forKey: .source)
     }
 }

@@ -301,6 +301,12 @@ import Testing
         #expect(output.edit.boomerang && !output.edit.reverse)
         #expect(output.edit.crop == ["x": 1, "y": 2, "width": 8, "height": 4])
         #expect(output.edit.framesDroppedBySpeed == 0)
+        // convert's .timeline.json output of the same edit is the same bytes.
+        let json = folder.appendingPathComponent("edited.timeline.json")
+        let converted = try runGifx(["convert", input, "-o", json.path, "--from", "0.25", "--to", "1.1", "--boomerang",
+                                     "--speed", "1/2", "--crop", "8x4+1+2"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(try Data(contentsOf: json) == run.stdout)
     }
 
     @Test func badEditsAreOneLineUsageErrorsAndWriteNothing() throws {

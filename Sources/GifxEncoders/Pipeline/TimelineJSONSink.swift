@@ -8,11 +8,13 @@ import GifxTimeline
 public final class TimelineJSONSink: ConversionSink {
     public let target: String
     private let timeline: Timeline
+    private let edit: EditedTimeline?
     private var output: AtomicOutput?
 
     public init(target: String, context: ConversionContext) {
         self.target = target
         timeline = context.timeline
+        edit = context.edit
     }
 
     public func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
@@ -22,8 +24,41 @@ public final class TimelineJSONSink: ConversionSink {
     public func endPass(delivered: Int) throws {}
     public func finish() throws {
         guard let output else { return }
-        try TimelineJSONWriter(timeline).write { try writeAll($0, to: output) }
+        let extra = try edit.map { [try TimelineEditJSON.member($0)] } ?? []
+        try TimelineJSONWriter(timeline, extraMembers: extra).write { try writeAll($0, to: output) }
         try writeAll(Data("\n".utf8), to: output)
     }
     public var result: OutputResult { .timelineJSON(path: target) }
+}
+
+/// The `edit` member a `gifx.timeline/1` document gets when its schedule is edited (`timeline --json` with an
+/// edit option, a `.timeline.json` output of an edited run): the edit as asked (cut times in cs, `null` when not
+/// given), the frames the speed dropped, and per output frame the GIF frame it shows (`source`).
+public struct TimelineEditJSON: Encodable {
+    public let edited: EditedTimeline
+    public init(_ edited: EditedTimeline) { self.edited = edited }
+
+    /// The member for `TimelineJSONWriter.extraMembers`.
+    public static func member(_ edited: EditedTimeline) throws -> (key: String, prettyJSON: String) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return ("edit", String(decoding: try encoder.encode(TimelineEditJSON(edited)), as: UTF8.self))
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case from, to, speed, reverse, boomerang, crop, framesDroppedBySpeed, source
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        let edit = edited.edit
+        try c.encode(edit.from, forKey: .from)
+        try c.encode(edit.to, forKey: .to)
+        try c.encode(edit.speed, forKey: .speed)
+        try c.encode(edit.reverse, forKey: .reverse)
+        try c.encode(edit.boomerang, forKey: .boomerang)
+        try c.encode(edit.crop, forKey: .crop)
+        try c.encode(edited.framesDroppedBySpeed, forKey: .framesDroppedBySpeed)
+        try c.encode(edited.sourceFrames, forKey: .source)
+    }
 }
