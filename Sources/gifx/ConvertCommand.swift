@@ -99,7 +99,8 @@ struct ConvertCommand: ParsableCommand {
                     target: path, frame: posterFrame.frame,
                     options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? jpegQuality, background: video.background))
             case .timelineJSON: return .timelineJSON(target: path)
-            case .webp: return .webp(target: path, options: WebPOptions(quality: own.quality ?? webpQuality))
+            case .webp:
+                return .webp(target: path, options: WebPOptions(quality: own.quality ?? webpQuality, size: own.size ?? size.request))
             }
         }
         if let sheet, let sheetJSONPath {
@@ -137,6 +138,9 @@ struct ConvertCommand: ParsableCommand {
             }
             if spec.format == .timelineJSON && !own.isEmpty {
                 throw ValidationError("'\(value)': the timeline JSON takes no settings")
+            }
+            if (spec.format == .poster || spec.format == .jpegPoster) && own.size != nil {
+                throw ValidationError("'\(value)': a poster is written at the GIF's size; width/height/scale are for .mp4, .webm and .webp")
             }
             if spec.format == .poster && own.quality != nil {
                 throw ValidationError("'\(value)': a PNG poster is lossless; quality= is for .webp and .jpg")
@@ -176,7 +180,7 @@ struct ConvertCommand: ParsableCommand {
             printWarnings(warnings, input: input, quiet: common.quiet)
             if common.stats {
                 printStats(ConvertStats(
-                    frames: report.frames, outputs: report.outputs.map(ConvertOutputStats.init),
+                    frames: report.frames, decodedFrames: report.decodedCanvases, outputs: report.outputs.map(ConvertOutputStats.init),
                     wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
                     decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
@@ -267,6 +271,8 @@ struct WebPSettings: Codable {
 struct ConvertStats: Codable {
     var command = "convert"
     var frames: Int
+    /// Canvases decoded in all passes: `frames` when one decode fed every output (`nil` before issue 26).
+    var decodedFrames: Int?
     var outputs: [ConvertOutputStats]
     var wallSeconds: Double
     var peakCacheBytes: Int
@@ -322,8 +328,8 @@ struct ConvertOutputStats: Codable {
             kind = "webp"
             paths = [webp.target]
             frames = webp.frames
-            width = nil
-            height = nil
+            width = webp.width
+            height = webp.height
             webpSettings = WebPSettings(lossless: webp.lossless, quality: webp.quality, loopCount: webp.loopCount)
         case .poster(let poster):
             if case .jpeg = poster.format { kind = "jpeg-poster" } else { kind = "poster" }

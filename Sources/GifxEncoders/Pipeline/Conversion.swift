@@ -52,6 +52,9 @@ public struct ConversionReport: Sendable {
     public var decode: DecodeStats
     /// How the memory budget was shared among the run's consumers (planned bytes, settings chosen).
     public var memory: MemoryPlan
+    /// Canvases decoded and composited in all (pre-pass and every pass): the GIF's frame count when one
+    /// decode fed every output.
+    public var decodedCanvases: Int = 0
     /// With `RunSettings.verify`: what reading each output back found (all passed, or the run threw
     /// `VerificationFailed` and nothing was committed).
     public var verifications: [OutputVerification] = []
@@ -123,7 +126,7 @@ public final class Conversion {
                 memoryBudget: ringBudget, threads: settings.threads ?? metadata.defaultDecodeThreads
             ).canvases,
             decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), memory: memory,
-            verifications: verifications)
+            decodedCanvases: done, verifications: verifications)
     }
 
     // MARK: The steps, in order.
