@@ -35,14 +35,22 @@ public struct OutputError: GifxError {
         OutputError(path: path, reason: "already exists", failure: .cannotCreateOutput, kind: .exists)
     }
 
+    /// The reader of standard output went away (EPIPE).
+    public static let readerGone = OutputError(
+        path: StandardOutput.displayName, reason: "the reader went away", failure: .outputClosed)
+
     /// Maps an errno from writing to its failure class: a full disk or size limit is `io`.
     public static func writing(_ path: String, errno code: Int32) -> OutputError {
-        OutputError(path: path, reason: "write failed: \(String(cString: strerror(code)))", failure: .io)
+        if code == EPIPE { return readerGone }
+        return OutputError(path: path, reason: "write failed: \(String(cString: strerror(code)))", failure: .io)
     }
 }
 
 /// A file written under a hidden temporary name beside its target and renamed over it only on `commit`,
 /// so a failed or interrupted run never leaves a partial file at the target path.
+///
+/// The target `-` is standard output (`StandardOutput`): the temporary file is then private (in `TMPDIR`) and
+/// `commit` copies it out, unless the writer streamed straight to standard output (`markStreamed`).
 public final class AtomicOutput {
     /// Where the finished file goes.
     public let targetPath: String
@@ -55,24 +63,41 @@ public final class AtomicOutput {
     public var fileDescriptor: Int32 { descriptor?.rawValue ?? -1 }
     private let overwrite: Bool
     private var finished = false
+    /// Whether the target is standard output (`-`).
+    public let isStandardOutput: Bool
+    /// Standard output only: the writer sent its bytes there itself, so `commit` copies nothing.
+    public private(set) var streamed = false
+    /// How errors name the target: its path, or `<stdout>`.
+    public var displayPath: String { isStandardOutput ? StandardOutput.displayName : targetPath }
 
     /// Creates the temporary file; fails (`cannotCreateOutput`) when the target exists (without `overwrite`)
     /// or its folder cannot be written.
     public init(targetPath: String, overwrite: Bool) throws {
         self.targetPath = targetPath
         self.overwrite = overwrite
-        if !overwrite && FileManager.default.fileExists(atPath: targetPath) {
+        isStandardOutput = StandardOutput.isTarget(targetPath)
+        if !isStandardOutput && !overwrite && FileManager.default.fileExists(atPath: targetPath) {
             throw OutputError.exists(targetPath)
         }
-        switch POSIXFiles.makeHiddenTemporary(beside: targetPath) {
+        let temporaryFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let beside = isStandardOutput ? temporaryFolder + "/gifx-stdout" : targetPath
+        switch POSIXFiles.makeHiddenTemporary(beside: beside) {
         case .success(let file):
             descriptor = file.fd
             temporaryPath = file.path
         case .failure(let error):
             throw OutputError(
-                path: targetPath, reason: "cannot create output: \(error)", failure: .cannotCreateOutput)
+                path: isStandardOutput ? StandardOutput.displayName : targetPath,
+                reason: "cannot create output: \(error)", failure: .cannotCreateOutput)
         }
         TemporaryFiles.shared.register(temporaryPath)
+    }
+
+    /// The writer sends the output to standard output itself, as it encodes (fragmented MP4, WebM): the
+    /// temporary file stays empty and `commit` only removes it.
+    public func markStreamed() {
+        precondition(isStandardOutput, "only standard output is streamed")
+        streamed = true
     }
 
     /// Flushes and renames the temporary file to the target (refusing to replace a file that
@@ -85,13 +110,22 @@ public final class AtomicOutput {
     /// Puts the data on disk before any name points at it, so a crash never shows a truncated target.
     func flush() {
         precondition(!finished, "output committed twice")
-        if let descriptor { POSIXFiles.sync(descriptor) }
+        if let descriptor, !isStandardOutput { POSIXFiles.sync(descriptor) }
         closeDescriptor()
     }
 
     /// Gives the flushed temporary file its target name.
     func publish() throws {
         precondition(!finished, "output committed twice")
+        if isStandardOutput {
+            defer { discard() }
+            if !streamed {
+                let source = try FileDescriptor.open(FilePath(temporaryPath), .readOnly, options: .closeOnExec)
+                defer { try? source.close() }
+                try StandardOutput.copy(from: source)
+            }
+            return
+        }
         if !overwrite {
             // link(2) fails if the target exists: never replace a file created while we were writing.
             do throws(Errno) {
@@ -126,9 +160,10 @@ public final class AtomicOutput {
         TemporaryFiles.shared.unregister(temporaryPath)
     }
 
-    /// Removes a committed target again (used to roll back a multi-file output).
+    /// Removes a committed target again (used to roll back a multi-file output); standard output cannot be
+    /// taken back.
     func removeCommittedTarget() {
-        unlink(targetPath)
+        if !isStandardOutput { unlink(targetPath) }
     }
 
     deinit { discard() }
@@ -155,13 +190,15 @@ public final class OutputTransaction {
 
     /// Commits every output: all are flushed first, then renamed; if a rename fails, or SIGINT/SIGTERM
     /// arrives meanwhile, the targets already renamed are removed again, so none appears alone.
+    /// Standard output, which cannot be taken back, goes last: only once every file is in place.
     public func commit() throws {
         for output in outputs { output.flush() }
         var committed: [AtomicOutput] = []
         defer { for output in committed { TemporaryFiles.shared.unregister(output.targetPath) } }
         do {
-            for output in outputs {
+            for output in outputs.filter({ !$0.isStandardOutput }) + outputs.filter(\.isStandardOutput) {
                 try output.publish()
+                guard !output.isStandardOutput else { continue }
                 // From here until every output is renamed, a signal handler removes it with the rest.
                 TemporaryFiles.shared.register(output.targetPath)
                 committed.append(output)

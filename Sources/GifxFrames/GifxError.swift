@@ -18,6 +18,8 @@ public enum FailureClass: String, Sendable, CaseIterable {
     /// The memory budget cannot hold even the leanest settings for this GIF and these outputs
     /// (`MemoryBudgetTooSmall` names the smallest that can); retrying with the same budget fails the same way.
     case budgetTooSmall
+    /// The reader of a piped output went away (EPIPE): nothing more can be delivered, and no file was left.
+    case outputClosed
 }
 
 /// An error the library throws: one line of text without the file name (the caller prefixes it) and

@@ -22,7 +22,9 @@ struct ConvertCommand: ParsableCommand {
 
     @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: .mp4, .webm, .webp, .png/.jpg (poster), .timeline.json.",
+        "An output; repeat for more. Format by extension: .mp4, .webm, .webp, .png/.jpg (poster), .timeline.json; "
+            + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "
+            + "width/height/scale, codec, crf, fps, max-fps, quality, target-size: width=480,crf=28:small.mp4.",
         valueName: "out"))
     var output: [String] = []
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
@@ -47,11 +49,23 @@ struct ConvertCommand: ParsableCommand {
     func validate() throws {
         if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
         if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
-        for path in output where ConvertOutputFormat(path: path) == nil {
-            throw ValidationError(
-                "'\(path)': unknown output format (use .mp4, .webm, .webp, .png or .jpg for a poster, or .timeline.json)")
+        for value in output {
+            let spec = try OutputSpec.parse(value)
+            if spec.format == nil && spec.isStandardOutput {
+                throw ValidationError(
+                    "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(ConvertOutputFormat.names))")
+            }
+            if spec.format == nil {
+                throw ValidationError(
+                    "'\(value)': unknown output format (use .mp4, .webm, .webp, .png or .jpg for a poster, or .timeline.json)")
+            }
+            try validateSettings(spec, value)
         }
-        let formats = Set(output.compactMap { ConvertOutputFormat(path: $0) })
+        if let sheet, StandardOutput.isTarget(sheet), json == nil || json.map(StandardOutput.isTarget) == true {
+            throw ValidationError("--sheet - sends the PNG to standard output: give --json FILE for its description")
+        }
+        try StandardOutputRules.validate(targets: allTargets, stats: common.stats)
+        let formats = Set(specs.compactMap(\.format))
         if formats.contains(.mp4) { try video.validate(for: .mp4) }
         if formats.contains(.webm) { try video.validate(for: .webm) }
         if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
@@ -67,21 +81,27 @@ struct ConvertCommand: ParsableCommand {
     }
 
     /// Every file named on the command line (sheet pages beyond the first are named by the sheet).
-    var allTargets: [String] { output + [sheet, sheetJSONPath].compactMap { $0 } }
+    var allTargets: [String] { specs.map(\.path) + [sheet, sheetJSONPath].compactMap { $0 } }
+
+    /// The `-o` values parsed (`validate` has refused the ones that do not parse).
+    var specs: [OutputSpec] { output.map { (try? OutputSpec.parse($0)) ?? OutputSpec(path: $0) } }
 
     /// The requests, in command-line order (`-o`s first, then the sheet).
     var requests: [OutputRequest] {
-        var requests: [OutputRequest] = output.map { path in
-            switch ConvertOutputFormat(path: path)! {
-            case .mp4: return .video(target: path, options: video.mp4Options(size: size.request))
-            case .webm: return .video(target: path, options: video.mp4Options(size: size.request, container: .webm))
+        var requests: [OutputRequest] = specs.map { spec in
+            let path = spec.path
+            let own = spec.settings
+            switch spec.format! {
+            case .mp4: return .video(target: path, options: videoSettings(own, container: .mp4))
+            case .webm: return .video(target: path, options: videoSettings(own, container: .webm))
             case .poster: return .poster(target: path, frame: posterFrame.frame)
             case .jpegPoster:
                 return .jpegPoster(
                     target: path, frame: posterFrame.frame,
-                    options: JPEGOptions(quality: jpegQuality, background: video.background))
+                    options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? jpegQuality, background: video.background))
             case .timelineJSON: return .timelineJSON(target: path)
-            case .webp: return .webp(target: path, options: WebPOptions(quality: webpQuality))
+            case .webp:
+                return .webp(target: path, options: WebPOptions(quality: own.quality ?? webpQuality, size: own.size ?? size.request))
             }
         }
         if let sheet, let sheetJSONPath {
@@ -90,11 +110,55 @@ struct ConvertCommand: ParsableCommand {
         return requests
     }
 
+    /// A video output's settings: the command's video and size options, with the output's own over them.
+    func videoSettings(_ own: OutputSettings, container: VideoContainer) -> VideoSettings {
+        var settings = video.mp4Options(size: own.size ?? size.request, container: container)
+        if let codec = own.codec {
+            settings.codec = codec
+            if video.crf == nil { settings.crf = codec.defaultCRF }
+        }
+        if let crf = own.crf { settings.crf = crf }
+        if let timing = own.timing { settings.timing = timing.request }
+        if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
+        return settings
+    }
+
+    /// Refuses per-output settings that do not apply to the output's format, or that its encoder cannot take.
+    private func validateSettings(_ spec: OutputSpec, _ value: String) throws {
+        let own = spec.settings
+        switch spec.format! {
+        case .mp4, .webm:
+            if own.quality != nil { throw ValidationError("'\(value)': quality= is for .webp and .jpg; use crf=") }
+            let settings = videoSettings(own, container: spec.format == .mp4 ? .mp4 : .webm)
+            if let problem = settings.problem ?? settings.timingProblem {
+                throw ValidationError("'\(value)': \(problem.description)")
+            }
+        case .webp, .poster, .jpegPoster, .timelineJSON:
+            if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
+                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4 and .webm")
+            }
+            if spec.format == .timelineJSON && !own.isEmpty {
+                throw ValidationError("'\(value)': the timeline JSON takes no settings")
+            }
+            if (spec.format == .poster || spec.format == .jpegPoster) && own.size != nil {
+                throw ValidationError("'\(value)': a poster is written at the GIF's size; width/height/scale are for .mp4, .webm and .webp")
+            }
+            if spec.format == .poster && own.quality != nil {
+                throw ValidationError("'\(value)': a PNG poster is lossless; quality= is for .webp and .jpg")
+            }
+            if spec.format == .jpegPoster, let quality = own.quality, quality < 1 {
+                throw ValidationError("'\(value)': quality must be 1...100 for a JPEG")
+            }
+        }
+    }
+
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
         try reportingErrors(input: input) {
-            for target in allTargets { try ensureOutput(target, isNot: input) }
+            try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.format)
+                .flatMap { $0 == .timelineJSON ? nil : $0.name } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
+            for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
             let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
@@ -117,7 +181,7 @@ struct ConvertCommand: ParsableCommand {
             printWarnings(warnings, input: input, quiet: common.quiet)
             if common.stats {
                 printStats(ConvertStats(
-                    frames: report.frames, outputs: report.outputs.map(ConvertOutputStats.init),
+                    frames: report.frames, decodedFrames: report.decodedCanvases, outputs: report.outputs.map(ConvertOutputStats.init),
                     wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
                     decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
@@ -126,9 +190,37 @@ struct ConvertCommand: ParsableCommand {
     }
 }
 
-/// What an `-o` path asks for, by its extension.
+/// What an `-o` path asks for, by its extension or by the name in its prefix.
 enum ConvertOutputFormat: Hashable {
     case mp4, webm, poster, jpegPoster, timelineJSON, webp
+
+    /// The names a prefix may give (`mp4:-`).
+    static let names = "mp4, webm, webp, png, jpg, timeline"
+
+    /// A format by its prefix name.
+    init?(name: String) {
+        switch name.lowercased() {
+        case "mp4": self = .mp4
+        case "webm": self = .webm
+        case "webp": self = .webp
+        case "png": self = .poster
+        case "jpg", "jpeg": self = .jpegPoster
+        case "timeline", "json": self = .timelineJSON
+        default: return nil
+        }
+    }
+
+    /// The format's name in messages.
+    var name: String {
+        switch self {
+        case .mp4: "MP4"
+        case .webm: "WebM"
+        case .webp: "WebP"
+        case .poster: "PNG"
+        case .jpegPoster: "JPEG"
+        case .timelineJSON: "timeline JSON"
+        }
+    }
 
     init?(path: String) {
         let lower = path.lowercased()
@@ -180,6 +272,8 @@ struct WebPSettings: Codable {
 struct ConvertStats: Codable {
     var command = "convert"
     var frames: Int
+    /// Canvases decoded in all passes: `frames` when one decode fed every output (`nil` before issue 26).
+    var decodedFrames: Int?
     var outputs: [ConvertOutputStats]
     var wallSeconds: Double
     var peakCacheBytes: Int
@@ -235,8 +329,8 @@ struct ConvertOutputStats: Codable {
             kind = "webp"
             paths = [webp.target]
             frames = webp.frames
-            width = nil
-            height = nil
+            width = webp.width
+            height = webp.height
             webpSettings = WebPSettings(lossless: webp.lossless, quality: webp.quality, loopCount: webp.loopCount)
         case .poster(let poster):
             if case .jpeg = poster.format { kind = "jpeg-poster" } else { kind = "poster" }

@@ -16,11 +16,14 @@ func reportingErrors(input: String, _ body: () throws -> Void) throws {
     } catch let error as VerificationFailed {
         // One line per failing output, named after it (the report itself is printed where it is asked for).
         for report in error.reports where !report.passed {
-            printError(displayName(report.path), "verification failed: " + report.failures.joined(separator: "; "))
+            printError(outputDisplayName(report.path), "verification failed: " + report.failures.joined(separator: "; "))
         }
         throw ExitCode(error.exitCode)
+    } catch let error as any GifxError where error.failureClass == .outputClosed {
+        // The reader of a piped output went away (`| head`): a quiet end, as a filter's, with 141.
+        throw ExitCode(error.exitCode)
     } catch let error as any GifxError {
-        printError(displayName(error.subjectPath ?? input), commandLineWording(error))
+        printError(error.subjectPath.map(outputDisplayName) ?? displayName(input), commandLineWording(error))
         throw ExitCode(error.exitCode)
     } catch let error as ExitCode {
         throw error
@@ -65,8 +68,11 @@ private func spriteLayoutRemedy(_ error: SpriteLayoutError) -> String {
     }
 }
 
-/// `-` reads as "stdin" in messages.
+/// `-` reads as "stdin" in messages about the input.
 func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
+/// `-` reads as "stdout" in messages about an output (an error's `subjectPath` is never the input).
+func outputDisplayName(_ path: String) -> String { StandardOutput.isTarget(path) ? StandardOutput.displayName : path }
 
 /// Warnings (damaged data kept, and similar) unless `--quiet`.
 func printWarnings(_ warnings: [String], input: String, quiet: Bool) {

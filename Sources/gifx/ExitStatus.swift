@@ -14,6 +14,9 @@ enum ExitStatus {
     static let ioError: Int32 = 74      // EX_IOERR
     /// The memory budget is too small for the GIF and outputs asked (the message names the smallest that works).
     static let budgetTooSmall: Int32 = 78 // EX_CONFIG
+    /// The reader of standard output went away (EPIPE; `-o -` into `head`, say): what a filter killed by
+    /// SIGPIPE reports (128 + 13), without the signal, so gifx removes its temporaries first and prints nothing.
+    static let outputClosed: Int32 = 141
     static let interrupted: Int32 = 130
     static let terminated: Int32 = 143
 
@@ -28,6 +31,7 @@ enum ExitStatus {
         case .io: return ioError
         case .verificationFailed: return verificationFailed
         case .budgetTooSmall: return budgetTooSmall
+        case .outputClosed: return outputClosed
         }
     }
 }

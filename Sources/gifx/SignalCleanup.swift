@@ -19,6 +19,9 @@ func installCleanupSignalHandlers() {
         // A file-size limit (`ulimit -f`) would kill the process with SIGXFSZ mid-write, leaving the
         // temporary file behind; ignored, the write fails with EFBIG and the run ends with 74 and cleanup.
         signal(SIGXFSZ, SIG_IGN)
+        // A piped output's reader going away (`gifx ... -o - | head`) would kill the process with SIGPIPE
+        // mid-write, leaving temporaries; ignored, the write fails with EPIPE and the run ends quietly with 141.
+        signal(SIGPIPE, SIG_IGN)
         for (signalNumber, status) in [(SIGINT, ExitStatus.interrupted), (SIGTERM, ExitStatus.terminated)] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())

@@ -26,7 +26,8 @@ struct ToMP4Command: ParsableCommand {
             """)
 
     @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
-    @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4).") var output: String?
+    @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4); - (or mp4:-) for standard output, as fragmented MP4.")
+    var output: String?
     @OptionGroup var video: VideoOptions
     @Option(help: "Whose reading of delays to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
@@ -37,12 +38,20 @@ struct ToMP4Command: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
+        if let output {
+            let spec = try OutputSpec.parse(output)
+            if let format = spec.namedFormat, format != .mp4 {
+                throw ValidationError("'\(output)': to-mp4 writes MP4; use convert for \(format.name)")
+            }
+            if !spec.settings.isEmpty { throw ValidationError("'\(output)': per-output settings are for convert") }
+        }
+        try StandardOutputRules.validate(targets: [outputPath], stats: common.stats)
         try video.validate(for: .mp4)
     }
 
-    /// `-o`, or the input with `.mp4` in place of its extension.
+    /// `-o` (without its `mp4:` prefix), or the input with `.mp4` in place of its extension.
     var outputPath: String {
-        if let output { return output }
+        if let output { return (try? OutputSpec.parse(output))?.path ?? output }
         return replacingExtension(of: input, with: "mp4")
     }
 
@@ -51,7 +60,11 @@ struct ToMP4Command: ParsableCommand {
         installCleanupSignalHandlers()
         try reportingErrors(input: input) {
             let target = outputPath
-            try ensureOutput(target, isNot: input)
+            if StandardOutput.isTarget(target) {
+                try StandardOutputRules.refuseTerminal(binaryFormat: "MP4")
+            } else {
+                try ensureOutput(target, isNot: input)
+            }
             let options = video.mp4Options(size: size.request)
             let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport

@@ -20,7 +20,8 @@ struct ToSpriteCommand: ParsableCommand {
             """)
 
     @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
-    @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png).") var output: String?
+    @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png); - (or png:-) for standard output, with --json FILE.")
+    var output: String?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
     @OptionGroup var sheet: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
@@ -32,11 +33,22 @@ struct ToSpriteCommand: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
+        if let output {
+            let spec = try OutputSpec.parse(output)
+            if let format = spec.namedFormat, format != .poster {
+                throw ValidationError("'\(output)': to-sprite writes a PNG sheet; use convert for \(format.name)")
+            }
+            if !spec.settings.isEmpty { throw ValidationError("'\(output)': per-output settings are for convert") }
+        }
+        if StandardOutput.isTarget(pngPath) && (json == nil || json.map(StandardOutput.isTarget) == true) {
+            throw ValidationError("-o - sends the sheet to standard output: give --json FILE for its description")
+        }
+        try StandardOutputRules.validate(targets: [pngPath, jsonPath], stats: common.stats)
     }
 
-    /// `-o`, or the input with `.png` in place of `.gif`.
+    /// `-o` (without its `png:` prefix), or the input with `.png` in place of `.gif`.
     var pngPath: String {
-        if let output { return output }
+        if let output { return (try? OutputSpec.parse(output))?.path ?? output }
         return replacingExtension(of: input, with: "png")
     }
 
@@ -51,7 +63,11 @@ struct ToSpriteCommand: ParsableCommand {
         installCleanupSignalHandlers()
         try reportingErrors(input: input) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
-            try ensureOutput(pngPath, isNot: input)
+            if StandardOutput.isTarget(pngPath) {
+                try StandardOutputRules.refuseTerminal(binaryFormat: "PNG")
+            } else {
+                try ensureOutput(pngPath, isNot: input)
+            }
             try ensureOutput(jsonPath, isNot: input)
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
             let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)

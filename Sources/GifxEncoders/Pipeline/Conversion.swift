@@ -52,6 +52,9 @@ public struct ConversionReport: Sendable {
     public var decode: DecodeStats
     /// How the memory budget was shared among the run's consumers (planned bytes, settings chosen).
     public var memory: MemoryPlan
+    /// Canvases decoded and composited in all (pre-pass and every pass): the GIF's frame count when one
+    /// decode fed every output.
+    public var decodedCanvases: Int = 0
     /// With `RunSettings.verify`: what reading each output back found (all passed, or the run threw
     /// `VerificationFailed` and nothing was committed).
     public var verifications: [OutputVerification] = []
@@ -84,6 +87,8 @@ public final class Conversion {
     private var progress: ConversionProgress?
     private var shouldStop: (() -> Bool)?
     private var done = 0
+    /// GIF canvases decoded and composited in all passes (with an edit: the skipped and spooled ones too).
+    private var decodedTotal = 0
     private var verifications: [OutputVerification] = []
     private var total = 0
     /// The frame ring's share of the memory plan (bytes), set by `planMemory`.
@@ -128,7 +133,7 @@ public final class Conversion {
                 memoryBudget: ringBudget, threads: settings.threads ?? metadata.defaultDecodeThreads
             ).canvases,
             decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), memory: memory,
-            verifications: verifications)
+            decodedCanvases: decodedTotal, verifications: verifications)
     }
 
     // MARK: The steps, in order.
@@ -276,6 +281,7 @@ public final class Conversion {
         while more, let goOn = try stream.nextCanvas(body) {
             more = goOn
             decoded += 1
+            decodedTotal += 1
             if shouldStop?() == true { throw CancellationError() }
         }
         return decoded

@@ -150,11 +150,24 @@ public final class SpriteSheetSink: ConversionSink {
         } else if let hint {
             format = .indexed(hint)
         }
+        if StandardOutput.isTarget(options.pngPath) && geometry.pageCount > 1 {
+            throw OutputError(
+                path: StandardOutput.displayName,
+                reason: "the sheet needs \(geometry.pageCount) pages; only a one-page sheet can go to standard output",
+                failure: .usage)
+        }
         pagePaths = spritePagePaths(options.pngPath, pageCount: geometry.pageCount)
         documentPaths = spriteDocumentPaths(options.jsonPath, format: options.format, pageCount: geometry.pageCount)
         try ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
         pageOutputs = try pagePaths.map { try transaction.add($0) }
         documentOutputs = try documentPaths.map { try transaction.add($0) }
+    }
+
+    /// The sheet's name for the description: its path, or for a sheet sent to standard output the JSON's name
+    /// with `.png` (where the reader of the pipe is expected to store it).
+    private var sheetName: String {
+        guard StandardOutput.isTarget(options.pngPath) else { return options.pngPath }
+        return URL(fileURLWithPath: options.jsonPath).deletingPathExtension().path + ".png"
     }
 
     // MARK: The sheet pass.
@@ -173,7 +186,7 @@ public final class SpriteSheetSink: ConversionSink {
                     try output.descriptor!.resize(to: 0)
                     try output.descriptor!.seek(offset: 0, from: .start)
                 } catch {
-                    throw OutputError.writing(output.targetPath, errno: (error as? Errno)?.rawValue ?? EIO)
+                    throw OutputError.writing(output.displayPath, errno: (error as? Errno)?.rawValue ?? EIO)
                 }
             }
         }
@@ -223,7 +236,7 @@ public final class SpriteSheetSink: ConversionSink {
     public func finish() throws {
         try description().write(
             options.format,
-            to: documentOutputs.map { TextOutput(fileDescriptor: $0.fileDescriptor, path: $0.targetPath) },
+            to: documentOutputs.map { TextOutput(fileDescriptor: $0.fileDescriptor, path: $0.displayPath) },
             documentNames: documentPaths.map { relativePath($0, from: options.jsonPath) })
     }
 
@@ -236,9 +249,9 @@ public final class SpriteSheetSink: ConversionSink {
             return .init(cell: cell, page: page, rect: rect, source: geometry.source(ofCell: cell), delay: delay)
         }
         return SpriteSheetDescription(
-            name: options.name ?? URL(fileURLWithPath: options.pngPath).deletingPathExtension().lastPathComponent,
+            name: options.name ?? URL(fileURLWithPath: sheetName).deletingPathExtension().lastPathComponent,
             images: pagePaths.enumerated().map { k, path in
-                .init(name: relativePath(path, from: options.jsonPath), size: geometry.pageSize(k))
+                .init(name: relativePath(StandardOutput.isTarget(path) ? sheetName : path, from: options.jsonPath), size: geometry.pageSize(k))
             },
             frameCount: frameCount,
             frame: { index in
@@ -311,6 +324,6 @@ func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) t
     do throws(Errno) {
         try POSIXFiles.writeAll(output.descriptor!, bytes)
     } catch {
-        throw OutputError.writing(output.targetPath, errno: error.rawValue)
+        throw OutputError.writing(output.displayPath, errno: error.rawValue)
     }
 }

@@ -45,10 +45,12 @@ public struct LibavError: GifxError {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Disk full, I/O errors and quota are the environment's fault (`io`); permissions `cannotCreateOutput`;
+    /// Disk full, I/O errors and quota are the environment's fault (`io`); a pipe's reader gone `outputClosed`;
+    /// permissions `cannotCreateOutput`;
     /// the rest is ours (`internalError`).
     static func failureClass(for code: Int32) -> FailureClass {
-        for errnoCode in [ENOSPC, EIO, EDQUOT, EFBIG, EPIPE] where code == gifx_averror(errnoCode) {
+        if code == gifx_averror(EPIPE) { return .outputClosed }
+        for errnoCode in [ENOSPC, EIO, EDQUOT, EFBIG] where code == gifx_averror(errnoCode) {
             return .io
         }
         for errnoCode in [EACCES, EROFS, ENOENT, EPERM] where code == gifx_averror(errnoCode) {

@@ -11,6 +11,8 @@ final class VideoMuxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
     private let path: String
+    /// How errors name the output: `path`, or `<stdout>` when `path` is `pipe:1`.
+    private let displayPath: String
     private let container: VideoContainer
     private let layout: MP4Layout?
     private var fileOpen = false
@@ -26,14 +28,15 @@ final class VideoMuxer {
     /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
     private var variableRate = false
 
-    init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart) throws {
+    init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart, displayPath: String? = nil) throws {
         self.path = path
+        self.displayPath = displayPath ?? path
         self.container = container
         self.layout = container == .mp4 ? layout : nil
         var context: UnsafeMutablePointer<AVFormatContext>?
         let setUp = "setting up the \(container.rawValue) muxer"
-        try check(gifx_avformat_alloc_output_context2(&context, nil, container.muxerName, path), setUp, path: path)
-        guard let context else { throw LibavError(setUp, path: path) }
+        try check(gifx_avformat_alloc_output_context2(&context, nil, container.muxerName, path), setUp, path: displayPath)
+        guard let context else { throw LibavError(setUp, path: displayPath) }
         self.context = context
         // Matroska otherwise writes a random SegmentUID: the same GIF and options give the same WebM bytes.
         if container == .webm { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
@@ -72,14 +75,17 @@ final class VideoMuxer {
     }
 
     /// Opens the file and writes the header (the muxer may change the stream's time base here).
-    func writeHeader() throws {
+    /// `knownDuration` (microseconds): written into a WebM's header, so a reader of a pipe, which cannot seek to
+    /// the end, knows the duration (libavformat writes `Duration` up front when the context has one).
+    func writeHeader(knownDuration: Int64? = nil) throws {
         guard let context else { return }
-        try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: path)
+        if let knownDuration, container == .webm { context.pointee.duration = knownDuration }
+        try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: displayPath)
         fileOpen = true
         var options: OpaquePointer?
         defer { gifx_av_dict_free(&options) }
         for option in layout?.muxerOptions ?? [] { gifx_av_dict_set(&options, option.key, option.value, 0) }
-        try check(gifx_avformat_write_header(context, &options), "writing the \(container.rawValue) header", path: path)
+        try check(gifx_avformat_write_header(context, &options), "writing the \(container.rawValue) header", path: displayPath)
     }
 
     /// Writes one encoded packet whose times are in `timeBase`.
@@ -88,7 +94,7 @@ final class VideoMuxer {
         gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
         guard layout != nil else {
-            try check(gifx_av_write_frame(context, packet), "writing to the output", path: path)
+            try check(gifx_av_write_frame(context, packet), "writing to the output", path: displayPath)
             return
         }
         presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
@@ -98,7 +104,7 @@ final class VideoMuxer {
             heldPacket = fresh
         } else if let held = heldPacket {
             defer { gifx_av_packet_unref(held) }
-            try check(gifx_av_write_frame(context, held), "writing to the output", path: path)
+            try check(gifx_av_write_frame(context, held), "writing to the output", path: displayPath)
         }
         gifx_av_packet_move_ref(heldPacket, packet)
     }
@@ -122,11 +128,11 @@ final class VideoMuxer {
             let stretch = layout == .fragmented || variableRate
             if stretch { held.pointee.duration = max(held.pointee.duration, presentationEnd - held.pointee.dts) }
             defer { gifx_av_packet_unref(held) }
-            try check(gifx_av_write_frame(context, held), "writing to the output", path: path)
+            try check(gifx_av_write_frame(context, held), "writing to the output", path: displayPath)
         }
-        try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: path)
+        try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: displayPath)
         fileOpen = false
-        try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: path)
+        try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: displayPath)
         if layout == .faststart, variableRate, let stream, presentationEnd > presentationStart {
             try MP4DurationPatch.apply(
                 path: path, presentationUnits: presentationEnd - presentationStart, trackScale: stream.pointee.time_base.den)

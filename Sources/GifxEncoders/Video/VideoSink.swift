@@ -55,6 +55,7 @@ public final class VideoSink: ConversionSink {
         metadata = context.metadata
         let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
         reorderedSource = firstIsEarliest ? nil : context.editedCanvases
+        verified = context.settings.verify != nil
     }
 
     /// Opens the encoder now (so a frame size the encoder cannot hold fails before any decoding), or, for a
@@ -62,10 +63,20 @@ public final class VideoSink: ConversionSink {
     public func open(in transaction: OutputTransaction) throws {
         let output = try transaction.add(target)
         self.output = output
+        // To standard output, MP4 and WebM stream as they are encoded; a verified output is first read back
+        // from its temporary file, so it is copied out once it passed.
+        if output.isStandardOutput && writer.canStream && !verified { output.markStreamed() }
         if !writer.canKeepAlpha {
-            session = try namingTarget { try writer.begin(path: output.temporaryPath) }
+            session = try namingTarget { try begin(output, keepAlpha: false) }
             if let session { try sessionOpened?(session) }
         }
+    }
+
+    /// Whether the run reads this output back before committing it (`RunSettings.verify`).
+    private let verified: Bool
+
+    private func begin(_ output: AtomicOutput, keepAlpha: Bool) throws -> VideoSession {
+        try writer.begin(path: output.temporaryPath, keepAlpha: keepAlpha, toStandardOutput: output.streamed)
     }
 
     /// `--threads`, else 0 (the encoder's own choice, from the online cores) when the process may use every
@@ -107,7 +118,7 @@ public final class VideoSink: ConversionSink {
             } else {
                 keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, metadata: metadata)
             }
-            session = try namingTarget { try writer.begin(path: output.temporaryPath, keepAlpha: keepsAlpha) }
+            session = try namingTarget { try begin(output, keepAlpha: keepsAlpha) }
             if let session { try sessionOpened?(session) }
         }
         try namingTarget { try openSession().add(canvas) }

@@ -33,7 +33,7 @@ public final class VideoWriter {
     public let requiredLevel: H264Level?
     /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
     /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
-    public let layout: MP4Layout?
+    public private(set) var layout: MP4Layout?
     /// Whether libav may print its own warnings and errors (a debugging aid).
     private let libavLogging: Bool
 
@@ -103,16 +103,29 @@ public final class VideoWriter {
     /// the first canvas (`VideoSink`), since a GIF without transparency should not pay for an alpha plane.
     public var canKeepAlpha: Bool { options.codec.carriesAlpha && options.container == .webm }
 
+    /// Whether the container can be written to a pipe as it is encoded, with no seek back: MP4 (fragmented)
+    /// and WebM.
+    public var canStream: Bool { options.container == .mp4 || options.container == .webm }
+
     /// Opens the encoder and the muxer on `path` (created or truncated; the caller writes to a temporary
     /// file and renames it) and writes the header: the canvases are then pushed with `VideoSession.add`.
     /// `keepAlpha` (only where `canKeepAlpha`): encode yuva420p instead of compositing over the background.
-    public func begin(path: String, keepAlpha: Bool = false) throws -> VideoSession {
+    /// `toStandardOutput` (only where `canStream`): write to standard output as the packets come, an MP4
+    /// fragmented (its `moov` first, then a fragment per keyframe), a WebM without cues.
+    public func begin(path: String, keepAlpha: Bool = false, toStandardOutput: Bool = false) throws -> VideoSession {
         try Libav.require(GIFX_AV_ENCODER)
+        precondition(!toStandardOutput || canStream, "this container cannot be streamed")
+        if toStandardOutput && options.container == .mp4 {
+            layout = .fragmented
+            tuning = tuning.withoutBFrames(codec: options.codec)
+        }
         setLibavLogLevel()
         let alpha = keepAlpha && canKeepAlpha
         let converter = try YUVConverter(
             canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
-        let muxer = try VideoMuxer(path: path, container: options.container, layout: layout)
+        let muxer = try VideoMuxer(
+            path: toStandardOutput ? "pipe:1" : path, container: options.container, layout: layout,
+            displayPath: toStandardOutput ? StandardOutput.displayName : path)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
         let encoder = try VideoEncoder(
@@ -122,7 +135,9 @@ public final class VideoWriter {
         let hevcInMP4 = options.codec == .hevc && options.container == .mp4
         let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
         try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
-        try muxer.writeHeader()
+        // Microseconds of the whole video: cs × 10,000, times the plays written.
+        let microseconds = plan.duration.num * 10_000 * options.loops / plan.duration.den
+        try muxer.writeHeader(knownDuration: toStandardOutput ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase)
     }

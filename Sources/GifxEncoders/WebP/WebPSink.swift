@@ -9,8 +9,10 @@ import GifxTimeline
 public struct WebPOptions: Sendable {
     /// nil: lossless (exact pixels, like gif2webp's default); else lossy at this quality, 0...100.
     public var quality: Float?
+    /// The frame size (aspect kept); frames are resized with `RGBAScaler` (area filter when shrinking).
+    public var size: SizeRequest
 
-    public init(quality: Float? = nil) { self.quality = quality }
+    public init(quality: Float? = nil, size: SizeRequest = .original) { self.quality = quality; self.size = size }
 }
 
 /// What a WebP output wrote.
@@ -21,6 +23,9 @@ public struct WebPResult: Sendable {
     public var quality: Float?
     /// Total plays written in the ANIM chunk (0: forever).
     public var loopCount: Int
+    /// The frame size written.
+    public var width: Int
+    public var height: Int
 }
 
 /// An animated WebP through libwebp's own WebPAnimEncoder (libwebpmux), not libavcodec's libwebp_anim:
@@ -42,6 +47,10 @@ public final class WebPSink: ConversionSink {
     private var frames = 0
     /// Whether any canvas had a pixel that is not opaque.
     private var hasTransparency = false
+    /// The frame size written, and the scaler and its buffer when it differs from the canvas.
+    private let outputSize: CanvasSize
+    private var scaler: RGBAScaler?
+    private var scaled: [UInt8] = []
 
     /// libwebp's working set (about 7 canvases: the previous and current canvases, their disposed copies,
     /// the candidate sub-frames it encodes to keep the smallest) plus the encoded animation it holds until
@@ -59,7 +68,8 @@ public final class WebPSink: ConversionSink {
         self.options = options
         timeline = context.timeline
         loopCount = min(context.timeline.loop.plays ?? 0, 65535)
-        let canvas = context.canvas
+        let canvas = options.size.size(for: context.canvas)
+        outputSize = canvas
         guard canvas.width <= Int(WEBP_MAX_DIMENSION), canvas.height <= Int(WEBP_MAX_DIMENSION) else {
             throw OutputError(
                 path: target, reason: "WebP holds at most \(WEBP_MAX_DIMENSION) pixels per side", failure: .usage)
@@ -83,8 +93,11 @@ public final class WebPSink: ConversionSink {
         guard WebPAnimEncoderOptionsInit(&animation) != 0 else { throw failure("libwebp version mismatch") }
         animation.anim_params.loop_count = Int32(loopCount)
         animation.anim_params.bgcolor = 0  // transparent: what the canvas starts as
-        let canvas = timeline.canvas
-        encoder = WebPAnimEncoderNew(Int32(canvas.width), Int32(canvas.height), &animation)
+        if outputSize != timeline.canvas {
+            scaler = try RGBAScaler(from: timeline.canvas, to: outputSize)
+            scaled = [UInt8](repeating: 0, count: outputSize.width * outputSize.height * 4)
+        }
+        encoder = WebPAnimEncoderNew(Int32(outputSize.width), Int32(outputSize.height), &animation)
         guard encoder != nil else { throw failure("out of memory") }
     }
 
@@ -96,13 +109,19 @@ public final class WebPSink: ConversionSink {
         guard WebPPictureInit(&picture) != 0 else { throw failure("libwebp version mismatch") }
         defer { WebPPictureFree(&picture) }
         picture.use_argb = 1
-        picture.width = Int32(canvas.width)
-        picture.height = Int32(canvas.height)
-        let rgba = canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        if !hasTransparency {
-            hasTransparency = stride(from: 3, to: canvas.width * canvas.height * 4, by: 4).contains { rgba[$0] != 255 }
+        picture.width = Int32(outputSize.width)
+        picture.height = Int32(outputSize.height)
+        if let scaler {
+            scaled.withUnsafeMutableBytes { scaler.scale(canvas.pixels, into: $0.baseAddress!, stride: outputSize.width * 4) }
         }
-        guard WebPPictureImportRGBA(&picture, rgba, Int32(canvas.width * 4)) != 0 else { throw failure("out of memory") }
+        try scaled.withUnsafeBufferPointer { scaledPixels in
+            let rgba = scaler == nil
+                ? canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) : scaledPixels.baseAddress!
+            if !hasTransparency {
+                hasTransparency = stride(from: 3, to: outputSize.width * outputSize.height * 4, by: 4).contains { rgba[$0] != 255 }
+            }
+            guard WebPPictureImportRGBA(&picture, rgba, Int32(outputSize.width * 4)) != 0 else { throw failure("out of memory") }
+        }
         let startMs = Int32(timeline.frames[canvas.index].start * 10)
         guard WebPAnimEncoderAdd(encoder, &picture, startMs, &config) != 0 else {
             throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
@@ -134,7 +153,7 @@ public final class WebPSink: ConversionSink {
     public var result: OutputResult {
         .webp(WebPResult(
             target: target, frames: frames, lossless: options.quality == nil, quality: options.quality,
-            loopCount: loopCount))
+            loopCount: loopCount, width: outputSize.width, height: outputSize.height))
     }
 
     /// libwebp (1.2.4) crops each frame to the area that changes, the first to its non-transparent pixels,

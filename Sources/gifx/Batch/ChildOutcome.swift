@@ -42,7 +42,7 @@ struct ChildOutcome: Equatable {
     /// `usage` 64, `malformed` 65, `cannot-open` 66, `internal` 70, `cannot-create` 73, `io` 74,
     /// `interrupted` 130/143, `verification-failed` 1 (`-- --verify`), `budget-too-small` 78 (the child's
     /// memory share cannot hold its leanest settings: retrying with the same share would fail again),
-    /// `other` for anything else.
+    /// `output-closed` 141 (a piped output's reader went away), `other` for anything else.
     static func exitClass(_ status: Int32) -> String {
         switch status {
         case ExitStatus.usage: "usage"
@@ -54,6 +54,7 @@ struct ChildOutcome: Equatable {
         case ExitStatus.interrupted, ExitStatus.terminated: "interrupted"
         case ExitStatus.verificationFailed: "verification-failed"
         case ExitStatus.budgetTooSmall: "budget-too-small"
+        case ExitStatus.outputClosed: "output-closed"
         default: "other"
         }
     }

@@ -1,0 +1,20 @@
+/// Settings for an MP4 streamed to a pipe.
+extension EncoderTuning {
+    /// The same settings without B-frames (H.264 and HEVC; other codecs unchanged). A fragmented MP4 read from
+    /// a pipe has no edit-list duration, so with B-frames its samples and its presentation disagree by the
+    /// reorder delay (ffprobe reports 2.22 s for a 2.20 s GIF, or, without gifx's last-sample stretch, Chromium
+    /// plays it 20 ms short). Without reordering, decode and presentation times coincide and every reader gets
+    /// the GIF's duration exactly; the stream is a few percent larger (docs/delivery.md).
+    func withoutBFrames(codec: VideoCodec) -> EncoderTuning {
+        guard codec == .h264 || codec == .hevc else { return self }
+        var tuning = self
+        var params = params.split(separator: ":").map(String.init).filter { !$0.hasPrefix("bframes=") }
+        params.append("bframes=0")
+        tuning.params = params.joined(separator: ":")
+        let name = codec == .h264 ? "x264-params" : "x265-params"
+        tuning.options.removeAll { $0.name == name }
+        tuning.options.append(EncoderOption(name, tuning.params))
+        tuning.setting += ", no B-frames (streamed)"
+        return tuning
+    }
+}
