@@ -35,6 +35,8 @@ import Testing
         #expect(count == 3)
         #expect(progress.map(\.0) == [1, 2, 3])
         #expect(progress.allSatisfy { $0.1 == 3 })
+        // Frames 0-3 decoded (frame 0 composited and skipped), decoding stopped after frame 3.
+        #expect(report.decodedCanvases == 4)
     }
 
     @Test func boomerangIsSpooledOnceAndReplayedEveryPass() throws {
@@ -51,6 +53,8 @@ import Testing
         #expect(progress.last.map { $0.0 == $0.1 } == true)
         #expect(progress.last?.1 == 6 + 20)
         #expect(progress.map(\.0) == Array(1...26))
+        // Each GIF frame decoded once, into the spool; both plays read it back.
+        #expect(report.decodedCanvases == 6)
     }
 
     @Test func reversedDedupedSheetRunsItsPrePassFromTheSpool() throws {
