@@ -177,6 +177,22 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: pillowReadsWebP(), "Pillow with WebP support (make deps installs it), the reader, is missing"))
+    func webPAtSpeedThreeHalvesRoundsCumulativeStarts() throws {
+        let folder = try temporaryFolder()
+        let input = try writeGIF(Self.fiveColours, to: folder)
+        let webp = folder.appendingPathComponent("fast.webp").path
+        let run = try runGifx(["convert", input, "-o", webp, "--speed", "1.5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Starts 0 20 50 60 100, end 125, times 2/3: 0, 13.3, 33.3, 40, 66.7, end 83.3; rounded 0 13 33 40 67 83:
+        // delays 13 20 7 27 16 cs (the sum is 83, not the 84 of rounding each delay on its own).
+        let animation = try Self.read(webp)
+        #expect(animation.durations == [130, 200, 70, 270, 160])
+        for source in 0..<5 where source < animation.frames.count {
+            #expect(animation.pixel(source, x: 3, y: 12) == Self.colour(ofSource: source) + [255])
+        }
+    }
+
     /// A 12x10 canvas: frame 0 paints index (x + 2y) % 8 everywhere; frame 1 paints a 5x4 rect at (5, 4) with
     /// index 7 except its transparent index 0 on the rect's first column; frame 2 (disposal "background"
     /// on frame 1) paints a 3x2 rect at (1, 1) with index 2. Delays 10 20 30.
