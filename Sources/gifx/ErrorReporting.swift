@@ -42,6 +42,8 @@ func commandLineWording(_ error: any GifxError) -> String {
         return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
     case let error as LibavError where error.resizingHelps:
         return "\(error.description); use --scale, --width or --height"
+    case let error as TargetSizeUnreachable:
+        return "\(error.description); a smaller frame (--scale, --width, --height) may fit"
     case let error as SpriteLayoutError:
         return "\(error.description); \(spriteLayoutRemedy(error))"
     default:
