@@ -43,7 +43,7 @@ func commandLineWording(_ error: any GifxError) -> String {
     case let error as LibavError where error.resizingHelps:
         return "\(error.description); use --scale, --width or --height"
     case let error as TargetSizeUnreachable:
-        return "\(error.description); a smaller frame (--scale, --width, --height) may fit"
+        return "\(error.description); a smaller frame (--scale, --width, --height) or fewer frames (--vfr, --max-fps) may fit"
     case let error as SpriteLayoutError:
         return "\(error.description); \(spriteLayoutRemedy(error))"
     default:
