@@ -65,6 +65,9 @@ struct ConvertCommand: ParsableCommand {
             throw ValidationError("--sheet - sends the PNG to standard output: give --json FILE for its description")
         }
         try StandardOutputRules.validate(targets: allTargets, stats: common.stats)
+        if verification.verify && (video.targetSize != nil || specs.contains { $0.settings.targetSize != nil }) {
+            throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
+        }
         let formats = Set(specs.compactMap(\.format))
         if formats.contains(.mp4) { try video.validate(for: .mp4) }
         if formats.contains(.webm) { try video.validate(for: .webm) }
@@ -101,7 +104,9 @@ struct ConvertCommand: ParsableCommand {
                     options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? jpegQuality, background: video.background))
             case .timelineJSON: return .timelineJSON(target: path)
             case .webp:
-                return .webp(target: path, options: WebPOptions(quality: own.quality ?? webpQuality, size: own.size ?? size.request))
+                return .webp(target: path, options: WebPOptions(
+                    quality: own.quality ?? webpQuality, size: own.size ?? size.request,
+                    targetSize: own.targetSize?.bytes ?? video.targetSize?.bytes))
             }
         }
         if let sheet, let sheetJSONPath {
@@ -120,6 +125,7 @@ struct ConvertCommand: ParsableCommand {
         if let crf = own.crf { settings.crf = crf }
         if let timing = own.timing { settings.timing = timing.request }
         if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
+        if let targetSize = own.targetSize { settings.targetSize = targetSize.bytes }
         return settings
     }
 
@@ -134,6 +140,9 @@ struct ConvertCommand: ParsableCommand {
                 throw ValidationError("'\(value)': \(problem.description)")
             }
         case .webp, .poster, .jpegPoster, .timelineJSON:
+            if own.targetSize != nil && spec.format != .webp {
+                throw ValidationError("'\(value)': target-size= is for .mp4, .webm and .webp")
+            }
             if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
                 throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4 and .webm")
             }
@@ -302,6 +311,8 @@ struct ConvertOutputStats: Codable {
     /// mp4: `faststart`, or `fragmented` above 250,000 output frames.
     var mp4Layout: MP4Layout?
     var webpSettings: WebPSettings?
+    /// With a size cap: the encodes spent and the one kept.
+    var targetSize: TargetSizeReport?
 
     init(_ result: OutputResult) {
         switch result {
@@ -316,6 +327,7 @@ struct ConvertOutputStats: Codable {
             width = video.outputSize.width
             height = video.outputSize.height
             encoder = video.tuning
+            targetSize = video.targetSize
         case .spriteSheet(let sheet):
             kind = "sheet"
             paths = sheet.pagePaths + (sheet.documentPaths.isEmpty ? [sheet.jsonPath] : sheet.documentPaths)
@@ -332,6 +344,7 @@ struct ConvertOutputStats: Codable {
             width = webp.width
             height = webp.height
             webpSettings = WebPSettings(lossless: webp.lossless, quality: webp.quality, loopCount: webp.loopCount)
+            targetSize = webp.targetSize
         case .poster(let poster):
             if case .jpeg = poster.format { kind = "jpeg-poster" } else { kind = "poster" }
             paths = [poster.target]

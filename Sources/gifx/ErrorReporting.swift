@@ -46,6 +46,8 @@ func commandLineWording(_ error: any GifxError) -> String {
         return error.problem.commandLineWording
     case let error as RunSettingsProblem:
         return error.commandLineWording
+    case let error as TargetSizeUnreachable:
+        return "\(error.description); a smaller frame (--scale, --width, --height) or fewer frames (--vfr, --max-fps) may fit"
     case let error as SpriteLayoutError:
         return "\(error.description); \(spriteLayoutRemedy(error))"
     default:

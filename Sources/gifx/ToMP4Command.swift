@@ -46,6 +46,9 @@ struct ToMP4Command: ParsableCommand {
             if !spec.settings.isEmpty { throw ValidationError("'\(output)': per-output settings are for convert") }
         }
         try StandardOutputRules.validate(targets: [outputPath], stats: common.stats)
+        if verification.verify && video.targetSize != nil {
+            throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
+        }
         try video.validate(for: .mp4)
     }
 
@@ -95,7 +98,7 @@ struct ToMP4Command: ParsableCommand {
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
-                    mp4Layout: result.layout, memory: report.memory))
+                    mp4Layout: result.layout, memory: report.memory, targetSize: result.targetSize))
             }
         }
     }
@@ -122,6 +125,8 @@ struct ToMP4Stats: Codable {
     var mp4Layout: MP4Layout?
     /// How the memory budget was shared, beside `peakRSSBytes` (`nil` from gifx before issue 24).
     var memory: MemoryPlan?
+    /// With `--target-size`: the encodes spent and the one kept.
+    var targetSize: TargetSizeReport?
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.

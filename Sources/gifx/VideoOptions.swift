@@ -26,6 +26,11 @@ struct VideoOptions: ParsableArguments {
     @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
     var background: RGBColor = .white
     @Option(help: "Write the animation this many times.") var loops = 1
+    @Option(help: ArgumentHelp(
+        "Fit the video under this size, e.g. 10M (MiB) or 8000000, at the best quality that fits: at most 3 encodes, "
+            + "the CRF of each predicted from the ones before (--crf is where the search starts); refused when even "
+            + "the lowest quality does not fit.", valueName: "size"))
+    var targetSize: ByteCount?
     @Option(help: ArgumentHelp("Bound the encoder's buffers: auto, on or off.", visibility: .hidden))
     var lowMemory: LowMemoryMode = .auto
 
@@ -55,7 +60,7 @@ struct VideoOptions: ParsableArguments {
     func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> VideoSettings {
         VideoSettings(
             container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
-            size: size, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate)
+            size: size, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate, targetSize: targetSize?.bytes)
     }
 }
 

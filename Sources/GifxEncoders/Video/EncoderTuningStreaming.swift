@@ -7,14 +7,24 @@ extension EncoderTuning {
     /// the GIF's duration exactly; the stream is a few percent larger (docs/delivery.md).
     func withoutBFrames(codec: VideoCodec) -> EncoderTuning {
         guard codec == .h264 || codec == .hevc else { return self }
+        var tuning = withParams(["bframes=0"], codec: codec)
+        tuning.setting += ", no B-frames (streamed)"
+        return tuning
+    }
+
+    /// The same settings with `extra` `key=value` items in the x264/x265 params (replacing those keys).
+    func withParams(_ extra: [String], codec: VideoCodec) -> EncoderTuning {
+        guard codec == .h264 || codec == .hevc, !extra.isEmpty else { return self }
         var tuning = self
-        var params = params.split(separator: ":").map(String.init).filter { !$0.hasPrefix("bframes=") }
-        params.append("bframes=0")
+        let keys = Set(extra.map { $0.split(separator: "=").first.map(String.init) ?? $0 })
+        var params = params.split(separator: ":").map(String.init).filter {
+            !keys.contains($0.split(separator: "=").first.map(String.init) ?? $0)
+        }
+        params += extra
         tuning.params = params.joined(separator: ":")
         let name = codec == .h264 ? "x264-params" : "x265-params"
         tuning.options.removeAll { $0.name == name }
         tuning.options.append(EncoderOption(name, tuning.params))
-        tuning.setting += ", no B-frames (streamed)"
         return tuning
     }
 }

@@ -102,6 +102,9 @@ public struct VideoSettings: Sendable, Hashable {
     public var maxFrameRate: Rational?
     /// Force (true) or forbid (false) the encoder's low-memory settings; `nil` decides from the budget.
     public var lowMemory: Bool?
+    /// `--target-size`: the output must fit in this many bytes, at the best quality that does (the search starts
+    /// at `crf` and stays within `codec.targetSizeRange`); `nil` for plain CRF.
+    public var targetSize: Int?
 
     /// A fixed output rate (a requested rate); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
     public var frameRate: Rational? {
@@ -113,8 +116,9 @@ public struct VideoSettings: Sendable, Hashable {
     public init(
         container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
         background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
-        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil
+        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil, targetSize: Int? = nil
     ) {
+        self.targetSize = targetSize
         let codec = codec ?? container.defaultCodec
         self.container = container; self.codec = codec; self.crf = crf ?? codec.defaultCRF; self.preset = preset
         self.background = background; self.loops = loops; self.size = size; self.lowMemory = lowMemory

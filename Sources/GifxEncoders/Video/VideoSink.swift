@@ -2,6 +2,10 @@ import Foundation
 import GifxFrames
 import GifxTimeline
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a video output wrote, with the plan it followed (for the caller's statistics): values only, so
 /// nothing of the finished writer escapes.
 public struct VideoResult: Sendable {
@@ -27,6 +31,8 @@ public struct VideoResult: Sendable {
     public var tuning: EncoderTuning
     /// Whether the stream kept the GIF's transparency (VP9 in WebM, yuva420p) rather than compositing it.
     public var keepsAlpha: Bool
+    /// With `VideoSettings.targetSize`: the encodes spent and the one kept.
+    public var targetSize: TargetSizeReport?
 }
 
 /// The video sink (MP4 or WebM): its plan is an `VideoWriter` (frame rate, size, repeat counts, encoder tuning,
@@ -34,11 +40,19 @@ public struct VideoResult: Sendable {
 /// A VP9 WebM opens its encoder on the first canvas, which decides whether the stream keeps alpha.
 public final class VideoSink: ConversionSink {
     public let target: String
-    public let writer: VideoWriter
+    /// The plan of the output kept (with `--target-size`, the encode that fit best).
+    public private(set) var writer: VideoWriter
     private let metadata: GifMetadata
     /// With an edit whose first canvas is not the earliest GIF frame shown (a reversal): its canvas source,
     /// whose spool learnt whether that earliest canvas is opaque (`Transparency.mayShow` reasons from it).
     private let reorderedSource: EditedCanvases?
+    private let context: ConversionContext
+    /// `--target-size`: the canvases of the first pass, for further encodes; the search's report.
+    private var spool: CanvasSpool?
+    private var targetSizeReport: TargetSizeReport?
+    /// `--target-size` with x264/x265: the first encode's rate statistics, for a second pass.
+    private var rateStats: RateStatsFile?
+    private var memoryLevel = 0
     private var output: AtomicOutput?
     private var session: VideoSession?
     private var summary = VideoSummary(canvases: 0, outputFrames: 0)
@@ -55,6 +69,7 @@ public final class VideoSink: ConversionSink {
         metadata = context.metadata
         let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
         reorderedSource = firstIsEarliest ? nil : context.editedCanvases
+        self.context = context
         verified = context.settings.verify != nil
     }
 
@@ -65,7 +80,18 @@ public final class VideoSink: ConversionSink {
         self.output = output
         // To standard output, MP4 and WebM stream as they are encoded; a verified output is first read back
         // from its temporary file, so it is copied out once it passed.
-        if output.isStandardOutput && writer.canStream && !verified { output.markStreamed() }
+        // A size cap may take further encodes: that output is copied out once the one kept is known.
+        if output.isStandardOutput && writer.canStream && !verified && writer.options.targetSize == nil {
+            output.markStreamed()
+        }
+        if writer.options.targetSize != nil {
+            spool = try CanvasSpool(width: context.timeline.canvas.width, height: context.timeline.canvas.height)
+            if writer.options.codec.hasTwoPass {
+                let stats = try RateStatsFile()
+                rateStats = stats
+                writer.rateControlParams = ["pass=1", "stats=\(stats.path)"]
+            }
+        }
         if !writer.canKeepAlpha {
             session = try namingTarget { try begin(output, keepAlpha: false) }
             if let session { try sessionOpened?(session) }
@@ -100,6 +126,7 @@ public final class VideoSink: ConversionSink {
             ? "fastest settings within \(budget)"
             : "leaner settings to fit \(budget)"
         writer.useTuning(level, reason: reason, budget: plan.budgetBytes)
+        memoryLevel = level
     }
 
     public var plannedPasses: Int { writer.options.loops }
@@ -122,12 +149,58 @@ public final class VideoSink: ConversionSink {
             if let session { try sessionOpened?(session) }
         }
         try namingTarget { try openSession().add(canvas) }
+        if let spool, spool.count < plannedCanvases { try spool.append(canvas) }
         return true
     }
 
+    /// Canvases of one pass (what the spool keeps for further encodes).
+    private var plannedCanvases: Int { context.timeline.frames.count }
+
     public func endPass(delivered: Int) throws { try namingTarget { try openSession().endLoop() } }
 
-    public func finish() throws { summary = try namingTarget { try openSession().finish() } }
+    public func finish() throws {
+        summary = try namingTarget { try openSession().finish() }
+        if let targetSize = writer.options.targetSize, let output, let spool {
+            // Closing the first encoder is what completes its rate statistics file (x264 renames it then).
+            session = nil
+            try namingTarget { try fit(under: targetSize, output: output, spool: spool) }
+        }
+    }
+
+    /// `--target-size`: further encodes from the spooled canvases (`VideoSizeFitter`); the one kept ends up at
+    /// the output's temporary path, its writer and summary become the result's. None fits: refused.
+    private func fit(under targetSize: Int, output: AtomicOutput, spool: CanvasSpool) throws {
+        let fitter = VideoSizeFitter(
+            target: targetSize, first: writer, firstBytes: Self.fileSize(output.temporaryPath), stats: rateStats,
+            makeWriter: { [context, memoryLevel, writer] options, params in
+                let attempt = try VideoWriter(
+                    timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
+                    fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
+                    libavLogging: context.settings.libavLogging)
+                attempt.useTuning(memoryLevel, reason: writer.tuning.reason, budget: writer.tuning.budgetBytes)
+                attempt.rateControlParams = params
+                return attempt
+            },
+            encode: { [keepsAlpha] attempt, path in
+                let session = try attempt.begin(path: path, keepAlpha: keepsAlpha)
+                for _ in 0..<attempt.options.loops {
+                    try spool.replay { try session.add($0) }
+                    try session.endLoop()
+                }
+                return (try session.finish(), Self.fileSize(path))
+            })
+        let kept = try fitter.run(temporaryPath: output.temporaryPath, displayPath: output.displayPath)
+        if let keptWriter = kept.writer, let keptSummary = kept.summary {
+            writer = keptWriter
+            summary = keptSummary
+        }
+        targetSizeReport = kept.report
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
 
     /// The session the first canvas opened (a pass that delivered none is the frame source's fault).
     private func openSession() throws -> VideoSession {
@@ -143,7 +216,8 @@ public final class VideoSink: ConversionSink {
             signalledH264Level: writer.signalledLevel, requiredH264Level: writer.requiredLevel,
             levelProblem: writer.levelProblem,
             droppedFramesWarning: writer.droppedFramesWarning, summary: summary, frameRate: writer.frameRate,
-            outputSize: writer.outputSize, loops: writer.options.loops, tuning: writer.tuning, keepsAlpha: keepsAlpha))
+            outputSize: writer.outputSize, loops: writer.options.loops, tuning: writer.tuning, keepsAlpha: keepsAlpha,
+            targetSize: targetSizeReport))
     }
 
     /// libav names the file it writes, the hidden temporary: users asked for the target.

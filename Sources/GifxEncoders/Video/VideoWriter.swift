@@ -103,6 +103,10 @@ public final class VideoWriter {
     /// the first canvas (`VideoSink`), since a GIF without transparency should not pay for an alpha plane.
     public var canKeepAlpha: Bool { options.codec.carriesAlpha && options.container == .webm }
 
+    /// x264/x265 rate-control parameters for this encode (`--target-size`'s two-pass: `pass=1:stats=…` on the
+    /// first, CRF encode; `pass=2:stats=…:bitrate=…` on the next), applied by `begin`.
+    public var rateControlParams: [String] = []
+
     /// Whether the container can be written to a pipe as it is encoded, with no seek back: MP4 (fragmented)
     /// and WebM.
     public var canStream: Bool { options.container == .mp4 || options.container == .webm }
@@ -115,6 +119,7 @@ public final class VideoWriter {
     public func begin(path: String, keepAlpha: Bool = false, toStandardOutput: Bool = false) throws -> VideoSession {
         try Libav.require(GIFX_AV_ENCODER)
         precondition(!toStandardOutput || canStream, "this container cannot be streamed")
+        tuning = tuning.withParams(rateControlParams, codec: options.codec)
         if toStandardOutput && options.container == .mp4 {
             layout = .fragmented
             tuning = tuning.withoutBFrames(codec: options.codec)

@@ -1,0 +1,73 @@
+import GifxFrames
+
+extension VideoCodec {
+    /// The CRFs `--target-size` searches: from the best quality worth its bytes (x264's "visually lossless"
+    /// 18; the same point on the other encoders' scales) to the encoder's worst.
+    public var targetSizeRange: ClosedRange<Double> {
+        switch self {
+        case .h264, .hevc: 18...51
+        case .vp9: 15...63
+        case .av1: 20...63
+        }
+    }
+
+    /// CRF change that about halves the size, for the first estimate (the second encode measures it).
+    var halvingCRFStep: Double { self == .h264 || self == .hevc ? 6 : 8 }
+
+    /// Whether the encoder takes whole CRFs only (libvpx's `crf` and SVT-AV1's are integers).
+    var takesWholeCRF: Bool { self == .vp9 || self == .av1 }
+
+    /// Whether `--target-size` can use a second pass at a bitrate (x264 and x265 read their first pass's
+    /// statistics, written by the first, CRF, encode).
+    var hasTwoPass: Bool { self == .h264 || self == .hevc }
+}
+
+/// One encode of a `--target-size` search: its rate control (a CRF, or a second pass at a bitrate) and its bytes.
+public struct TargetSizeEncode: Codable, Sendable, Hashable {
+    public var crf: Double?
+    /// Second pass of x264/x265 at this average bitrate (kbit/s), from the first encode's statistics.
+    public var bitrateKbps: Int?
+    /// WebP: the lossy quality (`nil` with no CRF or bitrate either: lossless).
+    public var webpQuality: Double?
+    public var bytes: Int
+
+    public init(crf: Double? = nil, bitrateKbps: Int? = nil, webpQuality: Double? = nil, bytes: Int) {
+        self.crf = crf; self.bitrateKbps = bitrateKbps; self.webpQuality = webpQuality; self.bytes = bytes
+    }
+
+    /// How the encode was made, for messages: `CRF 23`, `350 kbit/s`, `quality 80`, `lossless`.
+    public var setting: String {
+        if let crf { return "CRF \(crf)" }
+        if let bitrateKbps { return "\(bitrateKbps) kbit/s" }
+        if let webpQuality { return "quality \(webpQuality)" }
+        return "lossless"
+    }
+}
+
+/// How `--target-size` went for one output: the cap, the encodes spent and the one kept.
+public struct TargetSizeReport: Codable, Sendable, Hashable {
+    /// The cap in bytes.
+    public var target: Int
+    /// Bytes of the output kept.
+    public var bytes: Int
+    /// The encode kept.
+    public var kept: TargetSizeEncode
+    /// Every encode, in order (the first from the decoded GIF, the others from the spooled canvases).
+    public var attempts: [TargetSizeEncode]
+    /// Encodes spent.
+    public var encodes: Int
+    /// Whether the kept output is below 90 % of the cap because the best quality allowed fits there.
+    public var bestQualityFitsBelow: Bool
+}
+
+/// No quality the search may use fits the cap: refused, naming the smallest size reached.
+public struct TargetSizeUnreachable: GifxError {
+    public let path: String
+    public let target: Int
+    public let smallest: TargetSizeEncode
+    public var description: String {
+        "cannot fit \(target) bytes: the smallest encode (\(smallest.setting)) is \(smallest.bytes) bytes"
+    }
+    public var failureClass: FailureClass { .usage }
+    public var subjectPath: String? { path }
+}
