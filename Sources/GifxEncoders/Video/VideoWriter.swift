@@ -160,5 +160,15 @@ public final class VideoWriter {
     /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.
     private func setLibavLogLevel() {
         gifx_av_log_set_level(libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
+        _ = libavLogging ? Self.svtLogWarnings : Self.svtLogErrors
     }
+
+    /// SVT-AV1 prints its banner and configuration (16 lines at its default, info) on stderr by itself, not
+    /// through av_log, whenever an encoder opens; its level is the environment variable `SVT_LOG`, read then.
+    /// gifx sets it once per process, before the first video opens and unless the user set it: errors only
+    /// (1), or warnings too (2) with `GIFX_AV_LOG=1`. Once (a `static let`), so no thread changes the
+    /// environment while another opens an encoder.
+    private static let svtLogErrors: Void = { setenv("SVT_LOG", "1", 0) }()
+    private static let svtLogWarnings: Void = { setenv("SVT_LOG", "2", 0) }()
 }
+
