@@ -12,7 +12,10 @@ struct ConvertCommand: ParsableCommand {
         abstract: "Convert a GIF to several outputs at once: MP4, WebM, WebP, poster, timeline JSON, sprite sheet.",
         discussion: """
             Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webm (VP9, \
-            keeping the GIF's transparency as alpha; --codec av1 for AV1; the same timing modes), .webp \
+            keeping the GIF's transparency as alpha; --codec av1 for AV1; the same timing modes), .avif (animated \
+            AVIF: AV1 through SVT-AV1, or libaom under 64 pixels a side; the same timing modes, by default one \
+            frame per GIF frame as --vfr, since browsers stretch image frames of 10 ms; transparency \
+            composited over --background, as FFmpeg 5.1's AVIF muxer carries no alpha track), .webp \
             (animated, lossless unless --webp-quality; exact delays, loop count, alpha), .png or .jpg (a \
             poster: one frame; PNG keeps transparency, JPEG shows --background; --poster-frame), \
             .timeline.json (the schedule, as timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
@@ -22,7 +25,7 @@ struct ConvertCommand: ParsableCommand {
 
     @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: .mp4, .webm, .webp, .png/.jpg (poster), .timeline.json.",
+        "An output; repeat for more. Format by extension: .mp4, .webm, .avif, .webp, .png/.jpg (poster), .timeline.json.",
         valueName: "out"))
     var output: [String] = []
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
@@ -35,7 +38,7 @@ struct ConvertCommand: ParsableCommand {
     var webpQuality: Float?
     @Option(help: ArgumentHelp("A .jpg poster's quality, 1-100.", valueName: "quality"))
     var jpegQuality = 90
-    @OptionGroup(title: "Video options (.mp4, .webm)") var video: VideoOptions
+    @OptionGroup(title: "Video options (.mp4, .webm, .avif)") var video: VideoOptions
     @OptionGroup(title: "Sprite sheet options (--sheet)") var sheetLayout: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
@@ -48,11 +51,12 @@ struct ConvertCommand: ParsableCommand {
         if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
         for path in output where ConvertOutputFormat(path: path) == nil {
             throw ValidationError(
-                "'\(path)': unknown output format (use .mp4, .webm, .webp, .png or .jpg for a poster, or .timeline.json)")
+                "'\(path)': unknown output format (use .mp4, .webm, .avif, .webp, .png or .jpg for a poster, or .timeline.json)")
         }
         let formats = Set(output.compactMap { ConvertOutputFormat(path: $0) })
         if formats.contains(.mp4) { try video.validate(for: .mp4) }
         if formats.contains(.webm) { try video.validate(for: .webm) }
+        if formats.contains(.avif) { try video.validate(for: .avif) }
         if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
         if !(1...100).contains(jpegQuality) { throw ValidationError("--jpeg-quality must be 1...100") }
         let targets = allTargets
@@ -74,6 +78,7 @@ struct ConvertCommand: ParsableCommand {
             switch ConvertOutputFormat(path: path)! {
             case .mp4: return .video(target: path, options: video.mp4Options(size: size.request))
             case .webm: return .video(target: path, options: video.mp4Options(size: size.request, container: .webm))
+            case .avif: return .video(target: path, options: video.mp4Options(size: size.request, container: .avif))
             case .poster: return .poster(target: path, frame: posterFrame.frame)
             case .jpegPoster:
                 return .jpegPoster(
@@ -111,7 +116,7 @@ struct ConvertCommand: ParsableCommand {
             }
             var warnings = report.warnings
             for case .video(let result) in report.outputs {
-                warnings += [result.droppedFramesWarning, result.levelWarning].compactMap { $0 }
+                warnings += [result.droppedFramesWarning, result.levelWarning, result.imageTimingAdvice].compactMap { $0 }
             }
             printWarnings(warnings, input: input, quiet: common.quiet)
             if common.stats {
@@ -127,7 +132,7 @@ struct ConvertCommand: ParsableCommand {
 
 /// What an `-o` path asks for, by its extension.
 enum ConvertOutputFormat: Hashable {
-    case mp4, webm, poster, jpegPoster, timelineJSON, webp
+    case mp4, webm, avif, poster, jpegPoster, timelineJSON, webp
 
     init?(path: String) {
         let lower = path.lowercased()
@@ -137,6 +142,8 @@ enum ConvertOutputFormat: Hashable {
             self = .mp4
         } else if lower.hasSuffix(".webm") {
             self = .webm
+        } else if lower.hasSuffix(".avif") {
+            self = .avif
         } else if lower.hasSuffix(".webp") {
             self = .webp
         } else if lower.hasSuffix(".png") {
@@ -201,7 +208,7 @@ struct ConvertOutputStats: Codable {
     var width: Int?
     var height: Int?
     var encoder: EncoderTuning?
-    /// mp4/webm: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
+    /// mp4/webm/avif: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
     var codec: String?
     var alpha: Bool?
     /// mp4: `faststart`, or `fragmented` above 250,000 output frames.

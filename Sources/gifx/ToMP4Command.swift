@@ -36,6 +36,9 @@ struct ToMP4Command: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
+        if let output, output.lowercased().hasSuffix(".avif") {
+            throw ValidationError("to-mp4 writes MP4; for an animated AVIF use gifx convert IN -o OUT.avif")
+        }
         try video.validate(for: .mp4)
     }
 
@@ -138,14 +141,18 @@ struct ToMP4TimingStats: Codable {
     }
 }
 
-/// `--fps`: `auto`, or a rate.
+/// `--fps`: `auto`, `tick` (the GIF's tick: MP4's default, asked for explicitly where it is not, as in AVIF),
+/// or a rate.
 enum FrameRateChoice: ExpressibleByArgument {
     case auto
+    case tick
     case rate(Rational)
 
     init?(argument: String) {
         if argument == "auto" {
             self = .auto
+        } else if argument == "tick" {
+            self = .tick
         } else if let rate = FrameRate(argument: argument) {
             self = .rate(rate.rate)
         } else {

@@ -23,7 +23,7 @@ public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConver
             return "crf must be \(Int(codec.crfRange.lowerBound))...\(Int(codec.crfRange.upperBound)) for \(codec.rawValue)"
         case .preset: return "preset must be one of \(VideoCodec.presets.joined(separator: ", "))"
         case .container(let codec, let container):
-            return "codec \(codec.rawValue) does not fit \(container.rawValue) (WebM holds vp9 or av1)"
+            return "codec \(codec.rawValue) does not fit \(container.rawValue) (WebM holds vp9 or av1, AVIF av1)"
         case .rateOutOfRange(let rate): return "frame rate \(rate) is out of range"
         case .capDoesNotApply(.vfr): return "a rate cap applies to a constant rate, not to VFR"
         case .capDoesNotApply: return "a rate cap applies to the tick or the automatic rate; give a lower rate instead"

@@ -20,6 +20,8 @@ public struct VideoResult: Sendable {
     public var levelProblem: String?
     /// How many GIF frames the rate never shows, and the worst start error of the others; `nil` when none.
     public var droppedFramesWarning: String?
+    /// An AVIF at a constant rate browsers cannot time exactly (see `VideoWriter.imageTimingWarning`).
+    public var imageTimingWarning: String?
     public var summary: VideoSummary
     public var frameRate: Rational
     public var outputSize: CanvasSize
@@ -117,7 +119,7 @@ public final class VideoSink: ConversionSink {
             target: target, settings: writer.options, plan: writer.plan, layout: writer.layout,
             signalledH264Level: writer.signalledLevel, requiredH264Level: writer.requiredLevel,
             levelProblem: writer.levelProblem,
-            droppedFramesWarning: writer.droppedFramesWarning, summary: summary, frameRate: writer.frameRate,
+            droppedFramesWarning: writer.droppedFramesWarning, imageTimingWarning: writer.imageTimingWarning, summary: summary, frameRate: writer.frameRate,
             outputSize: writer.outputSize, loops: writer.options.loops, tuning: writer.tuning, keepsAlpha: keepsAlpha))
     }
 

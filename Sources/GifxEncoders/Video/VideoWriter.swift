@@ -152,6 +152,18 @@ public final class VideoWriter {
             + "worst start error of the others \(worst) ms"
     }
 
+    /// The warning printed (unless quiet) for an AVIF at a constant rate whose frame period browsers cannot
+    /// keep: Firefox shows an image frame of 10 ms or less for 100 ms and rounds every duration to whole ms
+    /// (measured, docs/browsers.md), so at 100 fps (a 1 cs tick) the AVIF plays 10 times slow there and
+    /// at 30 fps it drifts. VFR (AVIF's default) and periods of whole ms above 10 are exact.
+    public var imageTimingWarning: String? {
+        guard options.container == .avif, let rate = plan.rate else { return nil }
+        let wholeMs = (1000 * rate.den) % rate.num == 0
+        guard !wholeMs || 1000 * rate.den / rate.num <= 10 else { return nil }
+        return "AVIF at \(rate) fps: browsers time image frames in whole ms and Firefox shows frames of 10 ms or "
+            + "less for 100 ms, so this AVIF will not keep the GIF's timing there"
+    }
+
     /// The level in the SPS libx264 wrote (read back from the stream's parameter sets after `write` opened
     /// the encoder); `nil` before that, or for HEVC.
     public private(set) var signalledLevel: H264Level?
@@ -171,4 +183,3 @@ public final class VideoWriter {
     private static let svtLogErrors: Void = { setenv("SVT_LOG", "1", 0) }()
     private static let svtLogWarnings: Void = { setenv("SVT_LOG", "2", 0) }()
 }
-

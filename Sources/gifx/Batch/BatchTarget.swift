@@ -11,7 +11,7 @@ enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
 
 /// One output of `gifx batch convert`, named by the suffix it gives the input's base name (`--formats`).
 enum BatchFormat: String, CaseIterable, Sendable {
-    case mp4, webm, webp
+    case mp4, webm, avif, webp
     /// A PNG poster (`NAME.png`).
     case png
     /// A JPEG poster (`NAME.jpg`).
