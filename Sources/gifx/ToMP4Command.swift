@@ -126,6 +126,11 @@ struct ToMP4TimingStats: Codable {
     var gifFramesNeverShown: Int
     /// The level libx264 wrote in the SPS (`null` for HEVC).
     var h264Level: String?
+    /// `--level`: the level asked (H.264 or HEVC, written in the stream) and the highest rate it allows at
+    /// the output size (exact, and in decimals), the cap the plan was made under; `null` without `--level`.
+    var levelAsked: String?
+    var levelMaxFps: String?
+    var levelMaxFpsDecimal: Double?
     var reason: String
 
     init(result: VideoResult) {
@@ -137,7 +142,16 @@ struct ToMP4TimingStats: Codable {
         worstStartErrorMs = Double(plan.worstStartErrorMicroseconds) / 1000
         gifFramesNeverShown = plan.framesNeverShown
         h264Level = (result.signalledH264Level ?? result.requiredH264Level)?.description
-        reason = plan.reason.commandLineWording
+        levelAsked = result.settings.level?.description
+        levelMaxFps = result.levelRateCap?.description
+        levelMaxFpsDecimal = result.levelRateCap.map { ($0.doubleValue * 1000).rounded(.down) / 1000 }
+        if case .capped(let limit, let asked, let chosen) = plan.reason, limit == result.levelRateCap,
+           let level = result.settings.level {
+            reason = "--level \(level) (at most \(limit) fps at \(result.outputSize.width)x\(result.outputSize.height)): "
+                + RateReason.cappedDetail(asked: asked, chosen: chosen)
+        } else {
+            reason = plan.reason.commandLineWording
+        }
     }
 }
 

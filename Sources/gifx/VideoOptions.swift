@@ -23,6 +23,10 @@ struct VideoOptions: ParsableArguments {
         "Constant rate factor, lower is better: 0-51 for h264/hevc (default 23), 0-63 for vp9 (32) and av1 (35).",
         valueName: "crf"))
     var crf: Double?
+    @Option(help: ArgumentHelp(
+        "H.264/HEVC level the stream must play at, e.g. 3.1 or 4.1: caps the rate as --max-fps does, refuses "
+            + "larger sizes, writes the level and a VBV within its bit rate.", valueName: "level"))
+    var level: LevelRequest?
     @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
     @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
     var background: RGBColor = .white
@@ -38,7 +42,8 @@ struct VideoOptions: ParsableArguments {
     /// Refuses options the encoder of a `container` output cannot take (codec, crf range, preset, loops):
     /// the commands call it for each kind of video output they write.
     func validate(for container: VideoContainer) throws {
-        let options = VideoSettings(container: container, codec: codec, crf: crf, preset: preset, loops: loops)
+        let options = VideoSettings(
+            container: container, codec: codec, crf: crf, preset: preset, loops: loops, level: level)
         if let problem = options.problem { throw ValidationError(problem.commandLineWording) }
     }
 
@@ -65,8 +70,13 @@ struct VideoOptions: ParsableArguments {
     func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> VideoSettings {
         VideoSettings(
             container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
-            size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate)
+            size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate,
+            level: level)
     }
+}
+
+extension LevelRequest: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
 }
 
 extension VideoResult {
@@ -90,6 +100,9 @@ extension VideoSettingsProblem {
         case .rateOutOfRange: return "--fps/--max-fps: \(description)"
         case .container: return description.replacingOccurrences(of: "codec ", with: "--codec ")
         case .loops, .crf, .preset: return "--\(description)"
+        case .level(_, let codec) where LevelLimits.levels(of: codec).isEmpty:
+            return "--level applies to h264 and hevc, not \(codec.rawValue)"
+        case .level: return "--\(description)"
         }
     }
 }

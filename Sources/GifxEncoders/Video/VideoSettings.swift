@@ -118,6 +118,9 @@ public struct VideoSettings: Sendable, Hashable {
     public var maxFrameRate: Rational?
     /// Force (true) or forbid (false) the encoder's low-memory settings; `nil` decides from the budget.
     public var lowMemory: Bool?
+    /// The level the stream must play at (H.264, HEVC): its rate caps the plan's, sizes beyond it are refused,
+    /// the encoder writes it and keeps its bit rate within it (`LevelLimits`). `nil`: the encoder's own choice.
+    public var level: LevelRequest?
 
     /// A fixed output rate (a requested rate); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
     public var frameRate: Rational? {
@@ -129,12 +132,17 @@ public struct VideoSettings: Sendable, Hashable {
     public init(
         container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
         background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
-        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil
+        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil,
+        level: LevelRequest? = nil
     ) {
         let codec = codec ?? container.defaultCodec
         self.container = container; self.codec = codec; self.crf = crf ?? codec.defaultCRF; self.preset = preset
         self.background = background; self.loops = loops; self.size = size; self.lowMemory = lowMemory
         self.timing = timing ?? frameRate.map { .rate($0) } ?? .tick
         self.maxFrameRate = maxFrameRate
+        self.level = level
     }
+
+    /// The limits of the level asked for (`nil` when none was, or the codec has no such level: `problem`).
+    public var levelLimits: LevelLimits? { level.flatMap { LevelLimits($0, codec: codec) } }
 }

@@ -31,6 +31,11 @@ public final class VideoWriter {
     public let tuningLadder: [EncoderTuning]
     /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
     public let requiredLevel: H264Level?
+    /// The limits of the level asked for (`VideoSettings.level`), `nil` when none was.
+    public let levelLimits: LevelLimits?
+    /// The highest rate that level allows at `outputSize`, exact: the cap the plan was made under (unless a
+    /// lower `--max-fps` was given); `nil` without a level.
+    public let levelRateCap: Rational?
     /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
     /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
     public let layout: MP4Layout?
@@ -58,8 +63,6 @@ public final class VideoWriter {
             throw LibavError("the GIF has no frames to encode", failure: .malformedData)
         }
         if let problem = options.problem { throw LibavError(problem.description, failure: .usage) }
-        plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: options.maxFrameRate)
-        frameRate = plan.rate ?? plan.peakRate
 
         let size: CanvasSize
         if options.size == .original {
@@ -80,6 +83,38 @@ public final class VideoWriter {
                 resizingHelps: options.size == .original)
         }
         outputSize = size
+
+        // A level: refuse a size beyond it; cap the rate at what it allows at this size (with --max-fps, the
+        // lower of the two), which the plan meets by resampling with the smallest timing error; refuse a
+        // requested rate or a VFR peak rate above it (those are exact by request: no resampling is implied).
+        var maxRate = options.maxFrameRate
+        levelLimits = options.levelLimits
+        if let limits = levelLimits {
+            if let problem = limits.sizeProblem(size) { throw LibavError(problem, failure: .usage) }
+            let levelCap = limits.maxFrameRate(at: size)
+            levelRateCap = levelCap
+            let name = "\(codec == .h264 ? "H.264" : "HEVC") level \(limits.level)"
+            let allowed = "\(name) allows at most \(Self.decimal(levelCap)) fps at \(size.width)x\(size.height)"
+            switch options.timing {
+            case .rate(let rate) where Self.compare(rate, levelCap) > 0:
+                throw LibavError("\(rate) fps is too fast: \(allowed)", failure: .usage)
+            case .vfr:
+                let peak = OutputPlan(timeline: timeline, request: .vfr).peakRate
+                if Self.compare(peak, levelCap) > 0 {
+                    throw LibavError(
+                        "VFR's peak rate \(Self.decimal(peak)) fps (the shortest delay) is too fast: \(allowed); "
+                            + "without VFR the level caps the rate", failure: .usage)
+                }
+            default:
+                if let asked = maxRate, Self.compare(asked, levelCap) <= 0 { break }
+                maxRate = levelCap
+            }
+        } else {
+            levelRateCap = nil
+        }
+        plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: maxRate)
+        frameRate = plan.rate ?? plan.peakRate
+
         let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)
         let (units, unitsOverflow) = plan.unitsPerPlay.multipliedReportingOverflow(by: options.loops)
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
@@ -90,6 +125,19 @@ public final class VideoWriter {
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         tuning = tuningLadder[0]
+    }
+
+    /// `a` compared with `b`: -1, 0 or 1 (exact).
+    static func compare(_ a: Rational, _ b: Rational) -> Int {
+        let left = a.num * b.den, right = b.num * a.den
+        return left < right ? -1 : left > right ? 1 : 0
+    }
+
+    /// A rate for people: `30.12` (two decimals, rounded down so it never overstates a limit), `30` when whole.
+    static func decimal(_ rate: Rational) -> String {
+        if rate.num % rate.den == 0 { return "\(rate.num / rate.den)" }
+        let hundredths = rate.num * 100 / rate.den
+        return String(format: "%d.%02d", hundredths / 100, hundredths % 100)
     }
 
     /// Uses level `level` of `tuningLadder` (the memory plan's choice), recording why and against what budget.
@@ -130,7 +178,8 @@ public final class VideoWriter {
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
     /// naming the options that lower it); `nil` otherwise, and for other codecs.
     public var levelAboveWidelySupported: H264Level? {
-        guard let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported else { return nil }
+        guard options.level == nil, let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported
+        else { return nil }
         return level
     }
 
