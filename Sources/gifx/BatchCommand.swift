@@ -97,6 +97,7 @@ struct BatchCommand: ParsableCommand {
     var maxMemory: ByteCount?
 
     @Flag(help: "No progress bar, no per-file errors and no summary on stderr.") var quiet = false
+    @OptionGroup var progress: ProgressOptions
 
     /// Inputs, then `--` and the command's options. One array, split here, because swift-argument-parser
     /// allows a single repeating positional per command: `.allUnrecognized` keeps the `--` in place.
@@ -148,6 +149,15 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        let events = progress.jsonProgress()
+        var counts: [(String, Any?)] = []
+        try ProgressOptions.endingRun(events, extra: { counts }) {
+            try run(events: events, counts: &counts)
+        }
+    }
+
+    /// The batch; `counts` gets the summary's figures for `--progress json`'s end line.
+    private func run(events: JSONProgress?, counts: inout [(String, Any?)]) throws {
         let passthrough = try checkedPassthrough()
         let shard: Shard
         do {
@@ -199,10 +209,17 @@ struct BatchCommand: ParsableCommand {
                 target: target, outDir: outDir, jobs: jobs,
                 memoryBudgetPerJob: memoryBudgetPerJob,
                 passthrough: passthrough + threadArguments,
-                quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes),
+                quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
+                showBar: progress.mode == .bar),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)
+        counts = [
+            ("inputs", selected.count), ("converted", summary.converted), ("skipped", summary.skipped),
+            ("failed", summary.failed), ("timedOut", summary.timedOut), ("outOfMemory", summary.outOfMemory),
+            ("killedBySignal", summary.killedBySignal), ("notStarted", summary.notStarted),
+            ("signal", summary.stoppedBy.map { $0 == SIGINT ? "SIGINT" : "SIGTERM" }),
+        ]
 
         if !quiet {
             var line = "batch \(command.rawValue): \(summary.converted) converted, \(summary.skipped) skipped, "

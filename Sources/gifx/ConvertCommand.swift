@@ -97,9 +97,10 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
+        let progress = LazyProgressBar(label: "convert", quiet: common.quiet, progress: common.progress)
+        try ProgressOptions.endingRun(progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
         try reportingErrors(input: input) {
             for target in allTargets { try ensureOutput(target, isNot: input) }
-            let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
                 report = try printingVerificationReport {
@@ -126,6 +127,7 @@ struct ConvertCommand: ParsableCommand {
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
                     decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
             }
+        }
         }
     }
 }

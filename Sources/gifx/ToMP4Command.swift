@@ -51,11 +51,12 @@ struct ToMP4Command: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
+        let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet, progress: common.progress)
+        try ProgressOptions.endingRun(progress.json, outputBytes: { JSONProgress.bytes(of: [outputPath]) }) {
         try reportingErrors(input: input) {
             let target = outputPath
             try ensureOutput(target, isNot: input)
             let options = video.mp4Options(size: size.request)
-            let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
                 report = try printingVerificationReport {
@@ -86,6 +87,7 @@ struct ToMP4Command: ParsableCommand {
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
                     mp4Layout: result.layout, memory: report.memory))
             }
+        }
         }
     }
 }

@@ -48,12 +48,13 @@ struct ToSpriteCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
+        let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet, progress: common.progress)
+        try ProgressOptions.endingRun(bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
         try reportingErrors(input: input) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             try ensureOutput(pngPath, isNot: input)
             try ensureOutput(jsonPath, isNot: input)
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
-            let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try printingVerificationReport {
                 try InputSource.withPath(input) { path in
                     try writeSpriteSheet(
@@ -71,6 +72,7 @@ struct ToSpriteCommand: ParsableCommand {
             if common.stats {
                 printStats(SpriteStats(result, seconds: Date().timeIntervalSince(started)))
             }
+        }
         }
     }
 }

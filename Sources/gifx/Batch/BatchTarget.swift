@@ -83,10 +83,10 @@ struct BatchTarget: Sendable, Equatable {
     /// (`--quiet`, `--stats` and `--overwrite` are dropped silently: the batch always sets them).
     var reservedOptions: [String] {
         switch command {
-        case .toMP4: ["-o", "--output", "--memory-budget"]
-        case .toSprite: ["-o", "--output", "--json", "--memory-budget"]
+        case .toMP4: ["-o", "--output", "--memory-budget", "--progress", "--progress-fd"]
+        case .toSprite: ["-o", "--output", "--json", "--memory-budget", "--progress", "--progress-fd"]
         case .timeline: ["--json"]
-        case .convert: ["-o", "--output", "--sheet", "--json", "--memory-budget"]
+        case .convert: ["-o", "--output", "--sheet", "--json", "--memory-budget", "--progress", "--progress-fd"]
         }
     }
     static let impliedFlags: Set<String> = ["--quiet", "--stats", "--overwrite"]
