@@ -98,8 +98,7 @@ struct ConvertCommand: ParsableCommand {
         let started = Date()
         installCleanupSignalHandlers()
         let progress = LazyProgressBar(label: "convert", quiet: common.quiet, progress: common.progress)
-        try ProgressOptions.endingRun(progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
-        try reportingErrors(input: input) {
+        try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
             for target in allTargets { try ensureOutput(target, isNot: input) }
             let report: ConversionReport
             do {
@@ -127,7 +126,6 @@ struct ConvertCommand: ParsableCommand {
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
                     decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
             }
-        }
         }
     }
 }

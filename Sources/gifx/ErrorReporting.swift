@@ -9,8 +9,18 @@ func printError(_ subject: String, _ message: String) {
 }
 
 /// Runs `body`, turning a `GifxError` into one stderr line naming the file and its sysexits code,
-/// and any other error into exit 70: no stack traces, no half sentences.
-func reportingErrors(input: String, _ body: () throws -> Void) throws {
+/// and any other error into exit 70: no stack traces, no half sentences. With `progress` (`--progress
+/// json`), the JSON end line follows on the way out, whatever the way (`outputBytes`: the files written,
+/// asked on success only).
+func reportingErrors(
+    input: String, progress: JSONProgress? = nil, outputBytes: () -> Int = { 0 }, _ body: () throws -> Void
+) throws {
+    try ProgressOptions.endingRun(progress, outputBytes: outputBytes) {
+        try reportingErrorLines(input: input, body)
+    }
+}
+
+private func reportingErrorLines(input: String, _ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as VerificationFailed {

@@ -52,8 +52,7 @@ struct ToMP4Command: ParsableCommand {
         let started = Date()
         installCleanupSignalHandlers()
         let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet, progress: common.progress)
-        try ProgressOptions.endingRun(progress.json, outputBytes: { JSONProgress.bytes(of: [outputPath]) }) {
-        try reportingErrors(input: input) {
+        try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: [outputPath]) }) {
             let target = outputPath
             try ensureOutput(target, isNot: input)
             let options = video.mp4Options(size: size.request)
@@ -87,7 +86,6 @@ struct ToMP4Command: ParsableCommand {
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
                     mp4Layout: result.layout, memory: report.memory))
             }
-        }
         }
     }
 }

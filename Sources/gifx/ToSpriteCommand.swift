@@ -49,8 +49,7 @@ struct ToSpriteCommand: ParsableCommand {
         let started = Date()
         installCleanupSignalHandlers()
         let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet, progress: common.progress)
-        try ProgressOptions.endingRun(bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
-        try reportingErrors(input: input) {
+        try reportingErrors(input: input, progress: bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             try ensureOutput(pngPath, isNot: input)
             try ensureOutput(jsonPath, isNot: input)
@@ -72,7 +71,6 @@ struct ToSpriteCommand: ParsableCommand {
             if common.stats {
                 printStats(SpriteStats(result, seconds: Date().timeIntervalSince(started)))
             }
-        }
         }
     }
 }
