@@ -90,7 +90,9 @@ public final class VideoWriter {
         var maxRate = options.maxFrameRate
         levelLimits = options.levelLimits
         if let limits = levelLimits {
-            if let problem = limits.sizeProblem(size) { throw LibavError(problem, failure: .usage) }
+            if let problem = limits.sizeProblem(size) {
+                throw LibavError(problem, failure: .usage, resizingHelps: true)
+            }
             let levelCap = limits.maxFrameRate(at: size)
             levelRateCap = levelCap
             let name = "\(codec == .h264 ? "H.264" : "HEVC") level \(limits.level)"
