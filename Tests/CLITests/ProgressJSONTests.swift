@@ -67,6 +67,7 @@ import Glibc
         #expect(end["event"] as? String == "end")
         #expect(end["status"] as? String == "failed")
         #expect(end["exitCode"] as? Int == 65)
+        #expect((end["error"] as? String)?.contains("malformed GIF") == true, "\(end)")
         #expect(run.stderrLines.first?.hasPrefix("gifx: ") == true)
     }
 
