@@ -18,6 +18,9 @@ public final class TemporaryFiles: Sendable {
     /// Forgets a file that was committed or removed.
     public func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
 
+    /// The files registered now (the CLI's JSON progress sums their sizes as the bytes written so far).
+    public var registeredPaths: [String] { paths.withLock { Array($0) } }
+
     /// Unlinks every registered temporary file.
     public func removeAll() {
         let all = paths.withLock { paths in

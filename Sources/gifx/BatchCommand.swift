@@ -20,7 +20,7 @@ struct BatchCommand: ParsableCommand {
             skipped, sorted) or - (newline-separated paths on standard input; a relative path read there \
             keeps its folders in the output name). Each output is OUT-DIR/<path relative to the input \
             folder> with the new extension: .mp4; .png (or pages -0.png, -1.png...) + .json; \
-            .timeline.json; for convert, one file per --formats entry (mp4, webm, webp, png and jpg \
+            .timeline.json; for convert, one file per --formats entry (mp4, webm, avif, webp, png and jpg \
             posters, timeline.json; sheet: .sheet.png + .sheet.json), all from one decode, all \
             committed together, listed on one report line. A file named directly keeps just its base \
             name. Two inputs with the same output: the first is converted, the others fail.
@@ -60,7 +60,7 @@ struct BatchCommand: ParsableCommand {
     var command: BatchSubcommand
 
     @Option(help: ArgumentHelp(
-        "convert's outputs, e.g. mp4,webm,png: mp4, webm, webp, png or jpg (poster), timeline.json, sheet.",
+        "convert's outputs, e.g. mp4,webm,png: mp4, webm, avif, webp, png or jpg (poster), timeline.json, sheet.",
         valueName: "list"))
     var formats: String?
 
@@ -97,6 +97,7 @@ struct BatchCommand: ParsableCommand {
     var maxMemory: ByteCount?
 
     @Flag(help: "No progress bar, no per-file errors and no summary on stderr.") var quiet = false
+    @OptionGroup var progress: ProgressOptions
 
     /// Inputs, then `--` and the command's options. One array, split here, because swift-argument-parser
     /// allows a single repeating positional per command: `.allUnrecognized` keeps the `--` in place.
@@ -148,6 +149,15 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        let events = progress.jsonProgress()
+        var counts: [(String, Any?)] = []
+        try ProgressOptions.endingRun(events, extra: { counts }) {
+            try run(events: events, counts: &counts)
+        }
+    }
+
+    /// The batch; `counts` gets the summary's figures for `--progress json`'s end line.
+    private func run(events: JSONProgress?, counts: inout [(String, Any?)]) throws {
         let passthrough = try checkedPassthrough()
         let shard: Shard
         do {
@@ -199,10 +209,17 @@ struct BatchCommand: ParsableCommand {
                 target: target, outDir: outDir, jobs: jobs,
                 memoryBudgetPerJob: memoryBudgetPerJob,
                 passthrough: passthrough + threadArguments,
-                quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes),
+                quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
+                showBar: progress.mode == .bar),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)
+        counts = [
+            ("inputs", selected.count), ("converted", summary.converted), ("skipped", summary.skipped),
+            ("failed", summary.failed), ("timedOut", summary.timedOut), ("outOfMemory", summary.outOfMemory),
+            ("killedBySignal", summary.killedBySignal), ("notStarted", summary.notStarted),
+            ("signal", summary.stoppedBy.map { $0 == SIGINT ? "SIGINT" : "SIGTERM" }),
+        ]
 
         if !quiet {
             var line = "batch \(command.rawValue): \(summary.converted) converted, \(summary.skipped) skipped, "

@@ -12,7 +12,10 @@ struct ConvertCommand: ParsableCommand {
         abstract: "Convert a GIF to several outputs at once: MP4, WebM, WebP, poster, timeline JSON, sprite sheet.",
         discussion: """
             Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webm (VP9, \
-            keeping the GIF's transparency as alpha; --codec av1 for AV1; the same timing modes), .webp \
+            keeping the GIF's transparency as alpha; --codec av1 for AV1; the same timing modes), .avif (animated \
+            AVIF: AV1 through SVT-AV1, or libaom under 64 pixels a side; the same timing modes, by default one \
+            frame per GIF frame as --vfr, since browsers stretch image frames of 10 ms; transparency \
+            composited over --background, as FFmpeg 5.1's AVIF muxer carries no alpha track), .webp \
             (animated, lossless unless --webp-quality; exact delays, loop count, alpha), .png or .jpg (a \
             poster: one frame; PNG keeps transparency, JPEG shows --background; --poster-frame), \
             .timeline.json (the schedule, as timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
@@ -22,7 +25,7 @@ struct ConvertCommand: ParsableCommand {
 
     @Argument(help: "Input GIF, or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: .mp4, .webm, .webp, .png/.jpg (poster), .timeline.json; "
+        "An output; repeat for more. Format by extension: .mp4, .webm, .avif, .webp, .png/.jpg (poster), .timeline.json; "
             + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "
             + "width/height/scale, codec, crf, fps, max-fps, quality, target-size: width=480,crf=28:small.mp4.",
         valueName: "out"))
@@ -37,7 +40,7 @@ struct ConvertCommand: ParsableCommand {
     var webpQuality: Float?
     @Option(help: ArgumentHelp("A .jpg poster's quality, 1-100.", valueName: "quality"))
     var jpegQuality = 90
-    @OptionGroup(title: "Video options (.mp4, .webm)") var video: VideoOptions
+    @OptionGroup(title: "Video options (.mp4, .webm, .avif)") var video: VideoOptions
     @OptionGroup(title: "Sprite sheet options (--sheet)") var sheetLayout: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
@@ -57,7 +60,7 @@ struct ConvertCommand: ParsableCommand {
             }
             if spec.format == nil {
                 throw ValidationError(
-                    "'\(value)': unknown output format (use .mp4, .webm, .webp, .png or .jpg for a poster, or .timeline.json)")
+                    "'\(value)': unknown output format (use .mp4, .webm, .avif, .webp, .png or .jpg for a poster, or .timeline.json)")
             }
             try validateSettings(spec, value)
         }
@@ -71,6 +74,7 @@ struct ConvertCommand: ParsableCommand {
         let formats = Set(specs.compactMap(\.format))
         if formats.contains(.mp4) { try video.validate(for: .mp4) }
         if formats.contains(.webm) { try video.validate(for: .webm) }
+        if formats.contains(.avif) { try video.validate(for: .avif) }
         if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
         if !(1...100).contains(jpegQuality) { throw ValidationError("--jpeg-quality must be 1...100") }
         let targets = allTargets
@@ -97,6 +101,7 @@ struct ConvertCommand: ParsableCommand {
             switch spec.format! {
             case .mp4: return .video(target: path, options: videoSettings(own, container: .mp4))
             case .webm: return .video(target: path, options: videoSettings(own, container: .webm))
+            case .avif: return .video(target: path, options: videoSettings(own, container: .avif))
             case .poster: return .poster(target: path, frame: posterFrame.frame)
             case .jpegPoster:
                 return .jpegPoster(
@@ -133,9 +138,10 @@ struct ConvertCommand: ParsableCommand {
     private func validateSettings(_ spec: OutputSpec, _ value: String) throws {
         let own = spec.settings
         switch spec.format! {
-        case .mp4, .webm:
+        case .mp4, .webm, .avif:
             if own.quality != nil { throw ValidationError("'\(value)': quality= is for .webp and .jpg; use crf=") }
-            let settings = videoSettings(own, container: spec.format == .mp4 ? .mp4 : .webm)
+            let container: VideoContainer = spec.format == .mp4 ? .mp4 : spec.format == .webm ? .webm : .avif
+            let settings = videoSettings(own, container: container)
             if let problem = settings.problem ?? settings.timingProblem {
                 throw ValidationError("'\(value)': \(problem.description)")
             }
@@ -144,7 +150,7 @@ struct ConvertCommand: ParsableCommand {
                 throw ValidationError("'\(value)': target-size= is for .mp4, .webm and .webp")
             }
             if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
-                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4 and .webm")
+                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4, .webm and .avif")
             }
             if spec.format == .timelineJSON && !own.isEmpty {
                 throw ValidationError("'\(value)': the timeline JSON takes no settings")
@@ -164,11 +170,11 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
-        try reportingErrors(input: input) {
+        let progress = LazyProgressBar(label: "convert", quiet: common.quiet, progress: common.progress)
+        try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
             try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.format)
                 .flatMap { $0 == .timelineJSON ? nil : $0.name } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
             for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
-            let progress = LazyProgressBar(label: "convert", quiet: common.quiet)
             let report: ConversionReport
             do {
                 report = try printingVerificationReport {
@@ -185,7 +191,7 @@ struct ConvertCommand: ParsableCommand {
             }
             var warnings = report.warnings
             for case .video(let result) in report.outputs {
-                warnings += [result.droppedFramesWarning, result.levelWarning].compactMap { $0 }
+                warnings += [result.droppedFramesWarning, result.levelWarning, result.imageTimingAdvice].compactMap { $0 }
             }
             printWarnings(warnings, input: input, quiet: common.quiet)
             if common.stats {
@@ -201,16 +207,17 @@ struct ConvertCommand: ParsableCommand {
 
 /// What an `-o` path asks for, by its extension or by the name in its prefix.
 enum ConvertOutputFormat: Hashable {
-    case mp4, webm, poster, jpegPoster, timelineJSON, webp
+    case mp4, webm, avif, poster, jpegPoster, timelineJSON, webp
 
     /// The names a prefix may give (`mp4:-`).
-    static let names = "mp4, webm, webp, png, jpg, timeline"
+    static let names = "mp4, webm, avif, webp, png, jpg, timeline"
 
     /// A format by its prefix name.
     init?(name: String) {
         switch name.lowercased() {
         case "mp4": self = .mp4
         case "webm": self = .webm
+        case "avif": self = .avif
         case "webp": self = .webp
         case "png": self = .poster
         case "jpg", "jpeg": self = .jpegPoster
@@ -224,6 +231,7 @@ enum ConvertOutputFormat: Hashable {
         switch self {
         case .mp4: "MP4"
         case .webm: "WebM"
+        case .avif: "AVIF"
         case .webp: "WebP"
         case .poster: "PNG"
         case .jpegPoster: "JPEG"
@@ -239,6 +247,8 @@ enum ConvertOutputFormat: Hashable {
             self = .mp4
         } else if lower.hasSuffix(".webm") {
             self = .webm
+        } else if lower.hasSuffix(".avif") {
+            self = .avif
         } else if lower.hasSuffix(".webp") {
             self = .webp
         } else if lower.hasSuffix(".png") {
@@ -305,7 +315,7 @@ struct ConvertOutputStats: Codable {
     var width: Int?
     var height: Int?
     var encoder: EncoderTuning?
-    /// mp4/webm: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
+    /// mp4/webm/avif: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
     var codec: String?
     var alpha: Bool?
     /// mp4: `faststart`, or `fragmented` above 250,000 output frames.

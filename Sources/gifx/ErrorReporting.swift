@@ -9,8 +9,27 @@ func printError(_ subject: String, _ message: String) {
 }
 
 /// Runs `body`, turning a `GifxError` into one stderr line naming the file and its sysexits code,
-/// and any other error into exit 70: no stack traces, no half sentences.
-func reportingErrors(input: String, _ body: () throws -> Void) throws {
+/// and any other error into exit 70: no stack traces, no half sentences. With `progress` (`--progress
+/// json`), the JSON end line follows on the way out, whatever the way (`outputBytes`: the files written,
+/// asked on success only).
+/// The end line also carries the first error line printed (`"error"`, without the `gifx: ` prefix).
+func reportingErrors(
+    input: String, progress: JSONProgress? = nil, outputBytes: () -> Int = { 0 }, _ body: () throws -> Void
+) throws {
+    var firstError: String?
+    try ProgressOptions.endingRun(
+        progress, outputBytes: outputBytes, extra: { firstError.map { [("error", $0)] } ?? [] }
+    ) {
+        try reportingErrorLines(input: input, body) { subject, message in
+            printError(subject, message)
+            if firstError == nil { firstError = "\(subject): \(message)" }
+        }
+    }
+}
+
+private func reportingErrorLines(
+    input: String, _ body: () throws -> Void, printError: (String, String) -> Void
+) throws {
     do {
         try body()
     } catch let error as VerificationFailed {

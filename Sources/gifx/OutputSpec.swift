@@ -88,10 +88,10 @@ struct OutputSettings: Hashable {
             self.crf = crf
         case "fps":
             if text == "vfr" { timing = .vfr; return }
-            if text == "tick" { timing = .tick; return }
             guard let choice = FrameRateChoice(argument: text) else { throw bad("auto, vfr, tick or a rate") }
             switch choice {
             case .auto: timing = .auto
+            case .tick: timing = .tick
             case .rate(let rate): timing = .rate(rate)
             }
         case "max-fps":

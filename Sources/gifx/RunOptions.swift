@@ -25,6 +25,7 @@ struct RunOptions: ParsableArguments {
             "LZW decoder: gifx (its own, the default) or giflib (the reference it is tested against).",
             valueName: "name"))
     var decoder: GifDecoderKind = .gifx
+    @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
         if let problem = settings(policy: .flanimated).problem { throw ValidationError(problem.commandLineWording) }

@@ -29,6 +29,10 @@ func installCleanupSignalHandlers() {
                 TemporaryFiles.shared.removeAll()
                 let name = signalNumber == SIGINT ? "interrupted" : "terminated"
                 FileHandle.standardError.write(Data("gifx: \(name); removed partial output\n".utf8))
+                // --progress json's last line. This handler runs on a dispatch queue (the signal itself is
+                // ignored and seen through the dispatch source), not in signal context, so it may lock and format.
+                JSONProgress.active.withLock { $0 }?.end(
+                    exitCode: status, outputBytes: 0, signal: signalNumber == SIGINT ? "SIGINT" : "SIGTERM")
                 _exit(status)
             }
             source.resume()

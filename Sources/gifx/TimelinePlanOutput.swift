@@ -14,6 +14,7 @@ enum PlanModeArgument: ExpressibleByArgument {
             guard let choice = FrameRateChoice(argument: argument) else { return nil }
             switch choice {
             case .auto: self = .request(.auto)
+            case .tick: self = .request(.tick)
             case .rate(let rate): self = .request(.rate(rate))
             }
         }

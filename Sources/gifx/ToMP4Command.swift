@@ -38,6 +38,9 @@ struct ToMP4Command: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
+        if let output, (try? OutputSpec.parse(output))?.path.lowercased().hasSuffix(".avif") == true {
+            throw ValidationError("to-mp4 writes MP4; for an animated AVIF use gifx convert IN -o OUT.avif")
+        }
         if let output {
             let spec = try OutputSpec.parse(output)
             if let format = spec.namedFormat, format != .mp4 {
@@ -61,7 +64,8 @@ struct ToMP4Command: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
-        try reportingErrors(input: input) {
+        let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet, progress: common.progress)
+        try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: [outputPath]) }) {
             let target = outputPath
             if StandardOutput.isTarget(target) {
                 try StandardOutputRules.refuseTerminal(binaryFormat: "MP4")
@@ -69,7 +73,6 @@ struct ToMP4Command: ParsableCommand {
                 try ensureOutput(target, isNot: input)
             }
             let options = video.mp4Options(size: size.request)
-            let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet)
             let report: ConversionReport
             do {
                 report = try printingVerificationReport {
@@ -142,6 +145,11 @@ struct ToMP4TimingStats: Codable {
     var gifFramesNeverShown: Int
     /// The level libx264 wrote in the SPS (`null` for HEVC).
     var h264Level: String?
+    /// `--level`: the level asked (H.264 or HEVC, written in the stream) and the highest rate it allows at
+    /// the output size (exact, and in decimals), the cap the plan was made under; `null` without `--level`.
+    var levelAsked: String?
+    var levelMaxFps: String?
+    var levelMaxFpsDecimal: Double?
     var reason: String
 
     init(result: VideoResult) {
@@ -153,18 +161,31 @@ struct ToMP4TimingStats: Codable {
         worstStartErrorMs = Double(plan.worstStartErrorMicroseconds) / 1000
         gifFramesNeverShown = plan.framesNeverShown
         h264Level = (result.signalledH264Level ?? result.requiredH264Level)?.description
-        reason = plan.reason.commandLineWording
+        levelAsked = result.settings.level?.description
+        levelMaxFps = result.levelRateCap?.description
+        levelMaxFpsDecimal = result.levelRateCap.map { ($0.doubleValue * 1000).rounded(.down) / 1000 }
+        if case .capped(let limit, let asked, let chosen) = plan.reason, limit == result.levelRateCap,
+           let level = result.settings.level {
+            reason = "--level \(level) (at most \(limit) fps at \(result.outputSize.width)x\(result.outputSize.height)): "
+                + RateReason.cappedDetail(asked: asked, chosen: chosen)
+        } else {
+            reason = plan.reason.commandLineWording
+        }
     }
 }
 
-/// `--fps`: `auto`, or a rate.
+/// `--fps`: `auto`, `tick` (the GIF's tick: MP4's default, asked for explicitly where it is not, as in AVIF),
+/// or a rate.
 enum FrameRateChoice: ExpressibleByArgument {
     case auto
+    case tick
     case rate(Rational)
 
     init?(argument: String) {
         if argument == "auto" {
             self = .auto
+        } else if argument == "tick" {
+            self = .tick
         } else if let rate = FrameRate(argument: argument) {
             self = .rate(rate.rate)
         } else {

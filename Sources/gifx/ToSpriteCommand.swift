@@ -61,7 +61,8 @@ struct ToSpriteCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
-        try reportingErrors(input: input) {
+        let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet, progress: common.progress)
+        try reportingErrors(input: input, progress: bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             if StandardOutput.isTarget(pngPath) {
                 try StandardOutputRules.refuseTerminal(binaryFormat: "PNG")
@@ -70,7 +71,6 @@ struct ToSpriteCommand: ParsableCommand {
             }
             try ensureOutput(jsonPath, isNot: input)
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
-            let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet)
             let result = try printingVerificationReport {
                 try InputSource.withPath(input) { path in
                     try writeSpriteSheet(

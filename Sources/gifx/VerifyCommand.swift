@@ -11,7 +11,7 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check that outputs (from gifx or any tool) show the GIF: every frame at its time, every pixel within a bound.",
         discussion: """
-            Outputs by extension: .mp4/.webm/.mkv/.mov (video, read with libavformat/libavcodec), .webp (libwebp), \
+            Outputs by extension: .mp4/.webm/.avif/.mkv/.mov (video, read with libavformat/libavcodec), .webp (libwebp), \
             .png or .jpg (a poster: the GIF frame it shows is found), .json or .tres (a sprite sheet's description \
             in any of to-sprite's formats; its PNG pages beside it). Each output frame's time is mapped onto the \
             GIF's schedule under --policy, and its pixels compared with the composited GIF frame shown then. \

@@ -2,11 +2,12 @@ import ArgumentParser
 import GifxEncoders
 import GifxTimeline
 
-/// The video options `to-mp4` and `convert` share (MP4 and WebM): timing mode, codec, quality, background, loops.
+/// The video options `to-mp4` and `convert` share (MP4, WebM and AVIF): timing mode, codec, quality, background, loops.
 struct VideoOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Output frame rate: auto (the source video's rate, every frame within 10 ms), or e.g. 30 or 30000/1001 "
-            + "(default: the GIF's tick rate).", valueName: "rate"))
+        "Output frame rate: auto (the source video's rate, every frame within 10 ms), tick (the GIF's tick rate), "
+            + "or e.g. 30 or 30000/1001 (default: the tick; for .avif one frame per GIF frame, as --vfr).",
+        valueName: "rate"))
     var fps: FrameRateChoice?
     @Flag(help: "Variable frame rate: one video frame per GIF frame, each lasting exactly its delay.")
     var vfr = false
@@ -16,12 +17,16 @@ struct VideoOptions: ParsableArguments {
     var maxFps: FrameRate?
     @Option(help: ArgumentHelp(
         "Video codec: h264 (libx264), hevc (libx265, tagged hvc1), vp9 (libvpx; keeps alpha in .webm) or av1 "
-            + "(SVT-AV1). Default: h264 for .mp4, vp9 for .webm.", valueName: "codec"))
+            + "(SVT-AV1). Default: h264 for .mp4, vp9 for .webm, av1 for .avif (its only codec).", valueName: "codec"))
     var codec: VideoCodec?
     @Option(help: ArgumentHelp(
         "Constant rate factor, lower is better: 0-51 for h264/hevc (default 23), 0-63 for vp9 (32) and av1 (35).",
         valueName: "crf"))
     var crf: Double?
+    @Option(help: ArgumentHelp(
+        "H.264/HEVC level the stream must play at, e.g. 3.1 or 4.1: caps the rate as --max-fps does, refuses "
+            + "larger sizes, writes the level and a VBV within its bit rate.", valueName: "level"))
+    var level: LevelRequest?
     @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
     @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
     var background: RGBColor = .white
@@ -42,15 +47,25 @@ struct VideoOptions: ParsableArguments {
     /// Refuses options the encoder of a `container` output cannot take (codec, crf range, preset, loops):
     /// the commands call it for each kind of video output they write.
     func validate(for container: VideoContainer) throws {
-        let options = VideoSettings(container: container, codec: codec, crf: crf, preset: preset, loops: loops)
+        let options = VideoSettings(
+            container: container, codec: codec, crf: crf, preset: preset, loops: loops, level: level)
         if let problem = options.problem { throw ValidationError(problem.commandLineWording) }
     }
 
     /// The timing the options ask for.
-    var timing: OutputPlan.Request {
+    var timing: OutputPlan.Request { timing(for: .mp4) }
+
+    /// The timing of a `container` output: the options' own, and when none is asked (no --fps, --vfr or
+    /// --max-fps) the tick, except for AVIF: one sample per GIF frame (VFR). An AVIF is an image, and
+    /// browsers time image frames their way: Firefox 153 shows a frame of 10 ms or less for 100 ms (the
+    /// GIF rule it applies to every animated image format) and rounds each duration to whole ms, so a
+    /// 1 cs tick plays 10 times slow there. VFR durations are the GIF's delays (20 ms or more after the
+    /// sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox (docs/browsers.md).
+    func timing(for container: VideoContainer) -> OutputPlan.Request {
         if vfr { return .vfr }
         switch fps {
-        case nil: return .tick
+        case nil: return container == .avif && maxFps == nil ? .vfr : .tick
+        case .tick?: return .tick
         case .auto?: return .auto
         case .rate(let rate)?: return .rate(rate)
         }
@@ -60,11 +75,21 @@ struct VideoOptions: ParsableArguments {
     func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> VideoSettings {
         VideoSettings(
             container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
-            size: size, lowMemory: lowMemory.forced, timing: timing, maxFrameRate: maxFps?.rate, targetSize: targetSize?.bytes)
+            size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate,
+            level: level, targetSize: targetSize?.bytes)
     }
 }
 
+extension LevelRequest: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
+}
+
 extension VideoResult {
+    /// The AVIF timing warning with its remedy.
+    var imageTimingAdvice: String? {
+        imageTimingWarning.map { "\($0); the default (one frame per GIF frame, as --vfr) is exact" }
+    }
+
     /// The level warning in this command line's terms: the problem, and the options that lower the level.
     var levelWarning: String? {
         levelProblem.map { "\($0); " + (plan.kind == .vfr ? "--max-fps 60 (instead of --vfr)" : "--vfr or --max-fps 60") + " lowers it" }
@@ -80,6 +105,9 @@ extension VideoSettingsProblem {
         case .rateOutOfRange: return "--fps/--max-fps: \(description)"
         case .container: return description.replacingOccurrences(of: "codec ", with: "--codec ")
         case .loops, .crf, .preset: return "--\(description)"
+        case .level(_, let codec) where LevelLimits.levels(of: codec).isEmpty:
+            return "--level applies to h264 and hevc, not \(codec.rawValue)"
+        case .level: return "--\(description)"
         }
     }
 }

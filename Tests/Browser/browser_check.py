@@ -37,6 +37,9 @@ MODES = {
     "webm":        (".webm", [], None, *EXACT),
     "webm-vfr":    (".vfr.webm", ["--vfr"], None, *EXACT),
     "webp":        (".webp", [], None, *EXACT),
+    # animated AVIF at its default timing (one sample per GIF frame): ImageDecoder, as WebP; composited
+    # over white. Its 1 cs-tick form (`--fps tick`) is slowed to 100 ms a frame by Firefox (docs/browsers.md).
+    "avif":        (".avif", [], None, *EXACT),
     "hevc":        (".hevc.mp4", ["--codec", "hevc"], ["tick3", "timing-mix", "alpha"], *EXACT),
     "av1":         (".av1.mp4", ["--codec", "av1"], ["tick3", "timing-mix", "alpha"], *EXACT),
 }
@@ -44,6 +47,7 @@ MODES = {
 # shows it late (frames up to 53 ms late, see docs/browsers.md); kept visible so a fix shows up here.
 REPORT_ONLY = {"webm-vfr"}
 NEEDS = {"hevc": "hevc", "av1": "av1"}  # mode -> canPlayType key that must answer "probably"/"maybe"
+IMAGE_MIME = {"webp": "image/webp", "avif": "image/avif"}  # modes measured through ImageDecoder
 
 
 class RangeHandler(http.server.SimpleHTTPRequestHandler):
@@ -123,7 +127,7 @@ def convert(gifx, out, gif_dir):
             if only and name not in only:
                 continue
             target = os.path.join(out, name + suffix)
-            command = "convert" if suffix.endswith((".webm", ".webp")) else "to-mp4"
+            command = "convert" if suffix.endswith((".webm", ".webp", ".avif")) else "to-mp4"
             subprocess.run([gifx, command, gif, "-o", target, "--overwrite", "--quiet", *args], check=True)
             jobs.append((name, mode, name + suffix))
     return jobs
@@ -161,7 +165,7 @@ def evaluate(name, mode, result):
                 f["wrong"] += 1
                 f["problems"].append(f"frame {i}: right half {right[:3]}, expected {expect_right}")
 
-    if mode == "webp":
+    if mode in IMAGE_MIME:
         if not result.get("imageDecoder"):
             check_colour(0, result["first"])
             f["note"] = "no ImageDecoder: first frame only"
@@ -211,7 +215,8 @@ def run_browser(label, call, base, jobs, probe):
             rows.setdefault(mode, {"skipped": f"canPlayType({need}) = '{probe['canPlay'].get(need)}'"})
             continue
         starts, ends, _ = schedule(name)
-        spec = {"url": f"{base}/{file}", "kind": "image" if mode == "webp" else "video", "mime": "image/webp",
+        spec = {"url": f"{base}/{file}", "kind": "image" if mode in IMAGE_MIME else "video",
+                "mime": IMAGE_MIME.get(mode, "image/webp"),
                 "colours": [fixtures.COLOURS[i] for i in range(len(starts))], "starts": starts, "ends": ends,
                 "search": True}
         result = json.loads(call(json.dumps(spec)))

@@ -49,7 +49,11 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         let counted = threads > 0 ? threads : (3 * ProcessInfo.processInfo.activeProcessorCount + 1) / 2
         let pools = threads > 0 ? ["pools=\(threads)"] : []
         let encoder = options.codec.encoderName(for: frameSize)
+        // --level: the level written and the VBV that keeps the bit rate within it, on every ladder level.
+        // First, so a leaner ladder level's own `ref=1` and `bframes=1` win (x264 reads them in order).
+        let levelParams = options.levelLimits?.encoderParams(frameSize: frameSize, preset: options.preset) ?? []
         func tuning(_ label: String, frames: Int, params: [String] = [], extra: [EncoderOption] = []) -> EncoderTuning {
+            let params = levelParams + params
             var result = EncoderTuning(
                 encoder: encoder, preset: options.preset, crf: options.crf, lowMemory: false, threads: threads,
                 lookahead: nil, params: params.joined(separator: ":"), estimatedBytes: 0, budgetBytes: nil,

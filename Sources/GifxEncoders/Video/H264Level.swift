@@ -36,32 +36,33 @@ public struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertible
     /// The highest level players can be counted on for (hardware decoders of the last decade).
     public static let widelySupported = H264Level(levelIDC: 42)
 
-    /// Table A-1 limits: macroblocks per second and per frame.
+    /// Table A-1 limits: macroblocks per second and per frame, and the bit rate (1000 bit/s) and coded picture
+    /// buffer (1000 bits) of Baseline/Main (High: × 1.25), and the decoded picture buffer in macroblocks.
     struct Limits {
-        var levelIDC: Int, maxMBPS: Int, maxFS: Int
+        var levelIDC: Int, maxMBPS: Int, maxFS: Int, maxBR: Int, maxCPB: Int, maxDpbMbs: Int
     }
 
     static let table: [Limits] = [
-        Limits(levelIDC: 10, maxMBPS: 1485, maxFS: 99),
-        Limits(levelIDC: 9, maxMBPS: 1485, maxFS: 99),
-        Limits(levelIDC: 11, maxMBPS: 3000, maxFS: 396),
-        Limits(levelIDC: 12, maxMBPS: 6000, maxFS: 396),
-        Limits(levelIDC: 13, maxMBPS: 11880, maxFS: 396),
-        Limits(levelIDC: 20, maxMBPS: 11880, maxFS: 396),
-        Limits(levelIDC: 21, maxMBPS: 19800, maxFS: 792),
-        Limits(levelIDC: 22, maxMBPS: 20250, maxFS: 1620),
-        Limits(levelIDC: 30, maxMBPS: 40500, maxFS: 1620),
-        Limits(levelIDC: 31, maxMBPS: 108_000, maxFS: 3600),
-        Limits(levelIDC: 32, maxMBPS: 216_000, maxFS: 5120),
-        Limits(levelIDC: 40, maxMBPS: 245_760, maxFS: 8192),
-        Limits(levelIDC: 41, maxMBPS: 245_760, maxFS: 8192),
-        Limits(levelIDC: 42, maxMBPS: 522_240, maxFS: 8704),
-        Limits(levelIDC: 50, maxMBPS: 589_824, maxFS: 22080),
-        Limits(levelIDC: 51, maxMBPS: 983_040, maxFS: 36864),
-        Limits(levelIDC: 52, maxMBPS: 2_073_600, maxFS: 36864),
-        Limits(levelIDC: 60, maxMBPS: 4_177_920, maxFS: 139_264),
-        Limits(levelIDC: 61, maxMBPS: 8_355_840, maxFS: 139_264),
-        Limits(levelIDC: 62, maxMBPS: 16_711_680, maxFS: 139_264),
+        Limits(levelIDC: 10, maxMBPS: 1485, maxFS: 99, maxBR: 64, maxCPB: 175, maxDpbMbs: 396),
+        Limits(levelIDC: 9, maxMBPS: 1485, maxFS: 99, maxBR: 128, maxCPB: 350, maxDpbMbs: 396),
+        Limits(levelIDC: 11, maxMBPS: 3000, maxFS: 396, maxBR: 192, maxCPB: 500, maxDpbMbs: 900),
+        Limits(levelIDC: 12, maxMBPS: 6000, maxFS: 396, maxBR: 384, maxCPB: 1000, maxDpbMbs: 2376),
+        Limits(levelIDC: 13, maxMBPS: 11880, maxFS: 396, maxBR: 768, maxCPB: 2000, maxDpbMbs: 2376),
+        Limits(levelIDC: 20, maxMBPS: 11880, maxFS: 396, maxBR: 2000, maxCPB: 2000, maxDpbMbs: 2376),
+        Limits(levelIDC: 21, maxMBPS: 19800, maxFS: 792, maxBR: 4000, maxCPB: 4000, maxDpbMbs: 4752),
+        Limits(levelIDC: 22, maxMBPS: 20250, maxFS: 1620, maxBR: 4000, maxCPB: 4000, maxDpbMbs: 8100),
+        Limits(levelIDC: 30, maxMBPS: 40500, maxFS: 1620, maxBR: 10_000, maxCPB: 10_000, maxDpbMbs: 8100),
+        Limits(levelIDC: 31, maxMBPS: 108_000, maxFS: 3600, maxBR: 14_000, maxCPB: 14_000, maxDpbMbs: 18_000),
+        Limits(levelIDC: 32, maxMBPS: 216_000, maxFS: 5120, maxBR: 20_000, maxCPB: 20_000, maxDpbMbs: 20_480),
+        Limits(levelIDC: 40, maxMBPS: 245_760, maxFS: 8192, maxBR: 20_000, maxCPB: 25_000, maxDpbMbs: 32_768),
+        Limits(levelIDC: 41, maxMBPS: 245_760, maxFS: 8192, maxBR: 50_000, maxCPB: 62_500, maxDpbMbs: 32_768),
+        Limits(levelIDC: 42, maxMBPS: 522_240, maxFS: 8704, maxBR: 50_000, maxCPB: 62_500, maxDpbMbs: 34_816),
+        Limits(levelIDC: 50, maxMBPS: 589_824, maxFS: 22080, maxBR: 135_000, maxCPB: 135_000, maxDpbMbs: 110_400),
+        Limits(levelIDC: 51, maxMBPS: 983_040, maxFS: 36864, maxBR: 240_000, maxCPB: 240_000, maxDpbMbs: 184_320),
+        Limits(levelIDC: 52, maxMBPS: 2_073_600, maxFS: 36864, maxBR: 240_000, maxCPB: 240_000, maxDpbMbs: 184_320),
+        Limits(levelIDC: 60, maxMBPS: 4_177_920, maxFS: 139_264, maxBR: 240_000, maxCPB: 240_000, maxDpbMbs: 696_320),
+        Limits(levelIDC: 61, maxMBPS: 8_355_840, maxFS: 139_264, maxBR: 480_000, maxCPB: 480_000, maxDpbMbs: 696_320),
+        Limits(levelIDC: 62, maxMBPS: 16_711_680, maxFS: 139_264, maxBR: 800_000, maxCPB: 800_000, maxDpbMbs: 696_320),
     ]
 
     /// The lowest level whose frame size (in 16×16 macroblocks, and each side at most √(8·MaxFS)) and

@@ -7,6 +7,8 @@ import Foundation
 /// duration makes both right: gifx stretches the packet so the samples reach the presentation end (see
 /// `VideoMuxer.finish`), and then sets, in place (same box sizes), the edit list's segment, `tkhd` and `mvhd`
 /// durations to the presentation (`presentationUnits`, in the track's time scale) and `mdhd` to the `stts` sum.
+/// An animated AVIF from FFmpeg 5.1 has no edit list and zero `mvhd`/`tkhd` durations: the same rewrite
+/// gives them the presentation's.
 enum MP4DurationPatch {
     private static let containers: Set<String> = ["moov", "trak", "mdia", "edts"]
 
@@ -59,7 +61,10 @@ enum MP4DurationPatch {
             }
         }
         walk(8, box.count)
-        guard movieScale > 0, trackScale > 0, fields.count == 4 else { return }  // not the one-track file gifx writes
+        // not the one-track file gifx writes: one mvhd, tkhd and mdhd, and at most one edit list (none in AVIF)
+        let kinds = fields.map(\.kind)
+        guard movieScale > 0, trackScale > 0, kinds.count == Set(kinds).count,
+              Set(kinds).isSuperset(of: ["mvhd", "tkhd", "mdhd"]) else { return }
         // the muxer rounds the movie-scale durations up (AV_ROUND_UP)
         let movieUnits = (presentationUnits * movieScale + Int64(trackScale) - 1) / Int64(trackScale)
         for (kind, body) in fields {

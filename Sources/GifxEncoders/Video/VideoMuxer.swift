@@ -6,7 +6,8 @@ import GifxFrames
 /// index would not fit in memory), or a WebM file (Matroska keeps its own cues; VP9's
 /// alpha travels as BlockAdditions, which the muxer writes when the stream is yuva420p, with AlphaMode 1).
 /// The file is opened by name because faststart reopens it to shift the data; the format is given
-/// explicitly since the temporary name has no extension.
+/// explicitly since the temporary name has no extension. Or an animated AVIF (libavformat's `avif` muxer: the
+/// mov muxer in AVIF mode, which puts `meta` and `moov` in front of `mdat` by itself).
 final class VideoMuxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
@@ -93,12 +94,14 @@ final class VideoMuxer {
         guard let context, let stream else { return }
         gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
+        if layout != nil || container == .avif {
+            presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
+            presentationStart = min(presentationStart, packet.pointee.pts)
+        }
         guard layout != nil else {
             try check(gifx_av_write_frame(context, packet), "writing to the output", path: displayPath)
             return
         }
-        presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
-        presentationStart = min(presentationStart, packet.pointee.pts)
         if heldPacket == nil {
             guard let fresh = gifx_av_packet_alloc() else { throw LibavError("out of memory (packet)") }
             heldPacket = fresh
@@ -133,7 +136,12 @@ final class VideoMuxer {
         try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: displayPath)
         fileOpen = false
         try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: displayPath)
-        if layout == .faststart, variableRate, let stream, presentationEnd > presentationStart {
+        // AVIF: FFmpeg 5.1's muxer in avif mode writes 0 as the `mvhd` and `tkhd` durations (only `mdhd`, the
+        // `stts` sum, is right), so ffprobe reports a format duration of 0 and players that read the movie
+        // header see no length; they are set in place too. AV1 has no reordering (pts = dts), so the samples
+        // cover the presentation exactly and there is no edit list.
+        let patch = (layout == .faststart && variableRate) || container == .avif
+        if patch, let stream, presentationEnd > presentationStart {
             try MP4DurationPatch.apply(
                 path: path, presentationUnits: presentationEnd - presentationStart, trackScale: stream.pointee.time_base.den)
         }

@@ -60,9 +60,13 @@ public enum VideoCodec: String, CaseIterable, Codable, Sendable {
     /// which browsers composite); H.264, HEVC and AV1 in these containers cannot carry one.
     public var carriesAlpha: Bool { self == .vp9 }
 
-    /// The containers that hold this codec for players: WebM is VP9 or AV1 only.
+    /// The containers that hold this codec for players: WebM is VP9 or AV1 only, AVIF AV1 only.
     public func fits(_ container: VideoContainer) -> Bool {
-        container == .mp4 || self == .vp9 || self == .av1
+        switch container {
+        case .mp4: true
+        case .webm: self == .vp9 || self == .av1
+        case .avif: self == .av1
+        }
     }
 }
 
@@ -72,9 +76,21 @@ public enum VideoContainer: String, CaseIterable, Codable, Sendable {
     case mp4
     /// WebM (Matroska's web subset): VP9 or AV1.
     case webm
+    /// Animated AVIF (an AV1 image sequence in ISO BMFF, brand `avis`): AV1 only. FFmpeg 5.1's muxer takes
+    /// one stream, so transparency is composited over the background (an alpha auxiliary track came in 6.0).
+    case avif
 
-    /// The codec used when none is asked for: H.264 in MP4, VP9 in WebM.
-    public var defaultCodec: VideoCodec { self == .mp4 ? .h264 : .vp9 }
+    /// The codec used when none is asked for: H.264 in MP4, VP9 in WebM, AV1 in AVIF.
+    public var defaultCodec: VideoCodec {
+        switch self {
+        case .mp4: .h264
+        case .webm: .vp9
+        case .avif: .av1
+        }
+    }
+
+    /// Whether the file is ISO BMFF with a `moov` (MP4, AVIF): its durations can be checked and patched.
+    var isISOBMFF: Bool { self != .webm }
 
     /// libavformat's muxer name.
     var muxerName: String { rawValue }
@@ -82,7 +98,7 @@ public enum VideoContainer: String, CaseIterable, Codable, Sendable {
 
 /// What the user asked of the video: container, codec, quality, colours, size and rate.
 public struct VideoSettings: Sendable, Hashable {
-    /// MP4 or WebM.
+    /// MP4, WebM or AVIF.
     public var container: VideoContainer = .mp4
     public var codec: VideoCodec = .h264
     /// Constant rate factor in the codec's scale (`VideoCodec.crfRange`; 23 is ffmpeg's x264 default too).
@@ -105,6 +121,9 @@ public struct VideoSettings: Sendable, Hashable {
     /// `--target-size`: the output must fit in this many bytes, at the best quality that does (the search starts
     /// at `crf` and stays within `codec.targetSizeRange`); `nil` for plain CRF.
     public var targetSize: Int?
+    /// The level the stream must play at (H.264, HEVC): its rate caps the plan's, sizes beyond it are refused,
+    /// the encoder writes it and keeps its bit rate within it (`LevelLimits`). `nil`: the encoder's own choice.
+    public var level: LevelRequest?
 
     /// A fixed output rate (a requested rate); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
     public var frameRate: Rational? {
@@ -116,7 +135,8 @@ public struct VideoSettings: Sendable, Hashable {
     public init(
         container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
         background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
-        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil, targetSize: Int? = nil
+        lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil,
+        level: LevelRequest? = nil, targetSize: Int? = nil
     ) {
         self.targetSize = targetSize
         let codec = codec ?? container.defaultCodec
@@ -124,5 +144,9 @@ public struct VideoSettings: Sendable, Hashable {
         self.background = background; self.loops = loops; self.size = size; self.lowMemory = lowMemory
         self.timing = timing ?? frameRate.map { .rate($0) } ?? .tick
         self.maxFrameRate = maxFrameRate
+        self.level = level
     }
+
+    /// The limits of the level asked for (`nil` when none was, or the codec has no such level: `problem`).
+    public var levelLimits: LevelLimits? { level.flatMap { LevelLimits($0, codec: codec) } }
 }

@@ -11,6 +11,8 @@ public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConver
     case rateOutOfRange(Rational)
     /// A rate cap on a timing that has no constant rate to cap (VFR), or whose rate was given exactly.
     case capDoesNotApply(OutputPlan.Request)
+    /// A level the codec does not have (or a codec without levels gifx sets: VP9, AV1).
+    case level(LevelRequest, codec: VideoCodec)
 
     /// How many times the animation may be written.
     public static let loopRange = 1...10_000
@@ -23,10 +25,14 @@ public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConver
             return "crf must be \(Int(codec.crfRange.lowerBound))...\(Int(codec.crfRange.upperBound)) for \(codec.rawValue)"
         case .preset: return "preset must be one of \(VideoCodec.presets.joined(separator: ", "))"
         case .container(let codec, let container):
-            return "codec \(codec.rawValue) does not fit \(container.rawValue) (WebM holds vp9 or av1)"
+            return "codec \(codec.rawValue) does not fit \(container.rawValue) (WebM holds vp9 or av1, AVIF av1)"
         case .rateOutOfRange(let rate): return "frame rate \(rate) is out of range"
         case .capDoesNotApply(.vfr): return "a rate cap applies to a constant rate, not to VFR"
         case .capDoesNotApply: return "a rate cap applies to the tick or the automatic rate; give a lower rate instead"
+        case .level(let level, let codec):
+            let levels = LevelLimits.levels(of: codec)
+            if levels.isEmpty { return "a level applies to h264 and hevc, not \(codec.rawValue)" }
+            return "level \(level) is not a \(codec.rawValue) level (\(levels.map(\.description).joined(separator: ", ")))"
         }
     }
 }
@@ -38,6 +44,7 @@ extension VideoSettings {
         if !codec.fits(container) { return .container(codec, container) }
         if !codec.crfRange.contains(crf) { return .crf(crf, codec: codec) }
         if !VideoCodec.presets.contains(preset) { return .preset(preset) }
+        if let level, levelLimits == nil { return .level(level, codec: codec) }
         return timingProblem
     }
 

@@ -20,10 +20,15 @@ public struct VideoResult: Sendable {
     public var signalledH264Level: H264Level?
     /// The H.264 level the size and peak rate require; `nil` for other codecs.
     public var requiredH264Level: H264Level?
+    /// The highest rate the level asked for (`settings.level`) allows at `outputSize`: the cap the plan was
+    /// made under (unless a lower `--max-fps` was given); `nil` without a level.
+    public var levelRateCap: Rational?
     /// The level problem without its remedy, when the level is above what many players decode.
     public var levelProblem: String?
     /// How many GIF frames the rate never shows, and the worst start error of the others; `nil` when none.
     public var droppedFramesWarning: String?
+    /// An AVIF at a constant rate browsers cannot time exactly (see `VideoWriter.imageTimingWarning`).
+    public var imageTimingWarning: String?
     public var summary: VideoSummary
     public var frameRate: Rational
     public var outputSize: CanvasSize
@@ -214,8 +219,10 @@ public final class VideoSink: ConversionSink {
         .video(VideoResult(
             target: target, settings: writer.options, plan: writer.plan, layout: writer.layout,
             signalledH264Level: writer.signalledLevel, requiredH264Level: writer.requiredLevel,
+            levelRateCap: writer.levelRateCap,
             levelProblem: writer.levelProblem,
-            droppedFramesWarning: writer.droppedFramesWarning, summary: summary, frameRate: writer.frameRate,
+            droppedFramesWarning: writer.droppedFramesWarning, imageTimingWarning: writer.imageTimingWarning,
+            summary: summary, frameRate: writer.frameRate,
             outputSize: writer.outputSize, loops: writer.options.loops, tuning: writer.tuning, keepsAlpha: keepsAlpha,
             targetSize: targetSizeReport))
     }

@@ -31,6 +31,11 @@ public final class VideoWriter {
     public let tuningLadder: [EncoderTuning]
     /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
     public let requiredLevel: H264Level?
+    /// The limits of the level asked for (`VideoSettings.level`), `nil` when none was.
+    public let levelLimits: LevelLimits?
+    /// The highest rate that level allows at `outputSize`, exact: the cap the plan was made under (unless a
+    /// lower `--max-fps` was given); `nil` without a level.
+    public let levelRateCap: Rational?
     /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
     /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
     public private(set) var layout: MP4Layout?
@@ -58,8 +63,6 @@ public final class VideoWriter {
             throw LibavError("the GIF has no frames to encode", failure: .malformedData)
         }
         if let problem = options.problem { throw LibavError(problem.description, failure: .usage) }
-        plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: options.maxFrameRate)
-        frameRate = plan.rate ?? plan.peakRate
 
         let size: CanvasSize
         if options.size == .original {
@@ -80,6 +83,40 @@ public final class VideoWriter {
                 resizingHelps: options.size == .original)
         }
         outputSize = size
+
+        // A level: refuse a size beyond it; cap the rate at what it allows at this size (with --max-fps, the
+        // lower of the two), which the plan meets by resampling with the smallest timing error; refuse a
+        // requested rate or a VFR peak rate above it (those are exact by request: no resampling is implied).
+        var maxRate = options.maxFrameRate
+        levelLimits = options.levelLimits
+        if let limits = levelLimits {
+            if let problem = limits.sizeProblem(size) {
+                throw LibavError(problem, failure: .usage, resizingHelps: true)
+            }
+            let levelCap = limits.maxFrameRate(at: size)
+            levelRateCap = levelCap
+            let name = "\(codec == .h264 ? "H.264" : "HEVC") level \(limits.level)"
+            let allowed = "\(name) allows at most \(Self.decimal(levelCap)) fps at \(size.width)x\(size.height)"
+            switch options.timing {
+            case .rate(let rate) where Self.compare(rate, levelCap) > 0:
+                throw LibavError("\(rate) fps is too fast: \(allowed)", failure: .usage)
+            case .vfr:
+                let peak = OutputPlan(timeline: timeline, request: .vfr).peakRate
+                if Self.compare(peak, levelCap) > 0 {
+                    throw LibavError(
+                        "VFR's peak rate \(Self.decimal(peak)) fps (the shortest delay) is too fast: \(allowed); "
+                            + "without VFR the level caps the rate", failure: .usage)
+                }
+            default:
+                if let asked = maxRate, Self.compare(asked, levelCap) <= 0 { break }
+                maxRate = levelCap
+            }
+        } else {
+            levelRateCap = nil
+        }
+        plan = OutputPlan(timeline: timeline, request: options.timing, maxRate: maxRate)
+        frameRate = plan.rate ?? plan.peakRate
+
         let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)
         let (units, unitsOverflow) = plan.unitsPerPlay.multipliedReportingOverflow(by: options.loops)
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
@@ -90,6 +127,19 @@ public final class VideoWriter {
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         tuning = tuningLadder[0]
+    }
+
+    /// `a` compared with `b`: -1, 0 or 1 (exact).
+    static func compare(_ a: Rational, _ b: Rational) -> Int {
+        let left = a.num * b.den, right = b.num * a.den
+        return left < right ? -1 : left > right ? 1 : 0
+    }
+
+    /// A rate for people: `30.12` (two decimals, rounded down so it never overstates a limit), `30` when whole.
+    static func decimal(_ rate: Rational) -> String {
+        if rate.num % rate.den == 0 { return "\(rate.num / rate.den)" }
+        let hundredths = rate.num * 100 / rate.den
+        return String(format: "%d.%02d", hundredths / 100, hundredths % 100)
     }
 
     /// Uses level `level` of `tuningLadder` (the memory plan's choice), recording why and against what budget.
@@ -150,7 +200,8 @@ public final class VideoWriter {
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
     /// naming the options that lower it); `nil` otherwise, and for other codecs.
     public var levelAboveWidelySupported: H264Level? {
-        guard let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported else { return nil }
+        guard options.level == nil, let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported
+        else { return nil }
         return level
     }
 
@@ -172,6 +223,18 @@ public final class VideoWriter {
             + "worst start error of the others \(worst) ms"
     }
 
+    /// The warning printed (unless quiet) for an AVIF at a constant rate whose frame period browsers cannot
+    /// keep: Firefox shows an image frame of 10 ms or less for 100 ms and rounds every duration to whole ms
+    /// (measured, docs/browsers.md), so at 100 fps (a 1 cs tick) the AVIF plays 10 times slow there and
+    /// at 30 fps it drifts. VFR (AVIF's default) and periods of whole ms above 10 are exact.
+    public var imageTimingWarning: String? {
+        guard options.container == .avif, let rate = plan.rate else { return nil }
+        let wholeMs = (1000 * rate.den) % rate.num == 0
+        guard !wholeMs || 1000 * rate.den / rate.num <= 10 else { return nil }
+        return "AVIF at \(rate) fps: browsers time image frames in whole ms and Firefox shows frames of 10 ms or "
+            + "less for 100 ms, so this AVIF will not keep the GIF's timing there"
+    }
+
     /// The level in the SPS libx264 wrote (read back from the stream's parameter sets after `write` opened
     /// the encoder); `nil` before that, or for HEVC.
     public private(set) var signalledLevel: H264Level?
@@ -180,5 +243,14 @@ public final class VideoWriter {
     /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.
     private func setLibavLogLevel() {
         gifx_av_log_set_level(libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
+        _ = libavLogging ? Self.svtLogWarnings : Self.svtLogErrors
     }
+
+    /// SVT-AV1 prints its banner and configuration (16 lines at its default, info) on stderr by itself, not
+    /// through av_log, whenever an encoder opens; its level is the environment variable `SVT_LOG`, read then.
+    /// gifx sets it once per process, before the first video opens and unless the user set it: errors only
+    /// (1), or warnings too (2) with `GIFX_AV_LOG=1`. Once (a `static let`), so no thread changes the
+    /// environment while another opens an encoder.
+    private static let svtLogErrors: Void = { setenv("SVT_LOG", "1", 0) }()
+    private static let svtLogWarnings: Void = { setenv("SVT_LOG", "2", 0) }()
 }

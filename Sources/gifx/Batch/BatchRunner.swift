@@ -24,6 +24,10 @@ final class BatchRunner {
         var maxMemory: Int? = nil
         /// Seconds between SIGTERM (the child removes its temporary files and exits 143) and SIGKILL.
         var terminationGrace: Double = 5
+        /// `--progress json`: a `jobStart` line per child started and a `jobEnd` line per input reported.
+        var events: JSONProgress? = nil
+        /// `--progress none` (or json): no bar even on a terminal.
+        var showBar = true
     }
 
     struct Summary {
@@ -66,6 +70,8 @@ final class BatchRunner {
     private var summary = Summary()
     private var sequence = 0
     private var progress: ProgressBar?
+    /// Inputs of this run (the JSON lines' `total`).
+    private var total = 0
 
     init(settings: Settings, report: BatchReport?, signals: SignalForwarder, scratch: String) {
         self.settings = settings
@@ -75,7 +81,9 @@ final class BatchRunner {
     }
 
     func run(_ inputs: [BatchInput]) -> Summary {
-        let bar = ProgressBar(total: inputs.count, label: "batch \(settings.target.command.rawValue)", quiet: settings.quiet)
+        total = inputs.count
+        let bar = ProgressBar(
+            total: inputs.count, label: "batch \(settings.target.command.rawValue)", quiet: settings.quiet || !settings.showBar)
         progress = bar
         summary.leftoversRemoved += LeftoverTemporaries.sweep(
             bases: inputs.filter { $0.problem == nil }.map(base(of:)), target: settings.target)
@@ -188,6 +196,10 @@ final class BatchRunner {
         }
         switch result {
         case .success(let pid):
+            settings.events?.event("jobStart", [
+                ("input", input.path), ("pid", Int(pid)), ("running", running.count + 1), ("done", done),
+                ("total", total),
+            ])
             running[pid] = Running(
                 input: input, base: base, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath,
                 temporaryOutput: temporaryOutput, deadline: settings.timeout.map { started.addingTimeInterval($0) })
@@ -299,6 +311,12 @@ final class BatchRunner {
         case .memory: summary.failed += 1; summary.outOfMemory += 1
         case .signal: summary.failed += 1; summary.killedBySignal += 1
         }
+        settings.events?.event("jobEnd", [
+            ("input", line.input), ("status", line.status.rawValue), ("exitCode", line.exitCode.map { Int($0) }),
+            ("exitClass", line.exitClass ?? (line.status == .ok || line.status == .skipped ? nil : line.status.rawValue)),
+            ("signal", line.signal), ("seconds", (line.wallSeconds * 1000).rounded() / 1000), ("outputs", line.outputs.count),
+            ("done", done), ("total", total), ("failed", summary.failed),
+        ])
         if let report, !report.append(line) {
             summary.reportFailures += 1
             if summary.reportFailures == 1 {

@@ -11,7 +11,7 @@ enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
 
 /// One output of `gifx batch convert`, named by the suffix it gives the input's base name (`--formats`).
 enum BatchFormat: String, CaseIterable, Sendable {
-    case mp4, webm, webp
+    case mp4, webm, avif, webp
     /// A PNG poster (`NAME.png`).
     case png
     /// A JPEG poster (`NAME.jpg`).
@@ -83,10 +83,10 @@ struct BatchTarget: Sendable, Equatable {
     /// (`--quiet`, `--stats` and `--overwrite` are dropped silently: the batch always sets them).
     var reservedOptions: [String] {
         switch command {
-        case .toMP4: ["-o", "--output", "--memory-budget"]
-        case .toSprite: ["-o", "--output", "--json", "--memory-budget"]
+        case .toMP4: ["-o", "--output", "--memory-budget", "--progress", "--progress-fd"]
+        case .toSprite: ["-o", "--output", "--json", "--memory-budget", "--progress", "--progress-fd"]
         case .timeline: ["--json"]
-        case .convert: ["-o", "--output", "--sheet", "--json", "--memory-budget"]
+        case .convert: ["-o", "--output", "--sheet", "--json", "--memory-budget", "--progress", "--progress-fd"]
         }
     }
     static let impliedFlags: Set<String> = ["--quiet", "--stats", "--overwrite"]
