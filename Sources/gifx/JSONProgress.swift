@@ -176,7 +176,7 @@ final class JSONProgress: Sendable {
 
     /// Sizes of `paths` that exist (the committed outputs, for the end line).
     static func bytes(of paths: [String]) -> Int {
-        paths.reduce(0) { total, path in
+        paths.filter { !StandardOutput.isTarget($0) }.reduce(0) { total, path in
             var info = stat()
             return total + (stat(path, &info) == 0 ? Int(info.st_size) : 0)
         }

@@ -9,7 +9,8 @@ import Glibc
 
 /// Composited canvases kept on disk, in order, so an output can be encoded again without decoding the GIF
 /// again (`--target-size`'s further encodes). Memory stays one canvas; disk is width × height × 4 bytes a
-/// canvas. The file is private (TMPDIR), unlinked when the spool goes, and removed on SIGINT/SIGTERM.
+/// canvas. The file is private (TMPDIR) and unlinked as soon as it is created: only the descriptor names it,
+/// so nothing is left behind whatever ends the process (and `--progress` does not count it as output).
 final class CanvasSpool {
     let width: Int
     let height: Int
@@ -30,14 +31,10 @@ final class CanvasSpool {
         case .failure(let error):
             throw OutputError(path: folder, reason: "cannot create a spool of canvases: \(error)", failure: .io)
         }
-        TemporaryFiles.shared.register(path)
+        unlink(path)
     }
 
-    deinit {
-        try? fd.close()
-        unlink(path)
-        TemporaryFiles.shared.unregister(path)
-    }
+    deinit { try? fd.close() }
 
     var count: Int { indices.count }
 
