@@ -142,7 +142,8 @@ struct ConvertCommand: ParsableCommand {
             if own.quality != nil { throw ValidationError("'\(value)': quality= is for .webp and .jpg; use crf=") }
             let container: VideoContainer = spec.format == .mp4 ? .mp4 : spec.format == .webm ? .webm : .avif
             let settings = videoSettings(own, container: container)
-            if let problem = settings.problem ?? settings.timingProblem {
+            // Without settings of its own the output is the command's options, which `VideoOptions` checks.
+            if !own.isEmpty, let problem = settings.problem ?? settings.timingProblem {
                 throw ValidationError("'\(value)': \(problem.description)")
             }
         case .webp, .poster, .jpegPoster, .timelineJSON:

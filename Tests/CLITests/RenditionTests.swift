@@ -63,7 +63,7 @@ import Testing
             ("width=0:\(path("a.mp4"))", "width=0"),
             ("width=10,height=10:\(path("a.mp4"))", "only one of width, height, scale"),
             ("quality=50:\(path("a.mp4"))", "use crf="),
-            ("crf=30:\(path("a.webp"))", "for .mp4 and .webm"),
+            ("crf=30:\(path("a.webp"))", "for .mp4, .webm and .avif"),
             ("width=10:\(path("a.jpg"))", "poster is written at the GIF's size"),
             ("fps=fast:\(path("a.mp4"))", "auto, vfr, tick or a rate"),
         ]
