@@ -29,12 +29,12 @@ final class EditedCanvases {
     private let outputBytes: Int
     /// The cropped canvas, or the canvas read back from the spool.
     private let buffer: UnsafeMutableRawPointer
-    private var spool: FileDescriptor?
+    private var spool: CanvasScratchFile?
     private let scratchFolder: String
     /// Whether the earliest GIF frame shown (cropped) is opaque, learnt while spooling; `nil` before.
     private(set) var earliestCanvasIsOpaque: Bool?
 
-    init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String = NSTemporaryDirectory()) {
+    init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String = CanvasScratchFile.defaultFolder) {
         self.edit = edit
         source = canvas
         rect = edit.edit.crop ?? PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height)
@@ -44,10 +44,7 @@ final class EditedCanvases {
         self.scratchFolder = scratchFolder
     }
 
-    deinit {
-        buffer.deallocate()
-        try? spool?.close()
-    }
+    deinit { buffer.deallocate() }
 
     /// Whether canvases are spooled and read back in the edited order (reverse, boomerang).
     var reorders: Bool { !edit.isMonotone }
@@ -97,8 +94,7 @@ final class EditedCanvases {
         let spool = try self.spool ?? fillSpool(decode)
         let range = edit.sourceRange
         for (index, sourceFrame) in edit.sourceFrames.enumerated() {
-            let offset = Int64(sourceFrame - range.lowerBound) * Int64(outputBytes)
-            try readAll(spool, at: offset)
+            try spool.read(slot: sourceFrame - range.lowerBound, into: buffer)
             let canvas = Canvas(
                 index: index, width: rect.width, height: rect.height,
                 pixels: UnsafeRawBufferPointer(start: buffer, count: outputBytes))
@@ -106,27 +102,16 @@ final class EditedCanvases {
         }
     }
 
-    private func fillSpool(_ decode: ((Canvas) throws -> Bool) throws -> Int) throws -> FileDescriptor {
-        let file: (fd: FileDescriptor, path: String)
-        switch POSIXFiles.makeUniqueFile(prefix: scratchFolder + "/gifx-edit-", access: .ownerOnly) {
-        case .success(let made): file = made
-        case .failure(let error): throw EditSpoolError(folder: scratchFolder, errno: error)
-        }
-        unlink(file.path)  // the descriptor keeps the data; nothing remains once it is closed
-        spool = file.fd
+    private func fillSpool(_ decode: ((Canvas) throws -> Bool) throws -> Int) throws -> CanvasScratchFile {
+        let file = try CanvasScratchFile(canvasBytes: outputBytes, folder: scratchFolder)
+        spool = file
         let range = edit.sourceRange
         var spooled = 0
         _ = try decode { canvas in
             guard canvas.index >= range.lowerBound else { return true }
             let cropped = output(canvas, as: canvas.index)
             if canvas.index == range.lowerBound { earliestCanvasIsOpaque = Transparency.isOpaque(cropped) }
-            let bytes = cropped.pixels
-            let offset = Int64(canvas.index - range.lowerBound) * Int64(outputBytes)
-            do {
-                _ = try file.fd.writeAll(toAbsoluteOffset: offset, bytes)
-            } catch {
-                throw EditSpoolError(folder: scratchFolder, errno: error as? Errno ?? .ioError)
-            }
+            try file.write(cropped.pixels, slot: canvas.index - range.lowerBound)
             spooled += 1
             return canvas.index < range.upperBound
         }
@@ -135,33 +120,7 @@ final class EditedCanvases {
                 .truncated, at: nil,
                 "only \(range.lowerBound + spooled) of the \(range.upperBound + 1) frames the edit shows could be decoded")
         }
-        return file.fd
-    }
-
-    private func readAll(_ fd: FileDescriptor, at offset: Int64) throws {
-        var done = 0
-        while done < outputBytes {
-            let count: Int
-            do {
-                count = try fd.read(
-                    fromAbsoluteOffset: offset + Int64(done),
-                    into: UnsafeMutableRawBufferPointer(start: buffer + done, count: outputBytes - done))
-            } catch {
-                throw EditSpoolError(folder: scratchFolder, errno: error as? Errno ?? .ioError)
-            }
-            if count == 0 { throw EditSpoolError(folder: scratchFolder, errno: .ioError) }
-            done += count
-        }
-    }
-}
-
-/// The edit's spool could not be written or read back (disk full, say).
-public struct EditSpoolError: GifxError {
-    public let folder: String
-    public let errno: Errno
-    public var failureClass: FailureClass { .io }
-    public var description: String {
-        "cannot spool the edited frames in \(folder) (width x height x 4 bytes a frame; set TMPDIR elsewhere): \(errno)"
+        return file
     }
 }
 
