@@ -127,10 +127,10 @@ struct ConvertCommand: ParsableCommand {
             settings.codec = codec
             if video.crf == nil { settings.crf = codec.defaultCRF }
         }
+        if let targetSize = own.targetSize { video.capSize(&settings, at: targetSize.bytes) }
         if let crf = own.crf { settings.crf = crf }
         if let timing = own.timing { settings.timing = timing.request }
         if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
-        if let targetSize = own.targetSize { settings.targetSize = targetSize.bytes }
         return settings
     }
 

@@ -73,10 +73,17 @@ struct VideoOptions: ParsableArguments {
 
     /// The encoder's options for a `container` output at output size `size`.
     func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> VideoSettings {
-        VideoSettings(
+        var settings = VideoSettings(
             container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
             size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate,
-            level: level, targetSize: targetSize?.bytes)
+            level: level)
+        if let targetSize { capSize(&settings, at: targetSize.bytes) }
+        return settings
+    }
+
+    /// A size cap on `settings` (the search starts at `--crf`, docs/delivery.md).
+    func capSize(_ settings: inout VideoSettings, at bytes: Int) {
+        settings.targetSize = bytes
     }
 }
 

@@ -108,6 +108,9 @@ struct VideoSizeFitter {
                 }
             }
             if let (rate, bytes) = secondPass, !withinWindow(bytes), encodes.count < 3 {
+                // The correction: the bitrate scaled by what the second pass gave against its aim. On random noise
+                // x264's second-pass size is not even monotone-smooth in the rate (679 and 696 kbit/s gave 151 and
+                // 177 kB), so no model lands every time there; a VBV ceiling was tried and undershot to 86 %.
                 let corrected = Double(rate) * aimedPayload / max(1, Double(bytes - overhead))
                 _ = try passTwo(kbps: max(1, Int(corrected)))
             }
