@@ -86,6 +86,16 @@
     X(LIB_AVFORMAT, AVStream *, avformat_new_stream, (AVFormatContext *s, const AVCodec *c), (s, c))          \
     X(LIB_AVFORMAT, int, avformat_write_header, (AVFormatContext *s, AVDictionary **options), (s, options))   \
     X(LIB_AVFORMAT, int, avio_closep, (AVIOContext **s), (s))                                                 \
-    X(LIB_AVFORMAT, int, avio_open, (AVIOContext **s, const char *url, int flags), (s, url, flags))
+    X(LIB_AVFORMAT, int, avio_open, (AVIOContext **s, const char *url, int flags), (s, url, flags))           \
+    X(LIB_AVFORMAT, AVIOContext *, avio_alloc_context,                                                        \
+      (unsigned char *buffer, int buffer_size, int write_flag, void *opaque,                                   \
+       int (*read_packet)(void *opaque, uint8_t *buf, int buf_size),                                          \
+       int (*write_packet)(void *opaque, uint8_t *buf, int buf_size),                                         \
+       int64_t (*seek)(void *opaque, int64_t offset, int whence)),                                            \
+      (buffer, buffer_size, write_flag, opaque, read_packet, write_packet, seek))                              \
+    XV(LIB_AVFORMAT, avio_context_free, (AVIOContext **s), (s))                                               \
+    XV(LIB_AVFORMAT, avio_flush, (AVIOContext *s), (s))                                                       \
+    X(LIB_AVUTIL, void *, av_malloc, (size_t size), (size))                                                   \
+    XV(LIB_AVUTIL, av_freep, (void *ptr), (ptr))
 
 #endif

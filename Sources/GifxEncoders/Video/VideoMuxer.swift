@@ -17,6 +17,8 @@ final class VideoMuxer {
     private let container: VideoContainer
     private let layout: MP4Layout?
     private var fileOpen = false
+    /// Writing to standard output (a pipe), not to a file libavformat opens by name.
+    private let toStandardOutput: Bool
     /// MP4 (either layout): the last packet written is held back until the next one arrives, so `finish` can
     /// stretch its duration to the presentation end (see `finish`).
     private var heldPacket: UnsafeMutablePointer<AVPacket>?
@@ -29,8 +31,10 @@ final class VideoMuxer {
     /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
     private var variableRate = false
 
+    /// `path` "pipe:1": standard output, through gifx's own AVIO context (`gifx_stdout_avio_open`).
     init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart, displayPath: String? = nil) throws {
         self.path = path
+        toStandardOutput = path == "pipe:1"
         self.displayPath = displayPath ?? path
         self.container = container
         self.layout = container == .mp4 ? layout : nil
@@ -46,9 +50,14 @@ final class VideoMuxer {
     deinit {
         gifx_av_packet_free(&heldPacket)
         if let context {
-            if fileOpen { gifx_avio_closep(&context.pointee.pb) }
+            if fileOpen { closeOutput(context) }
             gifx_avformat_free_context(context)
         }
+    }
+
+    @discardableResult
+    private func closeOutput(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int32 {
+        toStandardOutput ? gifx_stdout_avio_close(&context.pointee.pb) : gifx_avio_closep(&context.pointee.pb)
     }
 
     /// Whether the encoder must put its parameter sets in extradata (true for MP4).
@@ -76,12 +85,18 @@ final class VideoMuxer {
     }
 
     /// Opens the file and writes the header (the muxer may change the stream's time base here).
-    /// `knownDuration` (microseconds): written into a WebM's header, so a reader of a pipe, which cannot seek to
-    /// the end, knows the duration (libavformat writes `Duration` up front when the context has one).
+    /// `knownDuration` (microseconds), for standard output: written into a WebM's header, and into a fragmented
+    /// MP4's moov as it goes out, so a reader of the pipe, which cannot seek to the end, knows the duration.
     func writeHeader(knownDuration: Int64? = nil) throws {
         guard let context else { return }
-        if let knownDuration, container == .webm { context.pointee.duration = knownDuration }
-        try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: displayPath)
+        if toStandardOutput {
+            if let knownDuration, container == .webm { context.pointee.duration = knownDuration }
+            try check(
+                gifx_stdout_avio_open(&context.pointee.pb, container == .mp4 ? knownDuration ?? 0 : 0),
+                "opening the output", path: displayPath)
+        } else {
+            try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: displayPath)
+        }
         fileOpen = true
         var options: OpaquePointer?
         defer { gifx_av_dict_free(&options) }
@@ -135,7 +150,7 @@ final class VideoMuxer {
         }
         try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: displayPath)
         fileOpen = false
-        try check(gifx_avio_closep(&context.pointee.pb), "closing the output", path: displayPath)
+        try check(closeOutput(context), "closing the output", path: displayPath)
         // AVIF: FFmpeg 5.1's muxer in avif mode writes 0 as the `mvhd` and `tkhd` durations (only `mdhd`, the
         // `stts` sum, is right), so ffprobe reports a format duration of 0 and players that read the movie
         // header see no length; they are set in place too. AV1 has no reordering (pts = dts), so the samples
