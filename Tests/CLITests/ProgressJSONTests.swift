@@ -71,6 +71,18 @@ import Glibc
         #expect(run.stderrLines.first?.hasPrefix("gifx: ") == true)
     }
 
+    /// A command line refused before any command runs (the parser, a `validate()`) still ends with a line.
+    @Test func aRefusedCommandLineEndsWithAFailedLine() throws {
+        for arguments in [["to-mp4", "a.gif", "--fps", "0"], ["convert", "a.gif", "-o", "-"], ["to-mp4", "--bogus"]] {
+            let run = try runGifx(arguments + ["--progress", "json"])
+            #expect(run.status == 64)
+            let ends = run.stderrLines.compactMap(Self.object).filter { $0["event"] as? String == "end" }
+            #expect(ends.count == 1, "\(arguments): \(run.stderr)")
+            #expect(ends.first?["status"] as? String == "failed")
+            #expect(ends.first?["exitCode"] as? Int == 64)
+        }
+    }
+
     /// SIGINT mid-run: the partial output is removed and the end line says so (exit 130, signal SIGINT).
     @Test func interruptEndsWithASignalLine() throws {
         let folder = try temporaryFolder()
