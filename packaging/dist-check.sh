@@ -19,6 +19,13 @@ preconditions() {
     need_packages mmdebstrap ffmpeg
     python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to read the outputs"
     [ -n "$(bookworm_mirrors)" ] || cannot_run "no bookworm suite in this machine's apt sources (mmdebstrap needs a Debian bookworm mirror)"
+    # mmdebstrap's apt must fetch and verify the mirror's indexes as this machine's own apt does; when the
+    # machine's apt cannot (no network, or its signature check failing: seen 2026-11-25, "gpgv ... required
+    # for verification, but neither seems installed" with gpgv installed), the chroot cannot be made, which
+    # says nothing about the package.
+    local problem
+    problem=$(timeout 180 apt-get update -q 2>&1 | grep -E '^(W: Failed to fetch|E: )' | head -1) || true
+    [ -z "$problem" ] || cannot_run "this machine's apt cannot fetch or verify the bookworm mirror: ${problem:0:200}"
 }
 # --can-run: only the preconditions (exit 0, or 77 with the reason), for .ci/run before it builds anything.
 if [ "${1:-}" = --can-run ]; then preconditions; exit 0; fi
