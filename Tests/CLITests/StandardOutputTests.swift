@@ -16,7 +16,7 @@ import Glibc
     /// its container duration cannot come from the first alone (gifx before filling in the moov: 1.15 s).
     static let delays = Array(repeating: [10, 20, 5, 7, 30, 10, 3], count: 3).flatMap { $0 }
     static let fixture = FixtureGIF.solidFrames(
-        width: 32, height: 24, colorIndices: (0..<21).map { UInt8(1 + $0 % 7) }, delays: delays)
+        width: 32, height: 32, colorIndices: (0..<21).map { UInt8(1 + $0 % 7) }, delays: delays)
     static let totalCentiseconds = delays.reduce(0, +)
 
     /// Runs `script` in bash in `folder` with `GIFX` and `IN` set, TMPDIR private to the run.
@@ -94,7 +94,7 @@ import Glibc
         let posterPath = folder.appendingPathComponent("piped.png").path
         try png.stdout.write(to: URL(fileURLWithPath: posterPath))
         let image = try readPNGAsRGBA(posterPath)
-        #expect(image.width == 32 && image.height == 24)
+        #expect(image.width == 32 && image.height == 32)
         // WebP: webpmux reads the frames and their durations.
         let webpPath = folder.appendingPathComponent("piped.webp").path
         let webp = try runGifx(["convert", input, "-o", "webp:-", "--quiet"])
@@ -115,8 +115,8 @@ import Glibc
         let sheetPath = folder.appendingPathComponent("sheet.png").path
         try sheet.stdout.write(to: URL(fileURLWithPath: sheetPath))
         let sheetImage = try readPNGAsRGBA(sheetPath)
-        #expect(sheetImage.width % 32 == 0 && sheetImage.height % 24 == 0)
-        #expect(sheetImage.width * sheetImage.height >= 32 * 24 * Self.delays.count)
+        #expect(sheetImage.width % 32 == 0 && sheetImage.height % 32 == 0)
+        #expect(sheetImage.width * sheetImage.height >= 32 * 32 * Self.delays.count)
         let description = try String(contentsOfFile: json, encoding: .utf8)
         #expect(description.contains("\"sheet.png\""), "\(description)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("-").path))

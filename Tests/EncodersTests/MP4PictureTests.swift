@@ -92,7 +92,7 @@ struct MP4PictureTests {
             if: gifx_av_load(GIFX_AV_ENCODER, nil, 0) == 0 && gifx_avcodec_find_encoder_by_name("libx265") != nil,
             "this libavcodec has no libx265"))
     func hevc() throws {
-        let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 3], delays: [4, 8])
+        let gif = FixtureGIF.solidFrames(width: 32, height: 32, colorIndices: [1, 3], delays: [4, 8])
         let run = try convertFixture(gif, options: VideoSettings(codec: .hevc))
         #expect(run.stream.codec_name == "hevc")
         #expect(run.stream.codec_tag_string == "hvc1")

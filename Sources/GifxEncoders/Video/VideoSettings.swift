@@ -32,8 +32,11 @@ public enum VideoCodec: String, CaseIterable, Codable, Sendable {
     /// by default, and x265's level limits are far below it anyway). SVT-AV1 stops at 16384 too; libvpx at 65536.
     public var maximumSide: Int { 16384 }
 
-    /// Smallest frame side: libx265 refuses anything under 16×16 ("Image size is too small"); yuv420p needs 2.
-    public var minimumSide: Int { self == .hevc ? 16 : 2 }
+    /// Smallest frame side: yuv420p needs 2. libx265 refuses anything under 16×16 ("Image size is too small"),
+    /// and libx265 3.5 (Debian 12) corrupts its heap on some frames under 32 pixels high (36×16 to 48×30:
+    /// aborts and segfaults under MALLOC_CHECK_=3, the ffmpeg CLI's too; 2026-11-25), so HEVC takes 32×32
+    /// and up: a clear refusal rather than a crash.
+    public var minimumSide: Int { self == .hevc ? 32 : 2 }
 
     /// The encoder for frames of `size`: SVT-AV1 refuses pictures under 64 pixels a side ("Source Width must
     /// be at least 64"), and stickers and emoji are often smaller, so AV1 goes through libaom there rather
