@@ -79,8 +79,7 @@ public final class AtomicOutput {
         if !isStandardOutput && !overwrite && FileManager.default.fileExists(atPath: targetPath) {
             throw OutputError.exists(targetPath)
         }
-        let temporaryFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let beside = isStandardOutput ? temporaryFolder + "/gifx-stdout" : targetPath
+        let beside = isStandardOutput ? TemporaryFiles.folder + "/gifx-stdout" : targetPath
         switch POSIXFiles.makeHiddenTemporary(beside: beside) {
         case .success(let file):
             descriptor = file.fd

@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxPOSIXFiles
 import SystemPackage
 
 #if canImport(Glibc)
@@ -23,33 +24,20 @@ public enum StandardOutput {
     public static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Copies the whole file open at `source` (from its start) to standard output; the reader going away
-    /// throws `OutputError.readerGone`, any other failure `OutputError.writing`.
+    /// throws `OutputError.readerGone` (`OutputError.writing` maps EPIPE to it), any other failure
+    /// `OutputError.writing`.
     static func copy(from source: FileDescriptor) throws {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var offset: Int64 = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { pread(source.rawValue, $0.baseAddress, $0.count, off_t(offset)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw OutputError.writing(displayName, errno: errno)
+        do {
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { try source.read(fromAbsoluteOffset: offset, into: $0) }
+                if count == 0 { return }
+                offset += Int64(count)
+                try POSIXFiles.writeAll(FileDescriptor.standardOutput, buffer.prefix(count))
             }
-            if count == 0 { return }
-            offset += Int64(count)
-            try buffer.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
-        }
-    }
-
-    /// Writes all of `bytes` to standard output.
-    static func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var done = 0
-        while done < bytes.count {
-            let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + done, bytes.count - done)
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE { throw OutputError.readerGone }
-                throw OutputError.writing(displayName, errno: errno)
-            }
-            done += written
+        } catch {
+            throw OutputError.writing(displayName, errno: (error as? Errno)?.rawValue ?? EIO)
         }
     }
 }

@@ -11,6 +11,12 @@ import Glibc
 public final class TemporaryFiles: Sendable {
     public static let shared = TemporaryFiles()
 
+    /// Where gifx keeps private scratch files (a piped output's spool, canvases for edits and further
+    /// encodes, rate statistics): `TMPDIR`, else /tmp.
+    public static var folder: String {
+        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
     private let paths = Mutex<Set<String>>([])
 
     /// Adds a file to remove if the process is interrupted.

@@ -17,12 +17,7 @@ final class CanvasScratchFile {
     let folder: String
     private let fd: FileDescriptor
 
-    /// Where scratch files go: `TMPDIR`, else /tmp.
-    static var defaultFolder: String {
-        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    }
-
-    init(canvasBytes: Int, folder: String = CanvasScratchFile.defaultFolder) throws {
+    init(canvasBytes: Int, folder: String = TemporaryFiles.folder) throws {
         self.canvasBytes = canvasBytes
         self.folder = folder
         switch POSIXFiles.makeUniqueFile(prefix: folder + "/gifx-canvases-", access: .ownerOnly) {

@@ -12,7 +12,7 @@ final class RateStatsFile {
     private var companions: [String] { [path, path + ".temp", path + ".mbtree", path + ".mbtree.temp", path + ".cutree", path + ".cutree.temp"] }
 
     init() throws {
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let folder = TemporaryFiles.folder
         switch POSIXFiles.makeHiddenTemporary(beside: folder + "/gifx-ratestats") {
         case .success(let file):
             try? file.fd.close()
