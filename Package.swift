@@ -33,20 +33,21 @@ let package = Package(
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("pthread")]),
 
         // What swift-system lacks, written once: a unique file under the umask, link, rename, durable rename.
-        .target(name: "GifxPOSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "GifxPOSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")], path: "Sources/POSIXFiles"),
         // posix_spawn and wait4 written once, for batch's children and the tests' runs (docs/architecture.md).
         .target(name: "ChildProcesses", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Pure schedule: no C, no I/O.
-        .target(name: "GifxTimeline"),
+        .target(name: "GifxTimeline", path: "Sources/Timeline"),
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "GifxFrames",
-            dependencies: ["CGif", "GifxPOSIXFiles", "GifxTimeline", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["CGif", "GifxPOSIXFiles", "GifxTimeline", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Sources/Frames"),
         // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
         .target(name: "GifxEncoders", dependencies: [
             "CAV", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxTimeline",
             .product(name: "SystemPackage", package: "swift-system"),
-        ]),
+        ], path: "Sources/Encoders"),
         // The library's front door: GifConverter (async, progress, cancellation) and GifInput (path, fd, bytes).
         .target(name: "GifxKit", dependencies: [
             "GifxEncoders", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",

@@ -1,5 +1,5 @@
 // libFuzzer target for the GIF reader, the metadata pass, the pixel decoder and the compositor
-// (Sources/GifxFrames), plus the schedule (Sources/GifxTimeline) the CLI builds from the metadata.
+// (Sources/Frames), plus the schedule (Sources/Timeline) the CLI builds from the metadata.
 // The package's `fuzz-decoder` target: Fuzz/run.sh builds it through SwiftPM with libFuzzer and ASan
 // (and GIFX_LIBFUZZER defined, so libFuzzer's `main` drives it); any other build makes it the replayer
 // of Replay.swift.

@@ -1,4 +1,4 @@
-// libFuzzer target: gifx's own LZW decoder against giflib, the oracle (Sources/GifxFrames/LZW). Every input
+// libFuzzer target: gifx's own LZW decoder against giflib, the oracle (Sources/Frames/LZW). Every input
 // is decoded by both, lenient and strict; a canvas that is not byte-identical, a different error or
 // different warnings is a finding (a trap, so libFuzzer saves the input), as is any crash, sanitizer report,
 // leak or hang. Built by Fuzz/differential.sh with `-sanitize=fuzzer,address`; a plain `swift build` makes

@@ -80,7 +80,7 @@ static inline int gifx_sws_use_jpeg(struct SwsContext *context) {
     return gifx_sws_setColorspaceDetails(context, coefficients, 1, coefficients, 1, 0, 1 << 16, 1 << 16);
 }
 
-/* The verifier's reader (Sources/GifxEncoders/Verify): accessors for what Swift imports awkwardly. */
+/* The verifier's reader (Sources/Encoders/Verify): accessors for what Swift imports awkwardly. */
 static inline AVStream *gifx_format_stream(const AVFormatContext *format, unsigned int index) {
     return index < format->nb_streams ? format->streams[index] : NULL;
 }
