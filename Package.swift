@@ -1,4 +1,12 @@
 // swift-tools-version: 6.1
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the gifx open source project
+//
+// Copyright (c) 2026 the gifx authors
+// Licensed under Apache License v2.0 (see LICENSE)
+//
+//===----------------------------------------------------------------------===//
 import PackageDescription
 
 let package = Package(

@@ -76,7 +76,20 @@ for f in /usr/share/man/man1/gifx.1.gz /usr/share/man/man1/gifx.to-mp4.1.gz /usr
     [ -s "$root$f" ] || fail "$f missing from the package"
 done
 zcat "$root/usr/share/man/man1/gifx.1.gz" | grep -q '^\.Dt GIFX 1' || fail "gifx.1.gz is not an mdoc page for GIFX(1)"
-note "   man pages ($(ls "$root"/usr/share/man/man1/gifx*.1.gz | wc -l)), bash/zsh/fish completions, copyright: present"
+# The licence (docs/packaging.md, "Licences"): DEP-5, gifx's own files under Apache-2.0.
+copyright=$root/usr/share/doc/gifx/copyright
+head -1 "$copyright" | grep -qxF "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" \
+    || fail "/usr/share/doc/gifx/copyright is not a DEP-5 file"
+grep -A2 -xF "Files: *" "$copyright" | grep -qxF "License: Apache-2.0" || fail "/usr/share/doc/gifx/copyright: no 'Files: *' paragraph under Apache-2.0"
+# lintian's copyright checks on the .deb, where lintian can be had (it is not a precondition of the rest).
+if command -v lintian >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null 2>&1; then
+    tags=$(lintian --no-tag-display-limit "$deb" 2>&1 | grep -Ei 'copyright|licen[cs]e' || true)
+    [ -z "$tags" ] || fail "lintian's copyright checks: $tags"
+    note "   lintian: no copyright or licence tag"
+else
+    note "   lintian: not installable here, its copyright checks skipped"
+fi
+note "   man pages ($(ls "$root"/usr/share/man/man1/gifx*.1.gz | wc -l)), bash/zsh/fish completions, DEP-5 copyright (Apache-2.0): present"
 
 names=()
 convert_all() { # BINARY-in-chroot OUT-in-chroot
@@ -106,10 +119,12 @@ in_root dpkg --purge gifx >/dev/null || fail "dpkg --purge gifx"
 tar -C "$root/opt" -xzf "$tarball"
 tree=/opt/$(basename "$tarball" .tar.gz)
 in_root sh -c "cd $tree && sha256sum --quiet -c SHA256SUMS" || fail "the tarball's SHA256SUMS do not match its files"
-for f in bin/gifx README.md COPYRIGHT SHA256SUMS share/man/man1/gifx.1 share/bash-completion/completions/gifx \
+for f in bin/gifx README.md LICENSE COPYRIGHT SHA256SUMS share/man/man1/gifx.1 share/bash-completion/completions/gifx \
          share/zsh/site-functions/_gifx share/fish/vendor_completions.d/gifx.fish; do
     [ -s "$root$tree/$f" ] || fail "$f missing from the tarball"
 done
+cmp -s "$repo/LICENSE" "$root$tree/LICENSE" || fail "the tarball's LICENSE is not the repository's (Apache-2.0)"
+grep -q "Apache License, Version 2.0" "$root$tree/COPYRIGHT" || fail "the tarball's COPYRIGHT does not name Apache-2.0"
 libs=$(in_root ldd "$tree/bin/gifx") || fail "ldd $tree/bin/gifx"
 echo "$libs" | grep -q "not found" && fail "the tarball's binary misses libraries: $(echo "$libs" | grep 'not found')"
 echo "$libs" | grep -qi swift && fail "the tarball's binary loads a Swift library: $(echo "$libs" | grep -i swift)"

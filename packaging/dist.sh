@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release artefacts from a built binary and its generated share/ tree (packaging/share.sh):
 #   packaging/dist.sh BINARY SHARE_DIR VERSION COMMIT OUT_DIR
-# OUT_DIR gets gifx-VERSION-linux-ARCH.tar.gz (bin/, share/, README.md, COPYRIGHT, LICENSES/, SHA256SUMS, laid
+# OUT_DIR gets gifx-VERSION-linux-ARCH.tar.gz (bin/, share/, README.md, LICENSE, COPYRIGHT, LICENSES/, SHA256SUMS, laid
 # out like a PREFIX) and gifx_VERSION-1_DEBARCH.deb (dpkg-deb). The .deb's Depends come from the binary:
 #   - its NEEDED libraries (objdump -p, ldconfig, dpkg -S), with dpkg-shlibdeps' floors (each library's
 #     symbols file, for the symbols the binary uses);
@@ -74,45 +74,46 @@ echo "NEEDED: $(echo $needed)"
 echo "dlopened: $(echo $dlopened) ($(echo $functions | wc -w) functions)"
 echo "Depends: $depends"
 
-# --- Licences: gifx's own if the repository has one; the Swift runtime and the packages linked into it.
+# --- Licences: gifx's own (Apache-2.0, LICENSE), the Swift runtime and the packages linked into it.
+[ -f "$repo/LICENSE" ] || { echo "dist.sh: $repo/LICENSE is missing" >&2; exit 1; }
+cp "$repo/LICENSE" "$work/LICENSE"
 licences=$work/LICENSES
 mkdir -p "$licences"
-{
-    echo "gifx $version (commit $commit)"
-    echo
-    if [ -f "$repo/LICENSE" ]; then
-        echo "gifx: see LICENSE"; cp "$repo/LICENSE" "$work/LICENSE"
-    else
-        echo "gifx: the repository has no LICENSE file yet; no licence is granted by this package beyond"
-        echo "what its authors state."
-    fi
-    echo
-    echo "Statically linked into bin/gifx (licence texts in LICENSES/):"
-    echo "  Swift runtime and Foundation (swift.org): Apache License 2.0 with Runtime Library Exception"
-    for dep in swift-argument-parser swift-system; do
-        src=$checkouts/$dep/LICENSE.txt
-        [ -f "$src" ] || { echo "dist.sh: no licence at $src" >&2; exit 1; }
-        cp "$src" "$licences/$dep.txt"
-        echo "  $dep: Apache License 2.0 (see LICENSES/$dep.txt)"
-    done
-    echo
-    echo "Loaded at run time from the system (their own packages and licences): giflib, libpng, libwebp,"
-    echo "zlib, and FFmpeg's libavutil, libswscale, libavcodec, libavformat (dlopen)."
-} > "$work/COPYRIGHT"
+for dep in swift-argument-parser swift-system; do
+    src=$checkouts/$dep/LICENSE.txt
+    [ -f "$src" ] || { echo "dist.sh: no licence at $src" >&2; exit 1; }
+    cp "$src" "$licences/$dep.txt"
+done
 swift_licence=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/share/swift/LICENSE.txt
 [ -f "$swift_licence" ] || swift_licence=$(find "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")" -maxdepth 4 -name LICENSE.txt 2>/dev/null | head -1)
 if [ -n "$swift_licence" ] && [ -f "$swift_licence" ]; then cp "$swift_licence" "$licences/swift.txt"; else
     cp "$licences/swift-system.txt" "$licences/swift.txt"; fi # the same Apache 2.0 + RLE text
+# What the binary combines with (docs/packaging.md, "Licences"): said once, in the tarball's COPYRIGHT and in
+# the .deb's DEP-5 copyright below.
+combined='Statically linked into the gifx binary: the Swift runtime and Foundation (swift.org) and
+swift-argument-parser and swift-system, all Apache License 2.0 with the Runtime Library Exception
+(texts in LICENSES/ of the tarball, and below in the .deb).
+Loaded at run time from the system, each under its own package and licence: giflib (MIT), libpng
+(libpng-2.0), libwebp (BSD-3-Clause), zlib (Zlib), and FFmpeg'"'"'s libavutil, libswscale, libavcodec and
+libavformat (opened with dlopen). Debian'"'"'s libavcodec is built with GPL parts (libx264, libx265), so
+it is GPL-2.0-or-later as a whole: a redistributed combination of gifx with it is under the GPL (3.0 or
+later, since Apache-2.0 code cannot be combined with GPL-2.0-only).'
+{
+    echo "gifx $version (commit $commit)"
+    echo
+    echo "gifx is licensed under the Apache License, Version 2.0 (see LICENSE)."
+    echo
+    echo "$combined"
+} > "$work/COPYRIGHT"
 
-# --- Tarball: gifx-VERSION-linux-ARCH/{bin,share,README.md,COPYRIGHT,LICENSES,SHA256SUMS}.
+# --- Tarball: gifx-VERSION-linux-ARCH/{bin,share,README.md,LICENSE,COPYRIGHT,LICENSES,SHA256SUMS}.
 name=gifx-$version-linux-$arch
 tree=$work/$name
 mkdir -p "$tree/bin"
 install -m 0755 "$binary" "$tree/bin/gifx"
 strip --strip-unneeded "$tree/bin/gifx"
 cp -r "$share/share" "$tree/share"
-cp "$repo/README.md" "$work/COPYRIGHT" "$tree/"
-[ -f "$work/LICENSE" ] && cp "$work/LICENSE" "$tree/"
+cp "$repo/README.md" "$work/COPYRIGHT" "$work/LICENSE" "$tree/"
 cp -r "$licences" "$tree/LICENSES"
 (cd "$tree" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
 # Reproducible: fixed owner, order and mtime (the commit's date).
@@ -129,8 +130,34 @@ install -m 0644 "$share/share/bash-completion/completions/gifx" "$deb/usr/share/
 install -m 0644 "$share/share/zsh/site-functions/_gifx" "$deb/usr/share/zsh/vendor-completions/_gifx"
 install -m 0644 "$share/share/fish/vendor_completions.d/gifx.fish" "$deb/usr/share/fish/vendor_completions.d/gifx.fish"
 gzip -9n < "$repo/README.md" > "$deb/usr/share/doc/gifx/README.md.gz"
-{ cat "$work/COPYRIGHT"; for f in "$licences"/*.txt; do echo; echo "---- $(basename "$f" .txt)"; cat "$f"; done; } \
-    > "$deb/usr/share/doc/gifx/copyright"
+# Machine-readable (DEP-5). gifx's own text is Debian's common licence; the Runtime Library Exception texts
+# of what is linked in follow in their own paragraph.
+{
+    echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+    echo "Upstream-Name: gifx"
+    echo "Comment: gifx $version (commit $commit)."
+    echo "$combined" | sed 's/^/ /'
+    for f in "$licences"/*.txt; do # the Apache 2.0 + Runtime Library Exception texts of what is linked in
+        echo " ."; echo " ---- $(basename "$f" .txt)"; sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$f"
+    done
+    echo
+    echo "Files: *"
+    echo "Copyright: 2026 the gifx authors"
+    echo "License: Apache-2.0"
+    echo
+    echo "License: Apache-2.0"
+    echo " Licensed under the Apache License, Version 2.0 (the \"License\"); you may not use"
+    echo " this software except in compliance with the License. You may obtain a copy of the"
+    echo " License at https://www.apache.org/licenses/LICENSE-2.0"
+    echo " ."
+    echo " Unless required by applicable law or agreed to in writing, software distributed"
+    echo " under the License is distributed on an \"AS IS\" BASIS, WITHOUT WARRANTIES OR"
+    echo " CONDITIONS OF ANY KIND, either express or implied. See the License for the"
+    echo " specific language governing permissions and limitations under the License."
+    echo " ."
+    echo " On Debian systems, the full text of the Apache License, Version 2.0 can be found"
+    echo " in the file '/usr/share/common-licenses/Apache-2.0'."
+} > "$deb/usr/share/doc/gifx/copyright"
 installed_size=$(du -sk --exclude=DEBIAN "$deb" | cut -f1)
 cat > "$deb/DEBIAN/control" <<CONTROL
 Package: gifx

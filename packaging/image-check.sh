@@ -38,7 +38,11 @@ config=$(podman image inspect --format '{{json .Config.Entrypoint}} {{.Config.Wo
 [ "$config" = '["gifx"] /data gifx' ] || fail "entrypoint, workdir, user: $config (expected [\"gifx\"] /data gifx)"
 uid=$(run --entrypoint id "$IMAGE" -u)
 [ "$uid" = 10001 ] || fail "the image runs as uid $uid, expected 10001 (gifx)"
-note "   entrypoint [\"gifx\"], working folder /data, user gifx (uid $uid)"
+licence=$(podman image inspect --format '{{index .Config.Labels "org.opencontainers.image.licenses"}}' "$IMAGE")
+[ "$licence" = Apache-2.0 ] || fail "label org.opencontainers.image.licenses is '$licence', expected Apache-2.0"
+run --entrypoint sh "$IMAGE" -c 'grep -q "^License: Apache-2.0" /usr/share/doc/gifx/copyright' \
+    || fail "the image has no /usr/share/doc/gifx/copyright naming Apache-2.0"
+note "   entrypoint [\"gifx\"], working folder /data, user gifx (uid $uid), licence label Apache-2.0 and copyright file"
 
 note "2. gifx --version, read-only root, no network"
 text=$(run "$IMAGE" --version) || fail "gifx --version failed in the image"
