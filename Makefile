@@ -62,11 +62,26 @@ library-usage: deps
 
 ## docs: DocC documentation of each library product (swift-docc-plugin); any DocC warning fails the build.
 ## Archives land in .build/plugins/Swift-DocC/outputs/.
+## docs/cli.md, the flag reference, is generated from the ArgumentParser declarations
+## (packaging/cli_reference.py over `gifx --experimental-dump-help`): `make cli-reference` writes it, and
+## `make docs` (so `make test`, so CI) fails when the checked-in file differs from what the code says.
 LIBRARY_PRODUCTS := GifxTimeline GifxKit
-docs: deps
+CLI_REFERENCE := docs/cli.md
+docs: deps cli-reference-check
 	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
+
+.PHONY: cli-reference cli-reference-check
+cli-reference: deps
+	$(SWIFT) build --product gifx
+	python3 packaging/cli_reference.py $(GIFX) > $(CLI_REFERENCE)
+cli-reference-check: deps
+	@$(SWIFT) build --product gifx >/dev/null
+	@mkdir -p .build && python3 packaging/cli_reference.py $(GIFX) > .build/cli.md
+	@diff -u $(CLI_REFERENCE) .build/cli.md >/dev/null || { diff -u $(CLI_REFERENCE) .build/cli.md | head -40; \
+		echo "$(CLI_REFERENCE) is stale: the options changed; run make cli-reference and commit it" >&2; exit 1; }
+	@echo "$(CLI_REFERENCE): up to date with the option declarations"
 
 ## test: build and run every test (Swift Testing), the library example and the documentation build, then one
 ## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary). Fails if a

@@ -25,7 +25,7 @@ enum PlanModeArgument: ExpressibleByArgument {
     }
 }
 
-/// The `plan` object `timeline --json --fps …` adds beside the `gifx.timeline/1` fields (README: "The
+/// The `plan` object `timeline --json --fps …` adds beside the `gifx.timeline/1` fields (docs/guide.md: "The
 /// output plan"). Per-frame entries are computed while encoding, from the timeline, none kept.
 struct PlanJSON: Encodable {
     let plan: OutputPlan

@@ -17,7 +17,7 @@ public struct VerifySettings: Sendable, Equatable {
     }
 }
 
-/// The defaults, documented in the README's "verify" section.
+/// The defaults, documented in docs/guide.md's "verify" section.
 public enum VerifyDefaults {
     /// Timing slack of an exact mode (VFR, the tick, a rate whose period divides every delay): container
     /// timestamps are rounded to their time base (WebM keeps whole ms, MP4 the muxer's timescale).
