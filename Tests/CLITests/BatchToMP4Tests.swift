@@ -102,13 +102,9 @@ struct BatchConvertTests {
     }
 }
 
-func ffprobeAvailable() -> Bool {
-    FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe")
-}
-
 /// The container duration in seconds, as ffprobe reads it.
 func probeDuration(_ path: String) -> Double? {
     guard let run = try? CapturedRun.run(
-        "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]) else { return nil }
+        Oracle.tool("ffprobe"), ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]) else { return nil }
     return Double(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
 }

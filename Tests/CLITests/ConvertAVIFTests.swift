@@ -154,7 +154,7 @@ private struct AVIFProbe {
 }
 
 private func avifProbe(_ path: String) throws -> AVIFProbe {
-    let data = try runTool("/usr/bin/ffprobe", [
+    let data = try runTool(Oracle.tool("ffprobe"), [
         "-v", "error", "-select_streams", "v:0", "-show_entries",
         "stream=codec_name,pix_fmt,r_frame_rate,duration,nb_frames:format=duration:format_tags=major_brand"
             + ":packet=pts_time,duration_time",
@@ -188,7 +188,7 @@ private func avifProbe(_ path: String) throws -> AVIFProbe {
 
 /// Every frame decoded by the ffmpeg CLI (dav1d or libaom) to RGBA.
 private func decodeAVIFRGBA(_ path: String, frameBytes: Int) throws -> [[UInt8]] {
-    let data = [UInt8](try runTool("/usr/bin/ffmpeg", [
+    let data = [UInt8](try runTool(Oracle.tool("ffmpeg"), [
         "-v", "error", "-nostdin", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgba", "-",
     ]))
     guard frameBytes > 0, data.count % frameBytes == 0 else {

@@ -211,6 +211,6 @@ struct ConvertCommandTests {
 /// An image decoded by the ffmpeg CLI to raw RGBA bytes.
 func ffmpegRGBA(_ path: String) throws -> [UInt8] {
     let run = try CapturedRun.run(
-        "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        Oracle.tool("ffmpeg"), ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
     return [UInt8](run.stdout)
 }

@@ -196,7 +196,7 @@ struct ConvertWebMTests {
 
 /// ffprobe's `key=value` lines for the first video stream's `entries`.
 private func probe(_ path: String, entries: String) throws -> [String: String] {
-    let data = try runTool("/usr/bin/ffprobe", [
+    let data = try runTool(Oracle.tool("ffprobe"), [
         "-v", "error", "-select_streams", "v:0", "-show_entries", entries, "-of", "default=nw=1", path,
     ])
     var fields: [String: String] = [:]
@@ -209,7 +209,7 @@ private func probe(_ path: String, entries: String) throws -> [String: String] {
 
 /// Each packet's presentation time in seconds, as ffprobe prints it, in presentation order.
 private func packetTimes(_ path: String) throws -> [String] {
-    let data = try runTool("/usr/bin/ffprobe", [
+    let data = try runTool(Oracle.tool("ffprobe"), [
         "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path,
     ])
     // A packet with side data (VP9's alpha) prints an empty side-data field after a comma.
@@ -221,7 +221,7 @@ private func packetTimes(_ path: String) throws -> [String] {
 /// Every frame decoded by the ffmpeg CLI to RGBA (`codec`: the decoder to force, e.g. libvpx-vp9 for alpha).
 private func decodeRGBA(_ path: String, codec: String?, frameBytes: Int) throws -> [[UInt8]] {
     let decoder = codec.map { ["-c:v", $0] } ?? []
-    let data = [UInt8](try runTool("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + decoder + [
+    let data = [UInt8](try runTool(Oracle.tool("ffmpeg"), ["-v", "error", "-nostdin"] + decoder + [
         "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgba", "-",
     ]))
     guard frameBytes > 0, data.count % frameBytes == 0 else {

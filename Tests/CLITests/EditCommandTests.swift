@@ -34,7 +34,7 @@ import Testing
             var packets: [Packet]
             var format: Format
         }
-        let data = try runTool("/usr/bin/ffprobe", [
+        let data = try runTool(Oracle.tool("ffprobe"), [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base:packet=pts:format=duration",
             "-of", "json", path,
         ])
@@ -44,7 +44,7 @@ import Testing
         // floating point does not.
         let starts = probe.packets.map { (Double($0.pts) * base[0] * 100 / base[1] * 1e4).rounded() / 1e4 }.sorted()
         let frameBytes = side * side * 3
-        let raw = [UInt8](try runTool("/usr/bin/ffmpeg", [
+        let raw = [UInt8](try runTool(Oracle.tool("ffmpeg"), [
             "-v", "error", "-nostdin", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
         ]))
         let centre = ((side / 2) * side + side / 2) * 3

@@ -127,7 +127,7 @@ struct LevelOptionTests {
 
 /// ffprobe's level, frame rate and size of the first video stream.
 private func probeLevel(_ path: String) throws -> [String: String] {
-    let data = try runTool("/usr/bin/ffprobe", [
+    let data = try runTool(Oracle.tool("ffprobe"), [
         "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=level,r_frame_rate,width,height",
         "-of", "default=nw=1", path,
     ])

@@ -16,7 +16,7 @@ private struct ProbedPackets {
     var duration = 0.0
 
     init(_ path: String) throws {
-        let text = String(decoding: try runTool("/usr/bin/ffprobe", [
+        let text = String(decoding: try runTool(Oracle.tool("ffprobe"), [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base:format=duration:packet=pts,dts",
             "-of", "default=nw=1", path,
         ]), as: UTF8.self)

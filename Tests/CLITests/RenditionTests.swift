@@ -13,15 +13,15 @@ import Testing
 
     static func streamSize(_ path: String) throws -> (Int, Int, String) {
         let run = try CapturedRun.run(
-            "/usr/bin/ffprobe",
+            Oracle.tool("ffprobe"),
             ["-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height,codec_name", "-of", "csv=p=0", path])
         let fields = run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
         guard fields.count == 3 else { return (0, 0, "") }
         return (Int(fields[1]) ?? 0, Int(fields[2]) ?? 0, String(fields[0]))
     }
 
-    @Test func oneDecodeWritesEveryRenditionAtItsOwnSize() throws {
-        guard ffprobeAvailable() else { return }
+    @Test(.enabled(if: oracleAvailable("ffprobe", "webpmux"), "ffprobe (ffmpeg) or webpmux (webp), the oracles, are not installed"))
+    func oneDecodeWritesEveryRenditionAtItsOwnSize() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try writeGIF(Self.fixture, to: folder)
@@ -41,10 +41,8 @@ import Testing
         #expect(half.0 == 32 && half.1 == 18 && half.2 == "vp9", "\(half)")
         let still = try Self.streamSize(path("still.jpg"))
         #expect(still.0 == 64 && still.1 == 36, "\(still)")
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/webpmux") {
-            let info = try CapturedRun.run("/usr/bin/webpmux", ["-info", path("w32.webp")]).stdoutText
-            #expect(info.contains("Canvas size: 32 x 18"), "\(info)")
-        }
+        let info = try CapturedRun.run(Oracle.tool("webpmux"), ["-info", path("w32.webp")]).stdoutText
+        #expect(info.contains("Canvas size: 32 x 18"), "\(info)")
         // One decode: the GIF's six frames, once, for all five outputs.
         let stats = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
         #expect(stats["frames"] as? Int == 6)

@@ -45,12 +45,11 @@ import Glibc
         return (count, durations)
     }
 
-    @Test(arguments: [
+    @Test(.enabled(if: ffprobeAvailable(), "ffprobe (Debian package ffmpeg), the oracle, is not installed"), arguments: [
         ("to-mp4 - -o -", [String]()), ("to-mp4 - -o mp4:-", ["--vfr"]), ("convert - -o webm:-", []),
         ("convert - -o webm:-", ["--vfr"]), ("to-mp4 - -o -", ["--codec", "hevc", "--vfr"]),
     ])
     func videoThroughAPipeHasTheGIFsFramesAndDuration(_ command: String, _ extra: [String]) throws {
-        guard ffprobeAvailable() else { return }
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try writeGIF(Self.fixture, to: folder)
@@ -84,7 +83,8 @@ import Glibc
         #expect(boxes.contains("moof") && boxes.contains("mdat"), "\(boxes)")
     }
 
-    @Test func stillsWebPTimelineAndSheetGoOutWhole() throws {
+    @Test(.enabled(if: oracleAvailable("webpmux"), "webpmux (Debian package webp), the oracle, is not installed"))
+    func stillsWebPTimelineAndSheetGoOutWhole() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try writeGIF(Self.fixture, to: folder)
@@ -100,10 +100,8 @@ import Glibc
         let webp = try runGifx(["convert", input, "-o", "webp:-", "--quiet"])
         #expect(webp.status == 0, "\(webp.stderr)")
         try webp.stdout.write(to: URL(fileURLWithPath: webpPath))
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/webpmux") {
-            let info = try CapturedRun.run("/usr/bin/webpmux", ["-info", webpPath]).stdoutText
-            #expect(info.contains("Number of frames: \(Self.delays.count)"), "\(info)")
-        }
+        let info = try CapturedRun.run(Oracle.tool("webpmux"), ["-info", webpPath]).stdoutText
+        #expect(info.contains("Number of frames: \(Self.delays.count)"), "\(info)")
         // The timeline JSON: the same bytes as `timeline --json`.
         let timeline = try runGifx(["convert", input, "-o", "timeline:-", "--quiet"])
         let reference = try runGifx(["timeline", input, "--json"])
@@ -167,9 +165,9 @@ import Glibc
         #expect(try Data(contentsOf: stale) == Data("stale".utf8))
     }
 
-    @Test func binaryOutputToATerminalIsRefused() throws {
-        // script(1) gives gifx a pseudo-terminal as standard output.
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    // script(1) gives gifx a pseudo-terminal as standard output.
+    @Test(.enabled(if: oracleAvailable("script"), "script(1) (Debian package bsdutils) is not installed"))
+    func binaryOutputToATerminalIsRefused() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = try writeGIF(Self.fixture, to: folder)
