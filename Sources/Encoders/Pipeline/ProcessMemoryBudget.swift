@@ -1,3 +1,5 @@
+import GifxFrames
+
 /// The memory budget of a run that was given none: what the process may hold before the kernel, or the
 /// machine, pushes back.
 public enum ProcessMemoryBudget {

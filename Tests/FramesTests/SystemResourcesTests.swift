@@ -1,0 +1,78 @@
+import Foundation
+import GifxFrames
+import Testing
+
+/// `SystemResources` over fake /proc and /sys/fs/cgroup folders laid out as the kernel lays them out: the
+/// figures are the files' numbers worked out by hand, not by the code under test.
+@Suite struct SystemResourcesTests {
+    /// A fake kernel: files under a temporary root, `proc/...` and `cgroup/...`.
+    private func kernel(_ files: [String: String]) throws -> (SystemResources, URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-sysres-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return (SystemResources(procFolder: root.appendingPathComponent("proc").path,
+                                cgroupFolder: root.appendingPathComponent("cgroup").path), root)
+    }
+
+    @Test func cgroupV2QuotaRoundsUpAndBeatsTheMask() throws {
+        let (system, root) = try kernel([
+            "proc/self/cgroup": "0::/job\n",
+            "proc/self/status": "Name:\tgifx\nCpus_allowed:\tff\n",  // 8 CPUs
+            "cgroup/job/cpu.max": "150000 100000\n",  // 1.5 cores -> 2
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(system.affinityCount() == 8)
+        #expect(system.availableCores(online: 16) == AvailableCores(count: 2, source: "cgroup v2 cpu.max"))
+    }
+
+    @Test func noQuotaLeavesTheMask() throws {
+        let (system, root) = try kernel([
+            "proc/self/cgroup": "0::/job\n",
+            "proc/self/status": "Cpus_allowed:\t00000000,0000000f\n",  // 4 CPUs
+            "cgroup/job/cpu.max": "max 100000\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(system.availableCores(online: 16) == AvailableCores(count: 4, source: "affinity mask"))
+    }
+
+    @Test func cgroupV1QuotaUnderTheCombinedMount() throws {
+        let (system, root) = try kernel([
+            "proc/self/cgroup": "4:memory:/slurm/job1\n3:cpu,cpuacct:/slurm/job1\n",
+            "cgroup/cpu,cpuacct/slurm/job1/cpu.cfs_quota_us": "300000\n",
+            "cgroup/cpu,cpuacct/slurm/job1/cpu.cfs_period_us": "100000\n",
+            "cgroup/memory/slurm/job1/memory.limit_in_bytes": "1073741824\n",
+            "cgroup/memory/slurm/job1/memory.usage_in_bytes": "73741824\n",
+            "proc/meminfo": "MemTotal:       24000000 kB\nMemAvailable:   20000000 kB\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(system.availableCores(online: 16) == AvailableCores(count: 3, source: "cgroup v1 cpu quota"))
+        #expect(system.availableMemory() == AvailableMemory(bytes: 1_000_000_000, source: "cgroup v1 limit"))
+    }
+
+    @Test func cgroupV2MemoryFromTheNamespaceRootAndMemAvailableWhenSmaller() throws {
+        // Inside a container's cgroup namespace the own path's folder is missing; the root holds the files.
+        let (system, root) = try kernel([
+            "proc/self/cgroup": "0::/\n",
+            "cgroup/memory.max": "536870912\n",
+            "cgroup/memory.current": "36870912\n",
+            "proc/meminfo": "MemAvailable:   400000 kB\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(system.cgroupMemoryRemaining()?.bytes == 500_000_000)
+        #expect(system.availableMemory() == AvailableMemory(bytes: 409_600_000, source: "MemAvailable"))
+    }
+
+    @Test func v1WithoutALimitAndNothingReadable() throws {
+        let (system, root) = try kernel([
+            "proc/self/cgroup": "4:memory:/\n",
+            "cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(system.cgroupMemoryRemaining() == nil)
+        #expect(system.availableMemory() == AvailableMemory(bytes: nil, source: "unknown"))
+        #expect(system.availableCores(online: 2) == AvailableCores(count: 2, source: "online cores"))
+    }
+}
