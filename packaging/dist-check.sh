@@ -80,7 +80,8 @@ zcat "$root/usr/share/man/man1/gifx.1.gz" | grep -q '^\.Dt GIFX 1' || fail "gifx
 copyright=$root/usr/share/doc/gifx/copyright
 head -1 "$copyright" | grep -qxF "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" \
     || fail "/usr/share/doc/gifx/copyright is not a DEP-5 file"
-grep -A2 -xF "Files: *" "$copyright" | grep -qxF "License: Apache-2.0" || fail "/usr/share/doc/gifx/copyright: no 'Files: *' paragraph under Apache-2.0"
+grep -B1 -A2 -xF "Files: *" "$copyright" | tr '\n' '|' | grep -qxF "|Files: *|Copyright: 2026 the gifx authors|License: Apache-2.0|" \
+    || fail "/usr/share/doc/gifx/copyright: no 'Files: *' paragraph (after a blank line) under Apache-2.0"
 # lintian's copyright checks on the .deb, where lintian can be had (it is not a precondition of the rest).
 if command -v lintian >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null 2>&1; then
     tags=$(lintian --no-tag-display-limit "$deb" 2>&1 | grep -Ei 'copyright|licen[cs]e' || true)

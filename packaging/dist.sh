@@ -137,9 +137,12 @@ gzip -9n < "$repo/README.md" > "$deb/usr/share/doc/gifx/README.md.gz"
     echo "Upstream-Name: gifx"
     echo "Comment: gifx $version (commit $commit)."
     echo "$combined" | sed 's/^/ /'
-    for f in "$licences"/*.txt; do # the Apache 2.0 + Runtime Library Exception texts of what is linked in
-        echo " ."; echo " ---- $(basename "$f" .txt)"; sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$f"
-    done
+    # What is linked in is Apache 2.0 (Debian's common licence) with the Runtime Library Exception: the
+    # exception's own text once (the same in every one of LICENSES/), not the whole licence again (lintian:
+    # copyright-file-contains-full-apache-2-license).
+    echo " ."
+    echo " The Runtime Library Exception of the Swift runtime, swift-argument-parser and swift-system:"
+    sed -n '/^## Runtime Library Exception/,$p' "$licences/swift-system.txt" | sed -e '/^[[:space:]]*$/d' -e 's/^[[:space:]]*/ /' -e '$a\'
     echo
     echo "Files: *"
     echo "Copyright: 2026 the gifx authors"
