@@ -41,7 +41,11 @@ let package = Package(
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "GifxFrames",
-            dependencies: ["CGif", "GifxPOSIXFiles", "GifxTimeline", .product(name: "SystemPackage", package: "swift-system")],
+            // CWebP, CPng: the WebP and APNG readers (Sources/Frames/WebP, Sources/Frames/APNG; issue 35).
+            dependencies: [
+                "CGif", "CWebP", "CPng", "GifxPOSIXFiles", "GifxTimeline",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Sources/Frames"),
         // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
         .target(name: "GifxEncoders", dependencies: [

@@ -96,6 +96,7 @@ extension DelayRule {
         case .roundedUp: 1
         case .carried: 2
         case .default: 3
+        case .truncated: 4
         }
     }
 
@@ -104,6 +105,7 @@ extension DelayRule {
         case 0: self = .raw
         case 1: self = .roundedUp
         case 2: self = .carried
+        case 4: self = .truncated
         default: self = .default
         }
     }

@@ -31,8 +31,9 @@ public struct TimelineJSONWriter {
             ("canvas", { out in out.object(1, [("height", .int(t.canvas.height)), ("width", .int(t.canvas.width))]) }),
             ("duration", { out in
                 out.object(1, [
-                    ("centiseconds", .int(t.duration.centiseconds)), ("seconds", .double(t.duration.seconds)),
-                ])
+                    (t.format == .gif ? "centiseconds" : "units", .int(t.duration.centiseconds)),
+                    ("seconds", .double(t.duration.seconds)),
+                ].sorted { $0.0 < $1.0 })
             }),
             ("frames", { out in try Self.writeFrames(t.frames, to: &out) }),
             ("loop", { out in out.object(1, [("count", .optionalInt(t.loop.count)), ("plays", .optionalInt(t.loop.plays))]) }),
@@ -40,11 +41,19 @@ public struct TimelineJSONWriter {
             ("schema", { out in out.string(t.schema) }),
             ("tick", { out in
                 out.openObject()
-                out.key("centiseconds", depth: 2)
-                out.int(t.tick.centiseconds)
-                out.separator()
+                if t.format == .gif {
+                    out.key("centiseconds", depth: 2)
+                    out.int(t.tick.centiseconds)
+                    out.separator()
+                }
                 out.key("fps", depth: 2)
                 out.object(2, [("den", .int(t.tick.fps.den)), ("num", .int(t.tick.fps.num))])
+                if t.format != .gif {
+                    // A WebP's or APNG's tick is in units of 1/timescale s (sorted after "fps").
+                    out.separator()
+                    out.key("units", depth: 2)
+                    out.int(t.tick.centiseconds)
+                }
                 out.closeObject(depth: 1)
             }),
             ("warnings", { out in
@@ -57,6 +66,11 @@ public struct TimelineJSONWriter {
                 out.closeArray(depth: 1)
             }),
         ]
+        if t.format != .gif {
+            // A WebP's or APNG's schedule names its container and its unit (a GIF's bytes stay as before).
+            members.append(("format", { out in out.string(t.format.rawValue) }))
+            members.append(("timescale", { out in out.int(t.timescale) }))
+        }
         for extra in extraMembers {
             // One level deeper: every line after the first gets two more spaces (not the empty line
             // inside an empty array, which JSONEncoder leaves empty).
