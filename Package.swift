@@ -75,7 +75,7 @@ let package = Package(
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
-        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng", "CWebP"]),
+        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng", "CWebP", "ChildProcesses"]),
         .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxTimeline", "GifFixtures", "CAV", "CPng", "ChildProcesses"]),
         .testTarget(name: "CLITests", dependencies: [
             "gifx", "GifFixtures", "GifxTimeline", "ChildProcesses",

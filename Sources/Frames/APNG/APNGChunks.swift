@@ -35,6 +35,9 @@ struct PNGChunkReader {
         }
     }
 
+    /// The type of the chunk whose CRC failed (a damaged fcTL or IEND still ends the frame before it).
+    private(set) var failedType: UInt32?
+
     /// Whether every byte has been read.
     var atEnd: Bool { offset >= bytes.count }
 
@@ -60,6 +63,7 @@ struct PNGChunkReader {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let crc = gifx_crc32(0, base + start + 4, length + 4)
         guard crc == stored else {
+            failedType = type
             throw GifDecodeError(.malformed, at: start, "chunk \(Self.name(type)): CRC mismatch", format: .apng)
         }
         offset = start + 12 + length

@@ -30,6 +30,8 @@ struct APNGWalker {
     private var sawIDAT = false
     private var sawFdAT = false
     private var finished = false
+    /// Damage found while closing a frame: thrown on the next call, after that frame is handed out.
+    private var deferred: (any Error)?
     private(set) var framesHandedOut = 0
 
     init(bytes: UnsafeRawBufferPointer) throws {
@@ -41,8 +43,26 @@ struct APNGWalker {
 
     /// The next frame, `nil` after the last. Throws at damage (the frames handed out before it stand).
     mutating func next() throws -> APNGFrame? {
+        if let deferred {
+            self.deferred = nil
+            finished = true
+            throw deferred
+        }
         while !finished {
-            guard let chunk = try reader.next() else {
+            let read: PNGChunk?
+            do {
+                read = try reader.next()
+            } catch {
+                // A damaged fcTL or IEND still closes the frame before it: that frame's data is complete.
+                if reader.failedType == PNGChunk.fcTL || reader.failedType == PNGChunk.IEND,
+                    let done = try? finishPending()
+                {
+                    deferred = error
+                    return done
+                }
+                throw error
+            }
+            guard let chunk = read else {
                 throw GifDecodeError(.truncated, at: reader.bytes.count, "the data ends before IEND", format: .apng)
             }
             if header == nil {
@@ -63,11 +83,18 @@ struct APNGWalker {
                 }
                 animation = (Int(chunk.u32(0)), Int(chunk.u32(4)))
             case PNGChunk.fcTL where animation != nil:
-                let control = try FrameControl(chunk)
-                try checkSequence(control.sequence, at: chunk.offset)
-                try check(control.rect, at: chunk.offset)
+                // The frame before ends here, whatever this fcTL holds.
                 let done = try finishPending()
-                pending = (control, chunk.offset)
+                do {
+                    let control = try FrameControl(chunk)
+                    try checkSequence(control.sequence, at: chunk.offset)
+                    try check(control.rect, at: chunk.offset)
+                    pending = (control, chunk.offset)
+                } catch {
+                    guard let done else { throw error }
+                    deferred = error
+                    return done
+                }
                 if let done { return done }
             case PNGChunk.IDAT:
                 if !sawIDAT { defaultImageOffset = chunk.offset }
