@@ -164,6 +164,12 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         return Placement(firstTimestamp: first, samples: max(0, next - first), unitsEach: 1)
     }
 
+    /// Seconds of one play: exact in the rate for CFR, the duration in the timeline's units for VFR.
+    public var durationSeconds: Double {
+        if let rate { return Double(outputFrames) * Double(rate.den) / Double(rate.num) }
+        return duration.doubleValue * timeBase.doubleValue
+    }
+
     /// Timestamp units in one play (added once per loop).
     public var unitsPerPlay: Int {
         kind == .vfr ? duration.num : outputFrames

@@ -97,7 +97,7 @@ struct ToMP4Command: ParsableCommand {
                     frames: report.frames, outputFrames: result.summary.outputFrames,
                     fps: plan.rate?.description ?? "vfr", loops: video.loops,
                     width: result.outputSize.width, height: result.outputSize.height,
-                    durationSeconds: plan.duration.doubleValue * Double(video.loops) / 100,
+                    durationSeconds: plan.durationSeconds * Double(video.loops),
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
