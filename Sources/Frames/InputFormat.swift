@@ -10,7 +10,7 @@ import Darwin
 /// The one place the readers are registered (issue 35): the container is told by its first bytes, never
 /// by the file name, and each format's metadata reader and frame decoder are chosen here.
 public enum InputFormat {
-    /// The container `path` holds, from its first 12 bytes: `GIF8`, `RIFF....WEBP`, or PNG's signature.
+    /// The container `path` holds, from its first 12 bytes: `GIF`, `RIFF....WEBP`, or PNG's signature.
     /// Anything else (an empty file too) is malformed data, refused in one line.
     public static func sniff(path: String) throws -> SourceFormat {
         let source = try FileByteSource(path: path)
@@ -29,7 +29,8 @@ public enum InputFormat {
     /// The container of a file starting with `head` (at least 12 bytes for WebP), `nil` when unknown.
     public static func sniff(_ head: some Collection<UInt8>) -> SourceFormat? {
         let bytes = Array(head.prefix(12))
-        if bytes.starts(with: Array("GIF8".utf8)) { return .gif }
+        // "GIF" alone, as giflib checks it (its version bytes are not checked: `GIF$9a` decodes as before).
+        if bytes.starts(with: Array("GIF".utf8)) { return .gif }
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
             return .webp
         }
