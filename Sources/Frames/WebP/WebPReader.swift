@@ -34,6 +34,48 @@ final class WebPContainer {
 
     deinit { WebPDemuxDelete(demuxer) }
 
+    /// One frame's fields as its ANMF chunk stores them, and where its bitstream (ALPH + VP8, or VP8L) is.
+    struct FrameRecord {
+        var rect: PixelRect
+        var duration: Int
+        var disposeBackground: Bool
+        var blend: Bool
+        var fragmentOffset: Int
+        var fragmentSize: Int
+    }
+
+    /// Every complete frame of an animated file, in order, walking the top-level chunks once (libwebp's
+    /// `WebPDemuxNextFrame` looks each frame up from the first, O(n) per frame: quadratic on 100k frames).
+    /// The demuxer has validated the container; this reads the ANMF fields it validated.
+    func animationFrames() -> [FrameRecord] {
+        let bytes = file.bytes
+        var records: [FrameRecord] = []
+        func le(_ at: Int, _ count: Int) -> Int {
+            (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+        }
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let size = le(offset + 4, 4)
+            let payload = offset + 8
+            guard payload + size <= bytes.count else { break }  // cut short: not complete
+            if bytes[offset] == 0x41, bytes[offset + 1] == 0x4E, bytes[offset + 2] == 0x4D, bytes[offset + 3] == 0x46,
+                size >= 16
+            {  // "ANMF"
+                let flags = bytes[payload + 15]
+                let fragment = payload + 16
+                records.append(
+                    FrameRecord(
+                        rect: PixelRect(
+                            x: 2 * le(payload, 3), y: 2 * le(payload + 3, 3), width: le(payload + 6, 3) + 1,
+                            height: le(payload + 9, 3) + 1),
+                        duration: le(payload + 12, 3), disposeBackground: flags & 1 != 0, blend: flags & 2 == 0,
+                        fragmentOffset: fragment, fragmentSize: payload + size - fragment))
+            }
+            offset = payload + size + (size & 1)
+        }
+        return records
+    }
+
     /// Byte offset of `pointer` (inside the mapping) from the file's start.
     func offset(of pointer: UnsafePointer<UInt8>?) -> Int {
         guard let pointer, let base = file.bytes.baseAddress else { return 0 }
@@ -57,7 +99,29 @@ enum WebPMetadataReader {
         var iterator = WebPIterator()
         var warnings: [String] = []
         var isTruncated = container.isTruncated
-        if WebPDemuxGetFrame(container.demuxer, 1, &iterator) != 0 {
+        if container.isAnimated {
+            // The demuxer counted the frames it parsed (a last one may be incomplete in a cut file).
+            let parsed = Int(WebPDemuxGetI(container.demuxer, WEBP_FF_FRAME_COUNT))
+            let records = container.animationFrames()
+            if !isTruncated && records.count != parsed {
+                throw GifDecodeError(
+                    .malformed, at: 12, "\(records.count) ANMF chunks where libwebp's demuxer found \(parsed) frames",
+                    format: .webp)
+            }
+            for record in records.prefix(parsed) {
+                try checking(.webp) {
+                    try limits.check(
+                        width: record.rect.width, height: record.rect.height, what: "frame \(images.count)",
+                        at: record.fragmentOffset)
+                }
+                images.append(
+                    GifImageInfo(
+                        descriptor: FrameDescriptor(
+                            rawDelay: record.duration, rect: record.rect,
+                            disposal: record.disposeBackground ? .background : .none),
+                        localPaletteSize: nil, byteOffset: record.fragmentOffset))
+            }
+        } else if WebPDemuxGetFrame(container.demuxer, 1, &iterator) != 0 {
             defer { WebPDemuxReleaseIterator(&iterator) }
             repeat {
                 let at = container.offset(of: iterator.fragment.bytes)
@@ -158,19 +222,41 @@ final class WebPFrameDecoder: FrameSource {
         guard nextIndex < metadata.images.count else { return false }
         let index = nextIndex
         nextIndex += 1
-        if index == 0 {
-            guard WebPDemuxGetFrame(container.demuxer, 1, &iterator) != 0 else {
+        // The frame: from the ANMF walk (animated), or the demuxer's one frame (a still image).
+        let frameInfo: (rect: PixelRect, at: Int, size: Int, blend: Bool, disposeBackground: Bool)
+        if container.isAnimated {
+            // The ANMF chunk around the bitstream the metadata points at: 8-byte chunk header, 16 bytes of
+            // fields (the flags last), then the bitstream to the chunk's end.
+            let info = metadata.images[index]
+            let bytes = container.file.bytes
+            let at = info.byteOffset
+            guard at >= 24, at <= bytes.count else {
+                throw GifDecodeError(.malformed, at: at, "the file changed since its metadata was read", format: .webp)
+            }
+            let chunkSize = (0..<4).reduce(0) { $0 | Int(bytes[at - 20 + $1]) << (8 * $1) }
+            let flags = bytes[at - 1]
+            frameInfo = (
+                info.descriptor.rect, at, Swift.min(chunkSize - 16, bytes.count - at), flags & 2 == 0, flags & 1 != 0
+            )
+        } else {
+            guard index == 0, WebPDemuxGetFrame(container.demuxer, 1, &iterator) != 0 else {
                 throw GifDecodeError(.malformed, at: 12, "the file contains no frame", format: .webp)
             }
             iteratorValid = true
-        } else {
-            guard WebPDemuxNextFrame(&iterator) != 0 else {
-                throw GifDecodeError(.malformed, at: nil, "frame \(index) is gone", format: .webp)
-            }
+            frameInfo = (
+                PixelRect(
+                    x: Int(iterator.x_offset), y: Int(iterator.y_offset), width: Int(iterator.width),
+                    height: Int(iterator.height)),
+                container.offset(of: iterator.fragment.bytes), iterator.fragment.size,
+                iterator.blend_method == WEBP_MUX_BLEND, iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND
+            )
         }
-        let rect = PixelRect(
-            x: Int(iterator.x_offset), y: Int(iterator.y_offset), width: Int(iterator.width), height: Int(iterator.height))
-        let at = container.offset(of: iterator.fragment.bytes)
+        let rect = frameInfo.rect
+        let at = frameInfo.at
+        let fragment = container.file.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + at
+        // libwebp's demuxer sets a frame's has_alpha from its bitstream's features (ALPH chunk, VP8L alpha bit).
+        var features = WebPBitstreamFeatures()
+        let hasAlpha = WebPGetFeatures(fragment, frameInfo.size, &features) == VP8_STATUS_OK && features.has_alpha != 0
         guard rect.x + rect.width <= width, rect.y + rect.height <= height else {
             throw GifDecodeError(.malformed, at: at, "frame \(index) reaches outside the canvas", format: .webp)
         }
@@ -179,23 +265,23 @@ final class WebPFrameDecoder: FrameSource {
         let key: Bool
         if let previous {
             if previous.background { clear(previous.rect) }
-            key = ((iterator.has_alpha == 0 || iterator.blend_method == WEBP_MUX_NO_BLEND) && full)
+            key = ((!hasAlpha || !frameInfo.blend) && full)
                 || (previous.background
                     && ((previous.rect.width == width && previous.rect.height == height) || previous.key))
         } else {
             key = true
         }
         if key { screen.update(repeating: 0, count: width * height) }
-        let decoded = decode(rect: rect, bytes: iterator.fragment.bytes, size: iterator.fragment.size)
+        let decoded = decode(rect: rect, bytes: fragment, size: frameInfo.size)
         if decoded {
-            let blend = index > 0 && iterator.blend_method == WEBP_MUX_BLEND && !key
+            let blend = index > 0 && frameInfo.blend && !key
             draw(rect, blend: blend, skipping: blend && previous?.background == true ? previous?.rect : nil)
         } else {
             let error = GifDecodeError(.malformed, at: at, "frame \(index): libwebp cannot decode its bitstream", format: .webp)
             if limits.strict { throw error }
             warningLog.append("\(error.description); the frame shows the canvas before it")
         }
-        previous = (rect, iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND, key)
+        previous = (rect, frameInfo.disposeBackground, key)
         return true
     }
 
