@@ -10,7 +10,7 @@ struct TimelineCommand: ParsableCommand {
         commandName: "timeline",
         abstract: "Print the exact playback schedule of a GIF (reads metadata only).")
 
-    @Argument(help: "Input GIF, or - for standard input.") var input: String
+    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
     @Flag(help: "Print JSON (schema gifx.timeline/1) instead of a table.") var json = false
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
