@@ -163,8 +163,14 @@ enum AnimatedInputFixtures {
         guard let run = try? CapturedRun.run("/usr/bin/env", ["python3", "-c", "import PIL"]), run.status == 0 else {
             return false
         }
-        return FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe")
+        return onPath("ffprobe") != nil
     }()
+
+    /// A tool found on PATH as a shell finds it (the oracles `make deps` installs).
+    static func onPath(_ name: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
 
     /// `anim.webp` (Pillow, lossless, 40/70/30/100 ms, loop 2) and `anim-apng.png` (1/30, 7/100, 0/0, 1/20 s,
     /// plays forever): four 12×10 frames with transparency.
@@ -231,7 +237,7 @@ enum AnimatedInputFixtures {
 
     /// ffprobe's counted frames, rate and duration of the first video stream.
     static func probe(_ path: String) throws -> [String: String] {
-        let data = try runTool("/usr/bin/ffprobe", [
+        let data = try runTool(onPath("ffprobe") ?? "ffprobe", [
             "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
             "stream=nb_read_frames,r_frame_rate,duration", "-of", "default=nw=1", path,
         ])
@@ -245,7 +251,7 @@ enum AnimatedInputFixtures {
 
     /// Each video frame's presentation time in seconds, as ffprobe reads it.
     static func frameTimes(_ path: String) throws -> [Double] {
-        let data = try runTool("/usr/bin/ffprobe", [
+        let data = try runTool(onPath("ffprobe") ?? "ffprobe", [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path,
         ])
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }

@@ -245,12 +245,18 @@ enum APNGOracles {
 
     static let available: Bool = {
         guard let run = try? CapturedRun.python("import PIL", arguments: []), run.status == 0 else { return false }
-        return FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
+        return onPath("ffmpeg") != nil
     }()
+
+    /// A tool found on PATH as a shell finds it (the oracles `make deps` installs).
+    static func onPath(_ name: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
 
     static func ffmpegCanvases(_ path: String, bytes: Int) throws -> [[UInt8]] {
         let run = try CapturedRun.run(
-            "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+            onPath("ffmpeg") ?? "ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
         guard run.status == 0 else { throw Failure(text: "ffmpeg: \(run.stderrText)") }
         return stride(from: 0, to: run.stdout.count, by: bytes).map { Array(run.stdout[$0..<min($0 + bytes, run.stdout.count)]) }
     }
