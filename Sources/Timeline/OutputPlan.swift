@@ -78,7 +78,7 @@ public struct OutputPlan: Codable, Hashable, Sendable {
             return
         case .tick:
             (mode, rate) = ("tick", tickRate)
-            reason = .tick(centiseconds: timeline.tick.centiseconds)
+            reason = Self.tickReason(.tick, timeline)
         case .rate(let r):
             (mode, rate) = ("fps", r)
             reason = .requestedRate(r)
@@ -87,10 +87,10 @@ public struct OutputPlan: Codable, Hashable, Sendable {
             lead = Self.searchLead(timeline)
             if let found = Self.lowestExactEnoughRate(timeline) {
                 rate = found
-                reason = found == tickRate ? .automaticTick(centiseconds: timeline.tick.centiseconds) : .automaticLowest
+                reason = found == tickRate ? Self.tickReason(.automaticTick, timeline) : .automaticLowest
             } else {
                 rate = tickRate
-                reason = .automaticNoCommonRate(tickCentiseconds: timeline.tick.centiseconds)
+                reason = Self.tickReason(.automaticNoCommonRate, timeline)
             }
         }
         if let maxRate, Self.compare(rate, maxRate) > 0 {
@@ -101,6 +101,19 @@ public struct OutputPlan: Codable, Hashable, Sendable {
             lead = Self.searchLead(timeline)
         }
         self.init(cfr: timeline, rate: rate, lead: lead, mode: mode, reason: reason)
+    }
+
+    /// A tick reason in the timeline's unit: a GIF's in cs (as before), a WebP's or APNG's in ms.
+    static func tickReason(_ why: RateReason.TickReason, _ timeline: Timeline) -> RateReason {
+        let units = timeline.tick.centiseconds
+        guard timeline.format == .gif else {
+            return .tickOfOtherFormat(units: units, timescale: timeline.timescale, why: why)
+        }
+        switch why {
+        case .tick: return .tick(centiseconds: units)
+        case .automaticTick: return .automaticTick(centiseconds: units)
+        case .automaticNoCommonRate: return .automaticNoCommonRate(tickCentiseconds: units)
+        }
     }
 
     private init(vfr timeline: Timeline) {

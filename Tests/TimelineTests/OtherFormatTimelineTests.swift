@@ -77,6 +77,7 @@ import Testing
         #expect(tick.outputFrames == 4)
         #expect(tick.worstStartErrorMicroseconds == 0)
         #expect(tick.durationSeconds == 4.0 / 30)
+        #expect(tick.reason.description == "tick 100/3 ms: every delay exact")
         let vfr = OutputPlan(timeline: t, request: .vfr)
         #expect(vfr.timeBase == Rational(1, 3000))
         #expect(vfr.placement(of: 2, in: t).firstTimestamp == 300)
