@@ -143,6 +143,29 @@ struct AnimatedInputTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out.path)) == ["anim.timeline.json", "anim-apng.timeline.json"])
     }
 
+    /// Memory flat in frame count: 2,000 and 20,000 frames of 64×64 through `frames --null`, peak RSS of the
+    /// gifx process (wait4). The difference is what is kept per frame (metadata, schedule, libwebp's demuxer
+    /// index, the mapped file's pages: a few hundred bytes a frame), never a canvas per frame (16 KiB each).
+    @Test func memoryStaysFlatInFrameCount() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var peaks: [String: [Int]] = [:]
+        for count in [2_000, 20_000] {
+            let (webp, apng) = try AnimatedInputFixtures.writeMany(count, into: folder)
+            for (kind, path) in [("webp", webp), ("apng", apng)] {
+                let run = try runGifx(["frames", path, "--null"], timeout: 300)
+                #expect(run.status == 0, "\(kind) \(count): \(run.stderr)")
+                #expect(run.stdoutText.hasPrefix("\(count) frames 64x64"), "\(run.stdoutText)")
+                peaks[kind, default: []].append(run.peakRSSBytes)
+            }
+        }
+        for (kind, pair) in peaks {
+            // 18,000 more frames: under 10 MiB more (about 580 bytes a frame at most; a canvas is 16 KiB).
+            #expect(pair[1] - pair[0] < 10 << 20, "\(kind): \(pair[0]) → \(pair[1]) bytes")
+            #expect(pair[1] < 200 << 20)
+        }
+    }
+
     private func timelineJSON(_ arguments: [String]) throws -> [String: Any] {
         let run = try runGifx(["timeline", "--json"] + arguments)
         #expect(run.status == 0, "\(run.stderr)")
@@ -209,6 +232,46 @@ enum AnimatedInputFixtures {
         let run = try CapturedRun.run("/usr/bin/env", ["python3", "-c", script, folder.path])
         guard run.status == 0 else { throw ToolRunError(description: "fixture writer: \(run.stderrText)") }
         return (folder.appendingPathComponent("anim.webp").path, folder.appendingPathComponent("anim-apng.png").path)
+    }
+
+    /// `many-N.webp` and `many-N.png`: `count` frames of 64×64, 16×16 sub-frames moving about (WebP: one
+    /// lossless bitstream repeated in ANMF chunks, blend/dispose varying; APNG: its own data per frame,
+    /// every dispose and blend op), 20 ms each.
+    static func writeMany(_ count: Int, into folder: URL) throws -> (webp: String, apng: String) {
+        let script = #"""
+            import io, struct, sys, zlib
+            from PIL import Image
+            N = int(sys.argv[1]); base = sys.argv[2]; W = H = 64
+            def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+            with open(base + ".png", "wb") as f:
+                f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 6, 0, 0, 0))
+                        + chunk(b"acTL", struct.pack(">II", N, 0)))
+                seq = 0
+                for k in range(N):
+                    x, y = (0, 0) if k == 0 else ((k * 3) % (W - 16), (k * 7) % (H - 16))
+                    w = h = W if k == 0 else 16
+                    f.write(chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, 2, 100, k % 3, k % 2))); seq += 1
+                    raw = b"".join(b"\0" + bytes([(k + r) & 255, 80, 200, 255 if r % 3 else 120] * w) for r in range(h))
+                    d = zlib.compress(raw)
+                    if k == 0:
+                        f.write(chunk(b"IDAT", d))
+                    else:
+                        f.write(chunk(b"fdAT", struct.pack(">I", seq) + d)); seq += 1
+                f.write(chunk(b"IEND", b""))
+            b = io.BytesIO(); Image.new("RGBA", (16, 16), (200, 30, 90, 160)).save(b, "WEBP", lossless=True)
+            vp8l = b.getvalue()[12:]
+            def riff(t, d): return t + struct.pack("<I", len(d)) + d + (b"\0" if len(d) % 2 else b"")
+            def u24(v): return struct.pack("<I", v)[:3]
+            body = riff(b"VP8X", bytes([0x12, 0, 0, 0]) + u24(W - 1) + u24(H - 1)) + riff(b"ANIM", struct.pack("<IH", 0, 0))
+            frames = [riff(b"ANMF", u24(((k * 4) % (W - 16)) // 2) + u24(((k * 6) % (H - 16)) // 2) + u24(15) + u24(15)
+                           + u24(20) + bytes([(k % 2) | ((k % 3 == 0) << 1)]) + vp8l) for k in range(N)]
+            data = b"WEBP" + body + b"".join(frames)
+            open(base + ".webp", "wb").write(b"RIFF" + struct.pack("<I", len(data)) + data)
+            """#
+        let base = folder.appendingPathComponent("many-\(count)").path
+        let run = try CapturedRun.run("/usr/bin/env", ["python3", "-c", script, "\(count)", base], timeout: 300)
+        guard run.status == 0 else { throw ToolRunError(description: "writer: \(run.stderrText)") }
+        return (base + ".webp", base + ".png")
     }
 
     struct Reading: Decodable {
