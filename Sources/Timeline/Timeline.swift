@@ -70,18 +70,21 @@ public struct Timeline: Codable, Hashable, Sendable {
         public var disposal: Disposal
         public var transparentIndex: Int?
         public var interlaced: Bool
+        /// APNG only: the stored `delay_den` beside `rawDelay` (`delay_num`); `nil` (and not written) otherwise.
+        public var rawDelayDenominator: Int?
 
         private enum CodingKeys: String, CodingKey {
-            case index, rawDelay, delay, rule, start, rect, disposal, transparentIndex, interlaced
+            case index, rawDelay, rawDelayDenominator, delay, rule, start, rect, disposal, transparentIndex, interlaced
         }
 
         public init(
             index: Int, rawDelay: Int?, delay: Int, rule: DelayRule, start: Int, rect: PixelRect,
-            disposal: Disposal, transparentIndex: Int?, interlaced: Bool
+            disposal: Disposal, transparentIndex: Int?, interlaced: Bool, rawDelayDenominator: Int? = nil
         ) {
             self.index = index; self.rawDelay = rawDelay; self.delay = delay; self.rule = rule
             self.start = start; self.rect = rect; self.disposal = disposal
             self.transparentIndex = transparentIndex; self.interlaced = interlaced
+            self.rawDelayDenominator = rawDelayDenominator
         }
 
         /// Writes `null` for absent optionals: the schema's keys are always present.
@@ -89,6 +92,7 @@ public struct Timeline: Codable, Hashable, Sendable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(index, forKey: .index)
             try c.encode(rawDelay, forKey: .rawDelay)
+            try c.encodeIfPresent(rawDelayDenominator, forKey: .rawDelayDenominator)
             try c.encode(delay, forKey: .delay)
             try c.encode(rule, forKey: .rule)
             try c.encode(start, forKey: .start)
@@ -175,7 +179,9 @@ public struct Timeline: Codable, Hashable, Sendable {
             let den = index < input.delayDenominators.count ? Int(input.delayDenominators[index]) : 0
             let (delay, rule) = Self.resolveDelay(
                 raw: descriptor.rawDelay ?? 0, denominator: den, format: input.format, policy: policy, timescale: scale)
-            frames.appendSchedule(delay: delay, rule: rule, start: start)
+            frames.appendSchedule(
+                delay: delay, rule: rule, start: start,
+                denominator: input.format == .apng ? UInt16(truncatingIfNeeded: den) : nil)
             start += delay
             tick = gcd(tick, delay)
         }

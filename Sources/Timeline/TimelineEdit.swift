@@ -161,7 +161,7 @@ extension Timeline {
                 Frame(
                     index: edited.count, rawDelay: source.rawDelay, delay: delay, rule: source.rule, start: start,
                     rect: source.rect, disposal: source.disposal, transparentIndex: source.transparentIndex,
-                    interlaced: source.interlaced))
+                    interlaced: source.interlaced, rawDelayDenominator: source.rawDelayDenominator))
             sourceFrames.append(source.index)
             tick = gcd(tick, delay)
         }

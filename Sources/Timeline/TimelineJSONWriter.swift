@@ -100,6 +100,7 @@ public struct TimelineJSONWriter {
             out.bytes(k.index); out.int(frame.index)
             out.bytes(k.interlaced); out.bytes(frame.interlaced ? k.true : k.false)
             out.bytes(k.rawDelay); out.optionalInt(frame.rawDelay)
+            if let denominator = frame.rawDelayDenominator { out.bytes(k.rawDelayDenominator); out.int(denominator) }
             let r = frame.rect
             out.bytes(k.rectHeight); out.int(r.height)
             out.bytes(k.rectWidth); out.int(r.width)
@@ -120,7 +121,8 @@ public struct TimelineJSONWriter {
 private struct FrameKeyBytes: Sendable {
     static let shared = FrameKeyBytes()
 
-    let firstOpen, nextOpen, disposal, index, interlaced, rawDelay, rectHeight, rectWidth, rectX, rectY: [UInt8]
+    let firstOpen, nextOpen, disposal, index, interlaced, rawDelay, rawDelayDenominator: [UInt8]
+    let rectHeight, rectWidth, rectX, rectY: [UInt8]
     let rule, start, transparentIndex, close, `true`, `false`: [UInt8]
     let disposals: [Disposal: [UInt8]]
     let rules: [DelayRule: [UInt8]]
@@ -141,6 +143,7 @@ private struct FrameKeyBytes: Sendable {
         index = member("index")
         interlaced = member("interlaced")
         rawDelay = member("rawDelay")
+        rawDelayDenominator = member("rawDelayDenominator")
         rectHeight = member("rect") + render { $0.openObject(); $0.key("height", depth: 4) }
         rectWidth = member("width", depth: 4)
         rectX = member("x", depth: 4)

@@ -100,6 +100,19 @@ import Testing
         #expect(json["tick"] as? NSDictionary == ["units": 10, "fps": ["num": 100, "den": 1]] as NSDictionary)
         #expect(json["duration"] as? NSDictionary == ["units": 110, "seconds": 0.11] as NSDictionary)
         #expect(try JSONDecoder().decode(Timeline.self, from: written) == t)
+        #expect((json["frames"] as? [[String: Any]])?.allSatisfy { $0["rawDelayDenominator"] == nil } == true)
+
+        // APNG: each frame's stored delay_den beside rawDelay (delay_num), through an edit too.
+        let a = Timeline(input(.apng, [(1, 30), (7, 100), (3, 0)]), policy: .browser)
+        var apng = Data()
+        try TimelineJSONWriter(a).write { apng.append(contentsOf: $0) }
+        #expect(apng == (try encoder.encode(a)))
+        let frames = try #require((try JSONSerialization.jsonObject(with: apng) as? [String: Any])?["frames"] as? [[String: Any]])
+        #expect(frames.map { $0["rawDelay"] as? Int } == [1, 7, 3])
+        #expect(frames.map { $0["rawDelayDenominator"] as? Int } == [30, 100, 0])
+        #expect(try JSONDecoder().decode(Timeline.self, from: apng) == a)
+        let cut = try a.applying(TimelineEdit(from: 3)).timeline  // from 30 ms
+        #expect(cut.frames.map(\.rawDelayDenominator) == [30, 100, 0])
     }
 }
 
