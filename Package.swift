@@ -49,7 +49,11 @@ let package = Package(
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "GifxFrames",
-            dependencies: ["CGif", "GifxPOSIXFiles", "GifxTimeline", .product(name: "SystemPackage", package: "swift-system")],
+            // CWebP, CPng: the WebP and APNG readers (Sources/Frames/WebP, Sources/Frames/APNG; issue 35).
+            dependencies: [
+                "CGif", "CWebP", "CPng", "GifxPOSIXFiles", "GifxTimeline",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Sources/Frames"),
         // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
         .target(name: "GifxEncoders", dependencies: [
@@ -79,7 +83,7 @@ let package = Package(
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
-        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng"]),
+        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng", "CWebP", "ChildProcesses"]),
         .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxTimeline", "GifFixtures", "CAV", "CPng", "ChildProcesses"]),
         .testTarget(name: "CLITests", dependencies: [
             "gifx", "GifFixtures", "GifxTimeline", "ChildProcesses",

@@ -53,6 +53,18 @@ for dir in ../shared/corpus/fuzz ../shared/corpus/pygif ../shared/corpus/peterdn
     find "$dir" -name '*.gif' -size -64k -exec cp -f {} "$seed/" \;
     SEEDS+=("$seed")
 done
+# WebP and APNG seeds (issue 35: the same target fuzzes their readers): the Examples/ GIFs converted by
+# libwebp's gif2webp and FFmpeg's apng muxer (both from make deps), lossless and lossy.
+seed="$OUT/seeds/animated"
+mkdir -p "$seed"
+for gif in Examples/*.gif; do
+    name=$(basename "$gif" .gif)
+    { gif2webp -quiet "$gif" -o "$seed/$name.webp" && gif2webp -quiet -lossy "$gif" -o "$seed/$name-lossy.webp"; } \
+        > /dev/null 2>&1 || true
+    ffmpeg -nostdin -v error -y -i "$gif" -f apng -plays 0 "$seed/$name.png" > /dev/null 2>&1 || true
+done
+find "$seed" -size +64k -delete
+SEEDS+=("$seed")
 echo "fuzz: ${SECONDS_TO_RUN}s, $JOBS job(s), seeds: ${SEEDS[*]:-none}"
 PARALLEL=()
 # Several jobs write fuzz-N.log into the current folder: run from $OUT so they land there.

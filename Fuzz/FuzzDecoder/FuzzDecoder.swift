@@ -1,5 +1,6 @@
 // libFuzzer target for the GIF reader, the metadata pass, the pixel decoder and the compositor
-// (Sources/Frames), plus the schedule (Sources/Timeline) the CLI builds from the metadata.
+// (Sources/Frames), plus the schedule (Sources/Timeline) the CLI builds from the metadata; inputs that
+// start as WebP or PNG go through the WebP and APNG readers and compositors (Sources/Frames/WebP, APNG).
 // The package's `fuzz-decoder` target: Fuzz/run.sh builds it through SwiftPM with libFuzzer and ASan
 // (and GIFX_LIBFUZZER defined, so libFuzzer's `main` drives it); any other build makes it the replayer
 // of Replay.swift.
@@ -32,6 +33,14 @@ private func decodeAll(strict: Bool) {
         for policy in [TimelinePolicy.flanimated, .browser] {
             let timeline = Timeline(metadata.timelineInput, policy: policy)
             precondition(timeline.frames.count == metadata.images.count, "timeline lost frames")
+        }
+        if metadata.format != .gif {
+            // WebP and APNG (issue 35): their readers and compositors, through the stream the CLI uses.
+            let stream = try FrameStream(path: scratchPath, metadata: metadata, limits: limits, producerThread: false)
+            var frames = 0
+            while try stream.nextCanvas({ $0.pixels.count }) != nil { frames += 1 }
+            precondition(frames == metadata.images.count, "stream delivered \(frames) of \(metadata.images.count) frames")
+            return
         }
         let decoder = try GifFrameDecoder(path: scratchPath, metadata: metadata, limits: limits)
         let canvas = UnsafeMutableRawPointer.allocate(byteCount: max(1, metadata.canvasBytes), alignment: 16)

@@ -58,7 +58,8 @@ public final class FrameStream {
         inline = nil
         let plan = CacheCapacity.plan(
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
-            threads: threads ?? metadata.defaultDecodeThreads)
+            // A WebP or APNG is decoded on the producer thread alone (no decode-ahead workers).
+            threads: metadata.format == .gif ? threads ?? metadata.defaultDecodeThreads : 1)
         capacity = plan.canvases
         // The compositor's screen and the first cached canvas, before a thread allocates them for good.
         try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)
@@ -121,7 +122,7 @@ public final class FrameStream {
 
 /// The decoder of a stream without a producer thread: frames decoded and composited on demand into one canvas.
 final class InlineFrames {
-    let decoder: GifFrameDecoder
+    let decoder: any FrameSource
     private let canvas: UnsafeMutableRawPointer
     private let canvasBytes: Int
     private var index = 0
@@ -132,7 +133,7 @@ final class InlineFrames {
     private var warningTotal = 0
 
     init(path: String, metadata: GifMetadata, limits: DecodeLimits) throws {
-        decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
+        decoder = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
         canvasBytes = metadata.canvasBytes
         canvas = .allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
     }
@@ -202,6 +203,10 @@ final class CanvasRing: @unchecked Sendable {
         var frame = 0
         var publishedWarnings = 0
         var queue: DecodeAheadQueue?
+        if metadata.format != .gif {
+            produceFrames(path: path, metadata: metadata, limits: limits)
+            return
+        }
         do {
             let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
             var next: () throws -> Bool = decoder.advance
@@ -232,6 +237,30 @@ final class CanvasRing: @unchecked Sendable {
         let aheadBytes = queue?.peakBytes ?? 0
         locked {
             decodeAheadBytes = aheadBytes
+            producerExited = true
+            condition.broadcast()
+        }
+    }
+
+    /// The producer's body for a WebP or APNG (issue 35): its `FrameSource` decodes and composites each
+    /// frame in order on this thread (one call per frame; no decode-ahead), into the same ring.
+    private func produceFrames(path: String, metadata: GifMetadata, limits: DecodeLimits) {
+        var frame = 0
+        var publishedWarnings = 0
+        do {
+            let decoder = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
+            while try decoder.advance() {
+                guard let slot = claimSlot(for: frame) else { break }  // cancelled
+                decoder.copyCanvas(to: slot)
+                let total = decoder.warningTotal
+                publish(warnings: total != publishedWarnings ? decoder.warnings : nil)
+                publishedWarnings = total
+                frame += 1
+            }
+        } catch {
+            locked { failure = (frame, error) }
+        }
+        locked {
             producerExited = true
             condition.broadcast()
         }

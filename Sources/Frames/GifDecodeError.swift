@@ -1,3 +1,5 @@
+import GifxTimeline
+
 /// Why a GIF could not be read, classified by whose fault it is (`failureClass`).
 /// `description` is one line without the file name (the CLI prefixes it).
 public struct GifDecodeError: GifxError, Equatable, Sendable {
@@ -20,9 +22,11 @@ public struct GifDecodeError: GifxError, Equatable, Sendable {
     public var byteOffset: Int?
     /// What happened, e.g. giflib's `GifErrorString` text.
     public var reason: String
+    /// The container being read (the messages name it: "malformed WebP at byte …").
+    public var format: SourceFormat = .gif
 
-    public init(_ kind: Kind, at byteOffset: Int?, _ reason: String) {
-        self.kind = kind; self.byteOffset = byteOffset; self.reason = reason
+    public init(_ kind: Kind, at byteOffset: Int?, _ reason: String, format: SourceFormat = .gif) {
+        self.kind = kind; self.byteOffset = byteOffset; self.reason = reason; self.format = format
     }
 
     public var inputByteOffset: Int? { kind == .cannotOpen ? nil : byteOffset }
@@ -37,11 +41,12 @@ public struct GifDecodeError: GifxError, Equatable, Sendable {
 
     public var description: String {
         let place = byteOffset.map { " at byte \($0)" } ?? ""
+        let name = format.displayName
         switch kind {
         case .cannotOpen: return "cannot open: \(reason)"
-        case .malformed: return "malformed GIF\(place): \(reason)"
-        case .truncated: return "truncated GIF\(place): \(reason)"
-        case .tooLarge: return "GIF too large\(place): \(reason)"
+        case .malformed: return "malformed \(name)\(place): \(reason)"
+        case .truncated: return "truncated \(name)\(place): \(reason)"
+        case .tooLarge: return "\(name) too large\(place): \(reason)"
         case .io: return "read error\(place): \(reason)"
         }
     }

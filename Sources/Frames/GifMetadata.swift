@@ -14,8 +14,15 @@ public struct GifImageInfo: Hashable, Sendable {
     }
 }
 
-/// Everything about a GIF except its pixels, read without decompressing any image data.
+/// Everything about a GIF except its pixels, read without decompressing any image data. Also the same for
+/// an animated WebP or APNG (`format`; `readGifMetadata` sniffs the container): their frames' rects,
+/// disposals and stored delays (WebP ms, APNG `delay_num` over `delayDenominators`) in `images`, the
+/// byte offset of each frame's header in `byteOffset`, no palette.
 public struct GifMetadata: Hashable, Sendable {
+    /// The container (decides the frame decoder and the unit of the stored delays).
+    public var format: SourceFormat = .gif
+    /// APNG only: each frame's `delay_den`; empty otherwise.
+    public var delayDenominators: [UInt16] = []
     public var canvas: CanvasSize
     /// The logical screen's background colour index (not used for compositing: cleared areas are transparent).
     public var backgroundIndex: Int
@@ -40,7 +47,10 @@ public struct GifMetadata: Hashable, Sendable {
 
     /// The schedule's input.
     public var timelineInput: TimelineInput {
-        TimelineInput(canvas: canvas, loopCount: loopCount, frames: frames, warnings: warnings)
+        var input = TimelineInput(canvas: canvas, loopCount: loopCount, frames: frames, warnings: warnings)
+        input.format = format
+        input.delayDenominators = delayDenominators
+        return input
     }
 
     public init(

@@ -6,7 +6,7 @@ import GifxTimeline
 /// Throws `GifDecodeError`: `.cannotOpen`, `.malformed`/`.truncated`/`.tooLarge`, `.io`.
 /// A file that ends early keeps the images whose descriptors were read, with a warning (an error when
 /// `limits.strict`); a file with no image at all is malformed.
-public func readGifMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
+func readGIFFileMetadata(path: String, limits: DecodeLimits) throws -> GifMetadata {
     let reader = try GifFileReader(path: path)
     try checkScreen(reader, limits: limits)
 

@@ -45,8 +45,13 @@ public struct FrameDescriptor: Hashable, Sendable {
     }
 }
 
-/// Everything `Timeline` needs from a GIF file.
+/// Everything `Timeline` needs from a GIF file (or a WebP or APNG: `format`).
 public struct TimelineInput: Hashable, Sendable {
+    /// The container; it decides the unit of each `FrameDescriptor.rawDelay`: GIF cs, WebP ms, APNG the
+    /// `delay_num` of `delay_num / delay_den` seconds (the denominators in `delayDenominators`).
+    public var format: SourceFormat = .gif
+    /// APNG only: each frame's `delay_den` (0 means 100, as the APNG spec says); empty for other formats.
+    public var delayDenominators: [UInt16] = []
     public var canvas: CanvasSize
     /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 extension, `nil` when there is none.
     public var loopCount: Int?

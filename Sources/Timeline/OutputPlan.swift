@@ -78,19 +78,19 @@ public struct OutputPlan: Codable, Hashable, Sendable {
             return
         case .tick:
             (mode, rate) = ("tick", tickRate)
-            reason = .tick(centiseconds: timeline.tick.centiseconds)
+            reason = Self.tickReason(.tick, timeline)
         case .rate(let r):
             (mode, rate) = ("fps", r)
             reason = .requestedRate(r)
         case .auto:
             mode = "auto"
-            lead = Self.searchLead
+            lead = Self.searchLead(timeline)
             if let found = Self.lowestExactEnoughRate(timeline) {
                 rate = found
-                reason = found == tickRate ? .automaticTick(centiseconds: timeline.tick.centiseconds) : .automaticLowest
+                reason = found == tickRate ? Self.tickReason(.automaticTick, timeline) : .automaticLowest
             } else {
                 rate = tickRate
-                reason = .automaticNoCommonRate(tickCentiseconds: timeline.tick.centiseconds)
+                reason = Self.tickReason(.automaticNoCommonRate, timeline)
             }
         }
         if let maxRate, Self.compare(rate, maxRate) > 0 {
@@ -98,22 +98,35 @@ public struct OutputPlan: Codable, Hashable, Sendable {
             reason = .capped(limit: maxRate, asked: rate, chosen: best)
             rate = best
             mode += "+max-fps"
-            lead = Self.searchLead
+            lead = Self.searchLead(timeline)
         }
         self.init(cfr: timeline, rate: rate, lead: lead, mode: mode, reason: reason)
+    }
+
+    /// A tick reason in the timeline's unit: a GIF's in cs (as before), a WebP's or APNG's in ms.
+    static func tickReason(_ why: RateReason.TickReason, _ timeline: Timeline) -> RateReason {
+        let units = timeline.tick.centiseconds
+        guard timeline.format == .gif else {
+            return .tickOfOtherFormat(units: units, timescale: timeline.timescale, why: why)
+        }
+        switch why {
+        case .tick: return .tick(centiseconds: units)
+        case .automaticTick: return .automaticTick(centiseconds: units)
+        case .automaticNoCommonRate: return .automaticNoCommonRate(tickCentiseconds: units)
+        }
     }
 
     private init(vfr timeline: Timeline) {
         kind = .vfr
         mode = "vfr"
         rate = nil
-        timeBase = Rational(1, 100)
+        timeBase = Rational(1, timeline.timescale)
         outputFrames = timeline.frames.count
         worstStartError = Rational(0)
         worstStartErrorMicroseconds = 0
         framesNeverShown = 0
         let shortest = timeline.frames.lazy.map(\.delay).min() ?? Timeline.defaultDelay
-        peakRate = Rational(100, shortest)
+        peakRate = Rational(timeline.timescale, shortest)
         duration = Rational(timeline.duration.centiseconds)
         reason = .variable
         leadHalfCentiseconds = 0
@@ -130,10 +143,11 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         let score = fit.score(giveUpAbove: nil)
         outputFrames = fit.total
         worstStartError = Rational(score.worstNumerator, rate.num)
-        worstStartErrorMicroseconds = Self.microsecondsRoundedUp(score.worstNumerator, over: rate.num)
+        worstStartErrorMicroseconds = Self.microsecondsRoundedUp(
+            score.worstNumerator, over: rate.num, timescale: timeline.timescale)
         framesNeverShown = score.neverShown
         peakRate = rate
-        duration = Rational(100 * fit.total * rate.den, rate.num)
+        duration = Rational(timeline.timescale * fit.total * rate.den, rate.num)
     }
 
     /// Where GIF frame `index` goes: its first timestamp (in `timeBase` units, one play) and how many
@@ -152,11 +166,21 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         let frame = timeline.frames[index]
         guard let rate else { return Placement(firstTimestamp: frame.start, samples: 1, unitsEach: frame.delay) }
         let lead = leadHalfCentiseconds
-        let first = min(outputFrames, Self.firstOutputFrame(showing: frame.start, rate: rate, lead: lead))
+        let scale = timeline.timescale
+        let first = min(
+            outputFrames, Self.firstOutputFrame(showing: frame.start, rate: rate, lead: lead, timescale: scale))
         let next = index + 1 < timeline.frames.count
-            ? min(outputFrames, Self.firstOutputFrame(showing: timeline.frames[index + 1].start, rate: rate, lead: lead))
+            ? min(
+                outputFrames,
+                Self.firstOutputFrame(showing: timeline.frames[index + 1].start, rate: rate, lead: lead, timescale: scale))
             : outputFrames
         return Placement(firstTimestamp: first, samples: max(0, next - first), unitsEach: 1)
+    }
+
+    /// Seconds of one play: exact in the rate for CFR, the duration in the timeline's units for VFR.
+    public var durationSeconds: Double {
+        if let rate { return Double(outputFrames) * Double(rate.den) / Double(rate.num) }
+        return duration.doubleValue * timeBase.doubleValue
     }
 
     /// Timestamp units in one play (added once per loop).
@@ -169,7 +193,8 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         let p = placement(of: index, in: timeline)
         guard p.samples > 0 else { return nil }
         guard let rate else { return Rational(0) }
-        return Rational(100 * p.firstTimestamp * rate.den - timeline.frames[index].start * rate.num, rate.num)
+        return Rational(
+            timeline.timescale * p.firstTimestamp * rate.den - timeline.frames[index].start * rate.num, rate.num)
     }
 
     /// Output start of GIF frame `index` in cs (exact), `nil` when it is never shown.
@@ -177,18 +202,19 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         let p = placement(of: index, in: timeline)
         guard p.samples > 0 else { return nil }
         guard let rate else { return Rational(p.firstTimestamp) }
-        return Rational(100 * p.firstTimestamp * rate.den, rate.num)
+        return Rational(timeline.timescale * p.firstTimestamp * rate.den, rate.num)
     }
 
     // MARK: - Rate search
 
-    /// The sampling lead of the rate searches: ½ cs (nearest instant).
-    static let searchLead = 1
+    /// The sampling lead of the rate searches: ½ cs (nearest instant), in half units of the timeline
+    /// (1 for a GIF's cs, 10 for ms).
+    static func searchLead(_ timeline: Timeline) -> Int { Swift.max(1, timeline.timescale / 100) }
 
-    /// First output frame at `rate` that samples at or after `start` cs when sampling `lead` half-cs ahead:
-    /// `ceil((2 · start − lead) · num / (200 · den))`, at least 0.
-    static func firstOutputFrame(showing start: Int, rate: Rational, lead: Int) -> Int {
-        let numerator = (2 * start - lead) * rate.num, denominator = 200 * rate.den
+    /// First output frame at `rate` that samples at or after `start` (timeline units, cs for a GIF) when
+    /// sampling `lead` half units ahead: `ceil((2 · start − lead) · num / (2 · timescale · den))`, at least 0.
+    static func firstOutputFrame(showing start: Int, rate: Rational, lead: Int, timescale: Int = 100) -> Int {
+        let numerator = (2 * start - lead) * rate.num, denominator = 2 * timescale * rate.den
         guard numerator > 0 else { return 0 }
         return (numerator + denominator - 1) / denominator
     }
@@ -210,9 +236,10 @@ public struct OutputPlan: Codable, Hashable, Sendable {
     static func lowestExactEnoughRate(_ timeline: Timeline) -> Rational? {
         let tickRate = timeline.tickRate
         for rate in candidates where compare(rate, tickRate) <= 0 {
-            let fit = CFRFit(timeline: timeline, rate: rate, lead: searchLead)
-            // |error| <= 1 cs  <=>  |numerator| <= num · 1.
-            let score = fit.score(giveUpAbove: autoToleranceCentiseconds * rate.num, requireAllShown: true)
+            let fit = CFRFit(timeline: timeline, rate: rate, lead: searchLead(timeline))
+            // |error| <= 1 cs  <=>  |numerator| <= num · (units in 1 cs).
+            let tolerance = autoToleranceCentiseconds * Swift.max(1, timeline.timescale / 100)
+            let score = fit.score(giveUpAbove: tolerance * rate.num, requireAllShown: true)
             if score.complete { return rate }
         }
         return nil
@@ -225,7 +252,7 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         var best: (rate: Rational, worst: Rational, dropped: Int)?
         let pool = (candidates.filter { compare($0, maxRate) <= 0 } + [maxRate]).sorted { compare($0, $1) < 0 }
         for rate in pool {
-            let fit = CFRFit(timeline: timeline, rate: rate, lead: searchLead)
+            let fit = CFRFit(timeline: timeline, rate: rate, lead: searchLead(timeline))
             // Give up on a rate as soon as it is worse than the best so far.
             let bound = best.map { multiplyCeil($0.worst, by: rate.num) }
             let score = fit.score(giveUpAbove: bound)
@@ -251,9 +278,10 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         (r.num * n + r.den - 1) / r.den
     }
 
-    static func microsecondsRoundedUp(_ numerator: Int, over denominator: Int) -> Int {
-        // numerator/denominator cs = 10,000 · numerator/denominator µs.
-        (10_000 * numerator + denominator - 1) / denominator
+    static func microsecondsRoundedUp(_ numerator: Int, over denominator: Int, timescale: Int = 100) -> Int {
+        // numerator/denominator units = 1,000,000 · numerator/(denominator · timescale) µs.
+        let d = denominator * timescale
+        return (1_000_000 * numerator + d - 1) / d
     }
 }
 
@@ -290,12 +318,15 @@ struct CFRFit {
         var score = Score()
         let frames = timeline.frames
         guard !frames.isEmpty else { return score }
-        var first = OutputPlan.firstOutputFrame(showing: frames[frames.startIndex].start, rate: rate, lead: lead)
+        let scale = timeline.timescale
+        var first = OutputPlan.firstOutputFrame(
+            showing: frames[frames.startIndex].start, rate: rate, lead: lead, timescale: scale)
         for i in frames.indices {
             let next = i + 1 < frames.endIndex
-                ? OutputPlan.firstOutputFrame(showing: frames[i + 1].start, rate: rate, lead: lead) : total
+                ? OutputPlan.firstOutputFrame(showing: frames[i + 1].start, rate: rate, lead: lead, timescale: scale)
+                : total
             // Absolute error: with a lead a frame may show up to ½ cs early.
-            let error = abs(100 * first * rate.den - frames[i].start * rate.num)
+            let error = abs(scale * first * rate.den - frames[i].start * rate.num)
             let shown = min(next, total) > first
             if shown {
                 score.worstNumerator = max(score.worstNumerator, error)
@@ -316,7 +347,7 @@ struct CFRFit {
             first = next
         }
         // The end of the video is where the next play starts: it counts as a start too.
-        let end = abs(100 * total * rate.den - timeline.duration.centiseconds * rate.num)
+        let end = abs(scale * total * rate.den - timeline.duration.centiseconds * rate.num)
         if end > score.worstAnyNumerator {
             score.worstAnyNumerator = end
             if let bound, end > bound { score.complete = false }

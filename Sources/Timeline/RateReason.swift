@@ -15,6 +15,14 @@ public enum RateReason: Hashable, Sendable, Codable, CustomStringConvertible {
     case capped(limit: Rational, asked: Rational, chosen: Rational)
     /// Variable frame rate: one sample per GIF frame.
     case variable
+    /// A WebP's or APNG's tick (issue 35): `units` of `1 / timescale` s, for the reason `why` (one of the
+    /// three tick reasons above, which name a GIF's tick in cs).
+    case tickOfOtherFormat(units: Int, timescale: Int, why: TickReason)
+
+    /// Which tick reason a `tickOfOtherFormat` stands for.
+    public enum TickReason: String, Hashable, Sendable, Codable {
+        case tick, automaticTick, automaticNoCommonRate
+    }
 
     public var description: String {
         switch self {
@@ -28,6 +36,14 @@ public enum RateReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .capped(let limit, let asked, let chosen):
             return "rate cap \(limit): " + Self.cappedDetail(asked: asked, chosen: chosen)
         case .variable: return "vfr: one sample per GIF frame, each lasting its delay"
+        case .tickOfOtherFormat(let units, let timescale, let why):
+            let milliseconds = Rational(units * 1000, timescale)
+            let tick = "tick \(milliseconds) ms"
+            switch why {
+            case .tick: return "\(tick): every delay exact"
+            case .automaticTick: return "auto: no lower common rate shows every frame within 10 ms; \(tick)"
+            case .automaticNoCommonRate: return "auto: no common rate shows every frame within 10 ms; \(tick)"
+            }
         }
     }
 

@@ -7,13 +7,13 @@ extension Timeline {
     public func outputFrameCount(at rate: Rational) -> Int {
         // duration[cs] * num / (100 * den), rounded half up.
         let numerator = duration.centiseconds * rate.num
-        let denominator = 100 * rate.den
+        let denominator = timescale * rate.den
         return Swift.max(1, (2 * numerator + denominator) / (2 * denominator))
     }
 
     /// The GIF frame output frame `k` shows at `rate`: the one whose interval holds time `k / rate`.
     public func frameIndex(forOutputFrame k: Int, at rate: Rational) -> Int {
-        let timeTimes = 100 * k * rate.den  // time of k in cs, times rate.num
+        let timeTimes = timescale * k * rate.den  // time of k in cs, times rate.num
         var low = 0, high = frames.count - 1
         while low < high {  // last frame whose start * num <= time * num
             let mid = (low + high + 1) / 2
@@ -30,7 +30,7 @@ extension Timeline {
         let total = outputFrameCount(at: rate)
         var index = 0
         for k in 0..<total {
-            let time = 100 * k * rate.den
+            let time = timescale * k * rate.den
             while index + 1 < frames.count && frames[index + 1].start * rate.num <= time { index += 1 }
             counts[index] += 1
         }

@@ -16,9 +16,15 @@ public enum DelayRule: String, Codable, Sendable, CaseIterable {
     case carried
     /// No GCE and nothing to carry over: 10 cs.
     case `default`
+    /// APNG under `browser`: `delay_num / delay_den` s truncated to whole ms (Chromium, Firefox).
+    case truncated
 }
 
-/// The authoritative playback schedule of a GIF, in integer centiseconds (schema `gifx.timeline/1`).
+/// The authoritative playback schedule of a GIF, in integer centiseconds (schema `gifx.timeline/1`); of a
+/// WebP or APNG in integer units of `1 / timescale` s (WebP and browser-policy APNG: ms; flanimated APNG:
+/// `lcm(1000, every delay_den)`, so fractional ms stay exact). The `centiseconds` fields of `tick` and
+/// `duration`, and every frame's `delay` and `start`, are in those units (cs for a GIF, where
+/// `timescale == 100`).
 public struct Timeline: Codable, Hashable, Sendable {
     public static let schemaID = "gifx.timeline/1"
     /// Delay given to 0/1 cs delays and to frames with nothing to carry over.
@@ -64,18 +70,21 @@ public struct Timeline: Codable, Hashable, Sendable {
         public var disposal: Disposal
         public var transparentIndex: Int?
         public var interlaced: Bool
+        /// APNG only: the stored `delay_den` beside `rawDelay` (`delay_num`); `nil` (and not written) otherwise.
+        public var rawDelayDenominator: Int?
 
         private enum CodingKeys: String, CodingKey {
-            case index, rawDelay, delay, rule, start, rect, disposal, transparentIndex, interlaced
+            case index, rawDelay, rawDelayDenominator, delay, rule, start, rect, disposal, transparentIndex, interlaced
         }
 
         public init(
             index: Int, rawDelay: Int?, delay: Int, rule: DelayRule, start: Int, rect: PixelRect,
-            disposal: Disposal, transparentIndex: Int?, interlaced: Bool
+            disposal: Disposal, transparentIndex: Int?, interlaced: Bool, rawDelayDenominator: Int? = nil
         ) {
             self.index = index; self.rawDelay = rawDelay; self.delay = delay; self.rule = rule
             self.start = start; self.rect = rect; self.disposal = disposal
             self.transparentIndex = transparentIndex; self.interlaced = interlaced
+            self.rawDelayDenominator = rawDelayDenominator
         }
 
         /// Writes `null` for absent optionals: the schema's keys are always present.
@@ -83,6 +92,7 @@ public struct Timeline: Codable, Hashable, Sendable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(index, forKey: .index)
             try c.encode(rawDelay, forKey: .rawDelay)
+            try c.encodeIfPresent(rawDelayDenominator, forKey: .rawDelayDenominator)
             try c.encode(delay, forKey: .delay)
             try c.encode(rule, forKey: .rule)
             try c.encode(start, forKey: .start)
@@ -95,6 +105,10 @@ public struct Timeline: Codable, Hashable, Sendable {
 
     public var schema: String
     public var policy: TimelinePolicy
+    /// The container the schedule was read from (not written to JSON for a GIF, whose bytes stay as before).
+    public var format: SourceFormat = .gif
+    /// Units per second of `delay`, `start`, `tick.centiseconds` and `duration.centiseconds`: 100 for a GIF.
+    public var timescale: Int = 100
     public var canvas: CanvasSize
     public var loop: Loop
     public var tick: Tick
@@ -104,6 +118,15 @@ public struct Timeline: Codable, Hashable, Sendable {
 
     /// Resolves the schedule of `input` under `policy` (docs/timeline.md).
     public init(_ input: TimelineInput, policy: TimelinePolicy = .flanimated) {
+        if input.format != .gif {
+            self.init(otherFormat: input, policy: policy)
+        } else {
+            self.init(gif: input, policy: policy)
+        }
+    }
+
+    /// A GIF's schedule (docs/timeline.md sections 1-4).
+    private init(gif input: TimelineInput, policy: TimelinePolicy) {
         var frames = Frames(sharing: input.frames)
         var start = 0
         var tick = 0
@@ -126,6 +149,142 @@ public struct Timeline: Codable, Hashable, Sendable {
         self.duration = Duration(centiseconds: start, seconds: Double(start) / 100)
         self.frames = frames
         self.warnings = input.warnings
+    }
+
+    /// A WebP's or APNG's schedule (docs/timeline.md, "Other formats").
+    private init(otherFormat input: TimelineInput, policy: TimelinePolicy) {
+        var warnings = input.warnings
+        let scale: Int
+        if input.format == .apng && policy == .flanimated {
+            var l = 1000
+            for den in input.delayDenominators {
+                let d = den == 0 ? 100 : Int(den)
+                l = l / gcd(l, d) * d
+                if l > Self.largestTimescale { break }
+            }
+            if l > Self.largestTimescale {
+                warnings.append(
+                    "the frames' delay denominators need a time base finer than 1/\(Self.largestTimescale) s; "
+                        + "delays are rounded to the nearest millisecond")
+                l = 1000
+            }
+            scale = l
+        } else {
+            scale = 1000
+        }
+        var frames = Frames(sharing: input.frames)
+        var start = 0
+        var tick = 0
+        for (index, descriptor) in input.frames.enumerated() {
+            let den = index < input.delayDenominators.count ? Int(input.delayDenominators[index]) : 0
+            let (delay, rule) = Self.resolveDelay(
+                raw: descriptor.rawDelay ?? 0, denominator: den, format: input.format, policy: policy, timescale: scale)
+            frames.appendSchedule(
+                delay: delay, rule: rule, start: start,
+                denominator: input.format == .apng ? UInt16(truncatingIfNeeded: den) : nil)
+            start += delay
+            tick = gcd(tick, delay)
+        }
+        if tick == 0 { tick = scale / 10 }
+        self.schema = Self.schemaID
+        self.policy = policy
+        self.format = input.format
+        self.timescale = scale
+        self.canvas = input.canvas
+        // WebP and APNG store the total plays (Chromium and Firefox play N - 1 repeats, YYImage N plays);
+        // 0 is forever; a still image (no loop field) plays once.
+        let plays: Int? = input.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        self.loop = Loop(count: input.loopCount, plays: plays)
+        self.tick = Tick(centiseconds: tick, fps: Rational(scale, tick))
+        self.duration = Duration(centiseconds: start, seconds: Double(start) / Double(scale))
+        self.frames = frames
+        self.warnings = warnings
+    }
+
+    private enum UnitKeys: String, CodingKey { case units, fps, seconds }
+
+    private enum CodingKeys: String, CodingKey {
+        case schema, policy, format, timescale, canvas, loop, tick, duration, frames, warnings
+    }
+
+    /// A GIF's schedule encodes exactly as before (no `format`, no `timescale`); another format's adds both.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(policy, forKey: .policy)
+        if format != .gif {
+            try c.encode(format, forKey: .format)
+            try c.encode(timescale, forKey: .timescale)
+        }
+        try c.encode(canvas, forKey: .canvas)
+        try c.encode(loop, forKey: .loop)
+        if format == .gif {
+            try c.encode(tick, forKey: .tick)
+            try c.encode(duration, forKey: .duration)
+        } else {
+            // In units of 1/timescale s, named so (a GIF's stay `centiseconds`).
+            var t = c.nestedContainer(keyedBy: UnitKeys.self, forKey: .tick)
+            try t.encode(tick.fps, forKey: .fps)
+            try t.encode(tick.centiseconds, forKey: .units)
+            var d = c.nestedContainer(keyedBy: UnitKeys.self, forKey: .duration)
+            try d.encode(duration.seconds, forKey: .seconds)
+            try d.encode(duration.centiseconds, forKey: .units)
+        }
+        try c.encode(frames, forKey: .frames)
+        try c.encode(warnings, forKey: .warnings)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try c.decode(String.self, forKey: .schema)
+        policy = try c.decode(TimelinePolicy.self, forKey: .policy)
+        format = try c.decodeIfPresent(SourceFormat.self, forKey: .format) ?? .gif
+        timescale = try c.decodeIfPresent(Int.self, forKey: .timescale) ?? 100
+        canvas = try c.decode(CanvasSize.self, forKey: .canvas)
+        loop = try c.decode(Loop.self, forKey: .loop)
+        if format == .gif {
+            tick = try c.decode(Tick.self, forKey: .tick)
+            duration = try c.decode(Duration.self, forKey: .duration)
+        } else {
+            let t = try c.nestedContainer(keyedBy: UnitKeys.self, forKey: .tick)
+            tick = Tick(centiseconds: try t.decode(Int.self, forKey: .units), fps: try t.decode(Rational.self, forKey: .fps))
+            let d = try c.nestedContainer(keyedBy: UnitKeys.self, forKey: .duration)
+            duration = Duration(
+                centiseconds: try d.decode(Int.self, forKey: .units), seconds: try d.decode(Double.self, forKey: .seconds))
+        }
+        frames = try c.decode(Frames.self, forKey: .frames)
+        warnings = try c.decode([String].self, forKey: .warnings)
+    }
+
+    /// Finest time base a flanimated APNG schedule uses (units per second); coarser dens fall back to ms.
+    public static let largestTimescale = 100_000
+
+    /// A WebP or APNG frame's delay in units of `1 / timescale` s and the rule that gave it:
+    /// WebP `raw` ms; APNG `raw / denominator` s (denominator 0 means 100). `flanimated` (YYImage, WebKit)
+    /// keeps fractional ms and raises delays below 11 ms to 100 ms; `browser` (Chromium, Firefox) truncates
+    /// an APNG delay to whole ms and raises delays of at most 10 ms to 100 ms.
+    public static func resolveDelay(
+        raw: Int, denominator: Int, format: SourceFormat, policy: TimelinePolicy, timescale: Int
+    ) -> (delay: Int, rule: DelayRule) {
+        let hundredMs = timescale / 10
+        if format != .apng {
+            // Integer ms: "< 11 ms" (YYImage) and "<= 10 ms" (browsers) agree.
+            let ms = raw
+            return ms <= 10 ? (hundredMs, .roundedUp) : (ms * timescale / 1000, .raw)
+        }
+        let den = denominator == 0 ? 100 : denominator
+        switch policy {
+        case .browser:
+            let ms = raw * 1000 / den
+            if ms <= 10 { return (hundredMs, .roundedUp) }
+            return (ms * timescale / 1000, ms * den == raw * 1000 ? .raw : .truncated)
+        case .flanimated:
+            // raw / den < 0.011 s  <=>  raw * 1000 < 11 * den.
+            if raw * 1000 < 11 * den { return (hundredMs, .roundedUp) }
+            if timescale % den == 0 { return (raw * (timescale / den), .raw) }
+            // A timescale that fell back to ms: nearest ms.
+            return ((2 * raw * timescale + den) / (2 * den), .raw)
+        }
     }
 
     /// One frame's delay and the rule that gave it.

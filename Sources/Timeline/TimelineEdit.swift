@@ -109,9 +109,11 @@ extension Timeline {
     public func applying(_ edit: TimelineEdit) throws(TimelineEditError) -> EditedTimeline {
         if let problem = edit.problem { throw problem }
         let end = duration.centiseconds
-        let from = edit.from ?? 0
-        if from >= end { throw .cutAfterEnd(from: from, duration: end) }
-        let to = min(edit.to ?? end, end)
+        // The cut is given in cs; a WebP's or APNG's schedule counts in finer units (timescale a multiple of 100).
+        let unitsPerCentisecond = Swift.max(1, timescale / 100)
+        let from = (edit.from ?? 0) * unitsPerCentisecond
+        if from >= end { throw .cutAfterEnd(from: edit.from ?? 0, duration: end / unitsPerCentisecond) }
+        let to = min(edit.to.map { $0 * unitsPerCentisecond } ?? end, end)
         if let crop = edit.crop, crop.x + crop.width > canvas.width || crop.y + crop.height > canvas.height {
             throw .cropOutside(crop, canvas: canvas)
         }
@@ -159,15 +161,15 @@ extension Timeline {
                 Frame(
                     index: edited.count, rawDelay: source.rawDelay, delay: delay, rule: source.rule, start: start,
                     rect: source.rect, disposal: source.disposal, transparentIndex: source.transparentIndex,
-                    interlaced: source.interlaced))
+                    interlaced: source.interlaced, rawDelayDenominator: source.rawDelayDenominator))
             sourceFrames.append(source.index)
             tick = gcd(tick, delay)
         }
 
         var result = self
         result.frames = edited
-        result.tick = Tick(centiseconds: tick, fps: Rational(100, tick))
-        result.duration = Duration(centiseconds: scaledEnd, seconds: Double(scaledEnd) / 100)
+        result.tick = Tick(centiseconds: tick, fps: Rational(timescale, tick))
+        result.duration = Duration(centiseconds: scaledEnd, seconds: Double(scaledEnd) / Double(timescale))
         if let crop = edit.crop { result.canvas = CanvasSize(width: crop.width, height: crop.height) }
         return EditedTimeline(timeline: result, sourceFrames: sourceFrames, edit: edit, framesDroppedBySpeed: dropped)
     }

@@ -11,6 +11,8 @@ extension Timeline {
         private var rules = ChunkedColumn<UInt8>()
         private var starts = OffsetColumn()
         private var outliers: [Int: Frame] = [:]
+        /// APNG only: each frame's `delay_den` (empty for GIF and WebP schedules).
+        private var denominators = ChunkedColumn<UInt16>()
 
         private static let outlier = UInt8.max
 
@@ -38,12 +40,14 @@ extension Timeline {
                 index: position, rawDelay: descriptor.rawDelay, delay: Int(delays[position]),
                 rule: DelayRule(code: rule), start: starts[position], rect: descriptor.rect,
                 disposal: descriptor.disposal, transparentIndex: descriptor.transparentIndex,
-                interlaced: descriptor.interlaced)
+                interlaced: descriptor.interlaced,
+                rawDelayDenominator: position < denominators.count ? Int(denominators[position]) : nil)
         }
 
         /// Appends the schedule of the next shared descriptor.
-        mutating func appendSchedule(delay: Int, rule: DelayRule, start: Int) {
+        mutating func appendSchedule(delay: Int, rule: DelayRule, start: Int, denominator: UInt16? = nil) {
             let position = rules.count
+            if let denominator, denominators.count == position { denominators.append(denominator) }
             if let fitted = UInt16(exactly: delay) {
                 delays.append(fitted)
                 rules.append(rule.code)
@@ -51,7 +55,8 @@ extension Timeline {
                 let d = descriptors[position]
                 outliers[position] = Frame(
                     index: position, rawDelay: d.rawDelay, delay: delay, rule: rule, start: start, rect: d.rect,
-                    disposal: d.disposal, transparentIndex: d.transparentIndex, interlaced: d.interlaced)
+                    disposal: d.disposal, transparentIndex: d.transparentIndex, interlaced: d.interlaced,
+                    rawDelayDenominator: denominator.map(Int.init))
                 delays.append(0)
                 rules.append(Self.outlier)
             }
@@ -66,7 +71,9 @@ extension Timeline {
                     rawDelay: frame.rawDelay, rect: frame.rect, disposal: frame.disposal,
                     transparentIndex: frame.transparentIndex, interlaced: frame.interlaced))
             if frame.index == position {
-                appendSchedule(delay: frame.delay, rule: frame.rule, start: frame.start)
+                appendSchedule(
+                    delay: frame.delay, rule: frame.rule, start: frame.start,
+                    denominator: frame.rawDelayDenominator.flatMap { UInt16(exactly: $0) })
             } else {
                 outliers[position] = frame
                 delays.append(0)
@@ -96,6 +103,7 @@ extension DelayRule {
         case .roundedUp: 1
         case .carried: 2
         case .default: 3
+        case .truncated: 4
         }
     }
 
@@ -104,6 +112,7 @@ extension DelayRule {
         case 0: self = .raw
         case 1: self = .roundedUp
         case 2: self = .carried
+        case 4: self = .truncated
         default: self = .default
         }
     }

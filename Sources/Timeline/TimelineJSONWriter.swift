@@ -31,8 +31,9 @@ public struct TimelineJSONWriter {
             ("canvas", { out in out.object(1, [("height", .int(t.canvas.height)), ("width", .int(t.canvas.width))]) }),
             ("duration", { out in
                 out.object(1, [
-                    ("centiseconds", .int(t.duration.centiseconds)), ("seconds", .double(t.duration.seconds)),
-                ])
+                    (t.format == .gif ? "centiseconds" : "units", .int(t.duration.centiseconds)),
+                    ("seconds", .double(t.duration.seconds)),
+                ].sorted { $0.0 < $1.0 })
             }),
             ("frames", { out in try Self.writeFrames(t.frames, to: &out) }),
             ("loop", { out in out.object(1, [("count", .optionalInt(t.loop.count)), ("plays", .optionalInt(t.loop.plays))]) }),
@@ -40,11 +41,19 @@ public struct TimelineJSONWriter {
             ("schema", { out in out.string(t.schema) }),
             ("tick", { out in
                 out.openObject()
-                out.key("centiseconds", depth: 2)
-                out.int(t.tick.centiseconds)
-                out.separator()
+                if t.format == .gif {
+                    out.key("centiseconds", depth: 2)
+                    out.int(t.tick.centiseconds)
+                    out.separator()
+                }
                 out.key("fps", depth: 2)
                 out.object(2, [("den", .int(t.tick.fps.den)), ("num", .int(t.tick.fps.num))])
+                if t.format != .gif {
+                    // A WebP's or APNG's tick is in units of 1/timescale s (sorted after "fps").
+                    out.separator()
+                    out.key("units", depth: 2)
+                    out.int(t.tick.centiseconds)
+                }
                 out.closeObject(depth: 1)
             }),
             ("warnings", { out in
@@ -57,6 +66,11 @@ public struct TimelineJSONWriter {
                 out.closeArray(depth: 1)
             }),
         ]
+        if t.format != .gif {
+            // A WebP's or APNG's schedule names its container and its unit (a GIF's bytes stay as before).
+            members.append(("format", { out in out.string(t.format.rawValue) }))
+            members.append(("timescale", { out in out.int(t.timescale) }))
+        }
         for extra in extraMembers {
             // One level deeper: every line after the first gets two more spaces (not the empty line
             // inside an empty array, which JSONEncoder leaves empty).
@@ -86,6 +100,7 @@ public struct TimelineJSONWriter {
             out.bytes(k.index); out.int(frame.index)
             out.bytes(k.interlaced); out.bytes(frame.interlaced ? k.true : k.false)
             out.bytes(k.rawDelay); out.optionalInt(frame.rawDelay)
+            if let denominator = frame.rawDelayDenominator { out.bytes(k.rawDelayDenominator); out.int(denominator) }
             let r = frame.rect
             out.bytes(k.rectHeight); out.int(r.height)
             out.bytes(k.rectWidth); out.int(r.width)
@@ -106,7 +121,8 @@ public struct TimelineJSONWriter {
 private struct FrameKeyBytes: Sendable {
     static let shared = FrameKeyBytes()
 
-    let firstOpen, nextOpen, disposal, index, interlaced, rawDelay, rectHeight, rectWidth, rectX, rectY: [UInt8]
+    let firstOpen, nextOpen, disposal, index, interlaced, rawDelay, rawDelayDenominator: [UInt8]
+    let rectHeight, rectWidth, rectX, rectY: [UInt8]
     let rule, start, transparentIndex, close, `true`, `false`: [UInt8]
     let disposals: [Disposal: [UInt8]]
     let rules: [DelayRule: [UInt8]]
@@ -127,6 +143,7 @@ private struct FrameKeyBytes: Sendable {
         index = member("index")
         interlaced = member("interlaced")
         rawDelay = member("rawDelay")
+        rawDelayDenominator = member("rawDelayDenominator")
         rectHeight = member("rect") + render { $0.openObject(); $0.key("height", depth: 4) }
         rectWidth = member("width", depth: 4)
         rectX = member("x", depth: 4)

@@ -23,7 +23,7 @@ struct ConvertCommand: ParsableCommand {
             name and all are renamed into place together when every output is complete, or none is.
             """)
 
-    @Argument(help: "Input GIF, or - for standard input.") var input: String
+    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "An output; repeat for more. Format by extension: .mp4, .webm, .avif, .webp, .png/.jpg (poster), .timeline.json; "
             + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "

@@ -10,7 +10,7 @@ struct TimelineCommand: ParsableCommand {
         commandName: "timeline",
         abstract: "Print the exact playback schedule of a GIF (reads metadata only).")
 
-    @Argument(help: "Input GIF, or - for standard input.") var input: String
+    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
     @Flag(help: "Print JSON (schema gifx.timeline/1) instead of a table.") var json = false
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
@@ -107,12 +107,17 @@ struct TimelineTable {
         let fps = t.tick.fps.den == 1 ? "\(t.tick.fps.num)" : "\(t.tick.fps.num)/\(t.tick.fps.den)"
         let plays = t.loop.plays.map { $0 == 1 ? "plays once" : "plays \($0) times" } ?? "loops forever"
         let count = t.loop.count.map { "loop count \($0)" } ?? "no loop extension"
+        let unit = t.timescale == 100 ? "cs" : t.timescale == 1000 ? "ms" : "× 1/\(t.timescale) s"
+        let format = t.format == .gif ? "" : ", \(t.format.rawValue)"
         return "\(t.frames.count) frames, \(seconds(t.duration.centiseconds)) s, \(t.canvas.width)x\(t.canvas.height), "
-            + "tick \(t.tick.centiseconds) cs (\(fps) fps), \(plays) (\(count)), policy \(t.policy.rawValue)"
+            + "tick \(t.tick.centiseconds) \(unit) (\(fps) fps), \(plays) (\(count)), policy \(t.policy.rawValue)\(format)"
     }
 
-    private func seconds(_ centiseconds: Int) -> String {
-        String(format: "%d.%02d", centiseconds / 100, centiseconds % 100)
+    /// A time in the schedule's units as seconds: two decimals for a GIF's cs, three for finer units.
+    private func seconds(_ units: Int) -> String {
+        let scale = timeline.timescale
+        if scale == 100 { return String(format: "%d.%02d", units / 100, units % 100) }
+        return String(format: "%.3f", Double(units) / Double(scale))
     }
 
     private func row(_ cells: String...) -> String { row(cells) }

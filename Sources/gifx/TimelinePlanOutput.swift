@@ -70,15 +70,18 @@ private struct PlanFrameJSON: Encodable {
         try c.encode(timeline.frames[index].start, forKey: .start)
         try c.encode(plan.outputStart(of: index, in: timeline), forKey: .outputStart)
         try c.encode(placement.samples, forKey: .samples)
-        try c.encode(plan.startError(of: index, in: timeline).map(microseconds), forKey: .errorMicroseconds)
+        try c.encode(
+            plan.startError(of: index, in: timeline).map { microseconds($0, timescale: timeline.timescale) },
+            forKey: .errorMicroseconds)
     }
 }
 
-/// A cs rational in whole microseconds, rounded to nearest (half away from zero).
-private func microseconds(_ centiseconds: Rational) -> Int {
-    let scaled = 10_000 * centiseconds.num
-    let half = centiseconds.den / 2
-    return scaled >= 0 ? (scaled + half) / centiseconds.den : -((-scaled + half) / centiseconds.den)
+/// A rational in timeline units (cs for a GIF) in whole microseconds, rounded to nearest (half away from zero).
+private func microseconds(_ units: Rational, timescale: Int = 100) -> Int {
+    let scaled = 1_000_000 * units.num
+    let den = units.den * timescale
+    let half = den / 2
+    return scaled >= 0 ? (scaled + half) / den : -((-scaled + half) / den)
 }
 
 /// The human-readable plan: one row per GIF frame (start, output start, error, samples), then the plan line.
@@ -95,9 +98,9 @@ struct PlanTable {
             let out = plan.outputStart(of: index, in: timeline)
             let error = plan.startError(of: index, in: timeline)
             output.writeLine(row(
-                "\(index)", String(format: "%.3f", Double(start) / 100),
-                out.map { String(format: "%.4f", $0.doubleValue / 100) } ?? "never",
-                error.map { String(format: "%+.2f", $0.doubleValue * 10) } ?? "-",
+                "\(index)", String(format: "%.3f", timeline.milliseconds(start) / 1000),
+                out.map { String(format: "%.4f", $0.doubleValue / Double(timeline.timescale)) } ?? "never",
+                error.map { String(format: "%+.2f", $0.doubleValue * 1000 / Double(timeline.timescale)) } ?? "-",
                 "\(plan.placement(of: index, in: timeline).samples)"))
         }
         output.writeLine(summary)
@@ -106,7 +109,7 @@ struct PlanTable {
 
     /// `plan auto: 30 fps, 30 output frames, worst start error 6.667 ms, 0 GIF frames never shown (…)`.
     var summary: String {
-        let rate = plan.rate.map { "\($0) fps" } ?? "vfr (peak \(plan.peakRate) fps, time base 1/100 s)"
+        let rate = plan.rate.map { "\($0) fps" } ?? "vfr (peak \(plan.peakRate) fps, time base \(plan.timeBase) s)"
         let worst = String(format: "%.3f", Double(plan.worstStartErrorMicroseconds) / 1000)
         return "plan \(plan.mode): \(rate), \(plan.outputFrames) output frames, worst start error \(worst) ms, "
             + "\(plan.framesNeverShown) GIF frames never shown (\(plan.reason.commandLineWording))"

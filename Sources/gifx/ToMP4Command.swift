@@ -25,7 +25,7 @@ struct ToMP4Command: ParsableCommand {
             The file is written beside the target under a temporary name and renamed when complete.
             """)
 
-    @Argument(help: "Input GIF, or - for standard input (then -o is required).") var input: String
+    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4); - (or mp4:-) for standard output, as fragmented MP4.")
     var output: String?
     @OptionGroup var video: VideoOptions
@@ -97,7 +97,7 @@ struct ToMP4Command: ParsableCommand {
                     frames: report.frames, outputFrames: result.summary.outputFrames,
                     fps: plan.rate?.description ?? "vfr", loops: video.loops,
                     width: result.outputSize.width, height: result.outputSize.height,
-                    durationSeconds: plan.duration.doubleValue * Double(video.loops) / 100,
+                    durationSeconds: plan.durationSeconds * Double(video.loops),
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),

@@ -19,7 +19,7 @@ struct VerifyCommand: ParsableCommand {
             Exit 0 when every output verifies, 1 when one does not (one line per failing output on stderr).
             """)
 
-    @Argument(help: "The GIF the outputs were made from.") var input: String
+    @Argument(help: "The GIF (or WebP, PNG/APNG) the outputs were made from.") var input: String
     @Argument(help: "Outputs to verify.") var outputs: [String] = []
     @Flag(help: "Print the report as JSON on stdout.") var json = false
     @Option(help: ArgumentHelp(

@@ -125,7 +125,8 @@ import GifxTimeline
 
     @Test func policyNamesAndRuleNames() {
         #expect(TimelinePolicy.allCases.map(\.rawValue) == ["flanimated", "browser"])
-        #expect(Set(DelayRule.allCases.map(\.rawValue)) == ["raw", "rounded-up", "carried", "default"])
+        // "truncated": an APNG delay cut to whole ms under the browser policy (issue 35; timeline.md).
+        #expect(Set(DelayRule.allCases.map(\.rawValue)) == ["raw", "rounded-up", "carried", "default", "truncated"])
     }
 
     @Test func roundTripsThroughDecoding() throws {

@@ -52,4 +52,11 @@ gifx_png_reader *gifx_png_reader_open(const char *path, uint32_t *width, uint32_
 int gifx_png_reader_rows(gifx_png_reader *reader, uint8_t *rows, uint32_t count, size_t stride, char error[256]);
 void gifx_png_reader_close(gifx_png_reader *reader);
 
+/* One APNG frame, given as a complete PNG in memory (IHDR of `width`×`height`, PLTE/tRNS, IDAT, IEND),
+ * decoded to 8-bit RGBA into `rgba` (width*height*4 bytes, rows packed). 0, or -1 with the reason in `error`. */
+int gifx_apng_decode_frame(const uint8_t *png, size_t size, uint32_t width, uint32_t height, uint8_t *rgba,
+                           char error[256]);
+/* zlib's CRC-32 (the PNG chunk CRC): start with 0. */
+uint32_t gifx_crc32(uint32_t crc, const uint8_t *bytes, size_t count);
+
 #endif

@@ -255,12 +255,14 @@ public final class SpriteSheetSink: ConversionSink {
             },
             frameCount: frameCount,
             frame: { index in
-                frameOf(cell: deduper.map { Int($0.cellOfFrame[index]) } ?? index, delay: timeline.frames[index].delay)
+                frameOf(
+                    cell: deduper.map { Int($0.cellOfFrame[index]) } ?? index,
+                    delay: timeline.wholeCentiseconds(timeline.frames[index].delay))
             },
             cellCount: cellCount,
             cellFrame: { cell in
                 let source = deduper.map { $0.sourceFrameOfCell[cell] } ?? cell
-                return frameOf(cell: cell, delay: timeline.frames[source].delay)
+                return frameOf(cell: cell, delay: timeline.wholeCentiseconds(timeline.frames[source].delay))
             },
             sourceSize: context.canvas, frameSize: cellSize, trimmed: options.trim,
             loopCount: timeline.loop.count, plays: timeline.loop.plays, policy: timeline.policy,

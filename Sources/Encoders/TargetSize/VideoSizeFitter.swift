@@ -82,7 +82,7 @@ struct VideoSizeFitter {
         func withinWindow(_ bytes: Int) -> Bool { bytes <= target && Double(bytes) >= TargetSizeSearch.lowestShare * Double(target) }
 
         if stats != nil {
-            let seconds = first.plan.duration.doubleValue / 100 * Double(first.options.loops)
+            let seconds = first.plan.durationSeconds * Double(first.options.loops)
             // Container bytes besides the coded frames: the MP4 index (about 14 bytes a sample: size, composition
             // offset, chunk) and headers (measured: 3,468-byte moov for 220 samples).
             let overhead = 1024 + 14 * first.totalOutputFrames

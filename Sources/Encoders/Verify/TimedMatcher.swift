@@ -79,13 +79,13 @@ final class TimedMatcher {
         self.bound = bound
         let budget = memoryBudget ?? CacheCapacity.defaultLimit
         capacity = max(3, min(CacheCapacity.maxCanvases, budget / max(1, source.bytesPerReference)))
-        playMs = Double(timeline.duration.centiseconds) * 10
+        playMs = timeline.milliseconds(timeline.duration.centiseconds)
         totalSequences = timeline.frames.count * self.plays
     }
 
     private func startMs(_ sequence: Int) -> Double {
         let n = timeline.frames.count
-        return Double(sequence / n) * playMs + Double(timeline.frames[sequence % n].start) * 10
+        return Double(sequence / n) * playMs + timeline.milliseconds(timeline.frames[sequence % n].start)
     }
 
     /// Compares one output frame (presentation order).
@@ -188,7 +188,7 @@ final class TimedMatcher {
             let start = startMs(sequence)
             guard let reference = try source.next() else { return }
             ring.append(Entry(
-                sequence: sequence, gifIndex: gifIndex, startMs: start, endMs: start + Double(frame.delay) * 10,
+                sequence: sequence, gifIndex: gifIndex, startMs: start, endMs: start + timeline.milliseconds(frame.delay),
                 reference: reference))
             nextSequence += 1
         }
@@ -294,7 +294,7 @@ final class TimedMatcher {
         }
         let period = shortestMs
         let divides = timeline.frames.allSatisfy { frame in
-            let ratio = Double(frame.delay) * 10 / period
+            let ratio = timeline.milliseconds(frame.delay) / period
             return abs(ratio - ratio.rounded()) < 0.02
         }
         let fps = 1000 / period

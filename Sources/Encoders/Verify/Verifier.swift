@@ -104,7 +104,7 @@ public final class Verifier {
         report.colorTransfer = reader.tags.colorTransfer
         report.level = reader.tags.level
         report.profile = reader.tags.profile
-        let playMs = Double(timeline.duration.centiseconds) * 10
+        let playMs = timeline.milliseconds(timeline.duration.centiseconds)
         let plays = expected.plays ?? reader.durationMs.map { max(1, Int(($0 / playMs).rounded())) } ?? 1
         // The first frame tells the pixel format, matrix and range the references go through.
         let first = try reader.next()

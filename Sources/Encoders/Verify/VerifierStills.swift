@@ -103,7 +103,7 @@ extension Verifier {
                 report.mismatchedFrames += 1
                 wrong.append((index, cutDigest()))
             }
-            let error = cut.durationMs - Double(timeline.frames[index].delay) * 10
+            let error = cut.durationMs - timeline.milliseconds(timeline.frames[index].delay)
             timingSum += abs(error)
             if abs(error) > abs(worstTiming) || report.worstTimingFrame == nil {
                 worstTiming = error

@@ -157,7 +157,7 @@ public final class WebPSink: ConversionSink {
             }
             guard WebPPictureImportRGBA(&picture, rgba, Int32(outputSize.width * 4)) != 0 else { throw failure("out of memory") }
         }
-        let startMs = Int32(timeline.frames[canvas.index].start * 10)
+        let startMs = Int32(timeline.wholeMilliseconds(timeline.frames[canvas.index].start))
         guard WebPAnimEncoderAdd(encoder, &picture, startMs, &config) != 0 else {
             throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
         }
@@ -180,7 +180,7 @@ public final class WebPSink: ConversionSink {
     /// Ends the animation at the GIF's duration and returns the file's bytes.
     private func assemble(_ encoder: OpaquePointer) throws -> [UInt8] {
         // The end of the last frame: each frame lasts until the next one's start, the last until the end.
-        guard WebPAnimEncoderAdd(encoder, nil, Int32(timeline.duration.centiseconds * 10), nil) != 0 else {
+        guard WebPAnimEncoderAdd(encoder, nil, Int32(timeline.wholeMilliseconds(timeline.duration.centiseconds)), nil) != 0 else {
             throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
         }
         var data = WebPData()

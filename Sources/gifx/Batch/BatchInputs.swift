@@ -84,10 +84,17 @@ enum BatchInputs {
             guard stat(path, &target) == 0 else { continue }
             if target.st_mode & S_IFMT == S_IFDIR {
                 if !isLink { walk(folder: path, relative: childRelative, into: &found) }
-            } else if target.st_mode & S_IFMT == S_IFREG, name.lowercased().hasSuffix(".gif") {
+            } else if target.st_mode & S_IFMT == S_IFREG, Self.isAnimationName(name) {
                 found.append(BatchInput(path: path, relativePath: childRelative))
             }
         }
+    }
+
+    /// The names a folder search takes (issue 35): `*.gif`, `*.webp`, `*.png`, `*.apng` in any case; what each
+    /// file holds is told by its first bytes when it is read.
+    static func isAnimationName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return [".gif", ".webp", ".png", ".apng"].contains { lower.hasSuffix($0) }
     }
 
     /// `./a/b.gif` → `a/b.gif`; nil for absolute paths or paths that climb with `..`.
