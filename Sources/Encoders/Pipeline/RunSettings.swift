@@ -32,6 +32,9 @@ public struct RunSettings: Sendable, Equatable {
     public var fragmentedMP4Above: Int?
     /// Let libav print its own warnings and errors on stderr (a debugging aid; quiet otherwise).
     public var libavLogging = false
+    /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures
+    /// (`GIFX_REPEATS=encode`: the differential test's and the benchmark's baseline; docs/repeats.md).
+    public var encodeRepeats = false
     /// Read every output back before the commit and refuse to commit one that does not show the GIF
     /// (`VerifyingSink`); `nil`: no verification.
     public var verify: VerifySettings?
