@@ -35,6 +35,9 @@ public struct RunSettings: Sendable, Equatable {
     /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures
     /// (`GIFX_REPEATS=encode`: the differential test's and the benchmark's baseline; docs/repeats.md).
     public var encodeRepeats = false
+    /// With repeat pictures, hand the encoder consecutive timestamps (one unit per distinct picture) instead
+    /// of each picture's real start (`GIFX_REPEATS=dense`): the measured alternative of docs/repeats.md.
+    public var denseRepeatTimestamps = false
     /// Read every output back before the commit and refuse to commit one that does not show the GIF
     /// (`VerifyingSink`); `nil`: no verification.
     public var verify: VerifySettings?

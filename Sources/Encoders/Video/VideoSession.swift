@@ -56,14 +56,22 @@ public final class VideoSession {
     /// which the encoder applies to the frames it sees), and the last key frame's output frame.
     static let keyframeInterval: Int64 = 250
     private var lastKeyframe: Int64 = 0
+    /// `RunSettings.denseRepeatTimestamps` (a measured alternative, docs/repeats.md): the encoder sees
+    /// consecutive timestamps, one unit per picture, instead of each picture's real start and duration;
+    /// `sent` maps its packets back to their output frames (no reordering: first in, first out).
+    private let denseTimestamps: Bool
+    private var sent: [(pts: Int64, samples: Int64)] = []
+    private var sentHead = 0
+    private var encoderClock: Int64 = 0
     private var encodedPictures = 0, encodedBytes = 0
     /// A packet for the rewritten and spliced pictures.
     private var scratch: UnsafeMutablePointer<AVPacket>?
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
-        timeBase: AVRational, splicer: H264RepeatSplicer? = nil
+        timeBase: AVRational, splicer: H264RepeatSplicer? = nil, denseTimestamps: Bool = false
     ) {
+        self.denseTimestamps = denseTimestamps
         self.plan = plan
         self.timeline = timeline
         self.converter = converter
@@ -117,7 +125,13 @@ public final class VideoSession {
             let keyframe = start >= due
             if keyframe { lastKeyframe = start }
             let count = keyframe ? min(remaining, Self.keyframeInterval) : min(remaining, due - start)
-            try encoder.encode(pts: start, duration: count, keyframe: keyframe) { try splice($0) }
+            if denseTimestamps {
+                sent.append((start, count))
+                try encoder.encode(pts: encoderClock, duration: 1, keyframe: keyframe) { try splice($0) }
+                encoderClock += 1
+            } else {
+                try encoder.encode(pts: start, duration: count, keyframe: keyframe) { try splice($0) }
+            }
             start += count
             remaining -= count
         }
@@ -127,7 +141,13 @@ public final class VideoSession {
     /// the repeat pictures that fill its duration, each one output frame long.
     private func splice(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         guard let splicer else { return }
-        let pts = packet.pointee.pts, samples = max(1, packet.pointee.duration)
+        var pts = packet.pointee.pts, samples = max(1, packet.pointee.duration)
+        if denseTimestamps {
+            (pts, samples) = sent[sentHead]
+            sentHead += 1
+            packet.pointee.pts = pts
+            packet.pointee.dts = pts
+        }
         if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 { lastKeyframe = max(lastKeyframe, pts) }
         encodedPictures += 1
         encodedBytes += Int(packet.pointee.size)

@@ -46,6 +46,9 @@ public final class VideoWriter {
     /// repeats some frame, in MP4, unless `RunSettings.encodeRepeats` keeps the old path. The encoder then
     /// runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`).
     public let repeatsAsPictures: Bool
+    /// With repeat pictures: hand the encoder consecutive timestamps instead of real ones
+    /// (`RunSettings.denseRepeatTimestamps`).
+    private let denseRepeatTimestamps: Bool
 
     /// Output frames for one play of the animation.
     public var framesPerLoop: Int { plan.outputFrames }
@@ -58,9 +61,11 @@ public final class VideoWriter {
     /// itself is (no frames, canvas beyond the encoder's limits).
     public init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
-        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false
+        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false,
+        denseRepeatTimestamps: Bool = false
     ) throws {
         self.libavLogging = libavLogging
+        self.denseRepeatTimestamps = denseRepeatTimestamps
         self.timeline = timeline
         self.options = options
         canvasSize = timeline.canvas
@@ -223,7 +228,7 @@ public final class VideoWriter {
         try muxer.writeHeader(knownDuration: toStandardOutput ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
-            splicer: splicer)
+            splicer: splicer, denseTimestamps: denseRepeatTimestamps)
     }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
