@@ -85,13 +85,15 @@ struct RepeatPictureTests {
 
     /// Converts with the library (the path every command takes).
     static func convert(
-        _ c: Case, folder: URL, name: String, crf: Double, encodeRepeats: Bool, fragmented: Bool = false
+        _ c: Case, folder: URL, name: String, crf: Double, encodeRepeats: Bool, fragmented: Bool = false,
+        timestamps: RepeatTimestamps = .capped
     ) throws -> (path: String, summary: VideoSummary, params: String) {
         let input = folder.appendingPathComponent("in.gif")
         if !FileManager.default.fileExists(atPath: input.path) { try gif(c).write(to: input) }
         let target = folder.appendingPathComponent("\(name).mp4").path
         var settings = RunSettings()
         settings.encodeRepeats = encodeRepeats
+        settings.repeatTimestamps = timestamps
         if fragmented { settings.fragmentedMP4Above = 0 }
         var options = VideoSettings(loops: c.loops)
         options.crf = crf
@@ -106,9 +108,12 @@ struct RepeatPictureTests {
         let folder = try mp4Folder("lossless\(c.tick)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let old = try Self.convert(c, folder: folder, name: "old", crf: 0, encodeRepeats: true)
-        for fragmented in [false, true] where !fragmented || c.tick <= 3 {
+        // the default (durations shown to x264 capped at 0.1 s), fragmented, and real durations
+        let variants: [(Bool, RepeatTimestamps)] = [(false, .capped), (true, .capped), (false, .real), (false, .dense)]
+        for (fragmented, timestamps) in variants where !fragmented || c.tick <= 3 {
             let new = try Self.convert(
-                c, folder: folder, name: "new\(fragmented)", crf: 0, encodeRepeats: false, fragmented: fragmented)
+                c, folder: folder, name: "new\(fragmented)\(timestamps)", crf: 0, encodeRepeats: false,
+                fragmented: fragmented, timestamps: timestamps)
             let outputFrames = c.delays.reduce(0, +) / c.tick * c.loops
             #expect(new.summary.outputFrames == outputFrames)
             #expect(new.summary.repeatPictures > 0)
@@ -120,7 +125,7 @@ struct RepeatPictureTests {
             let newFrames = try Self.frames(new.path), oldFrames = try Self.frames(old.path)
             #expect(newFrames.count == outputFrames)
             // pts, duration and hash (the size column is the decoded frame's, equal by construction)
-            #expect(newFrames == oldFrames, "\(c.name) fragmented \(fragmented)")
+            #expect(newFrames == oldFrames, "\(c.name) fragmented \(fragmented) \(timestamps)")
             let newProbe = try MP4Oracle.probe(new.path), oldProbe = try MP4Oracle.probe(old.path)
             #expect(newProbe.nb_read_frames == oldProbe.nb_read_frames)
             #expect(newProbe.duration == oldProbe.duration)

@@ -56,10 +56,10 @@ public final class VideoSession {
     /// which the encoder applies to the frames it sees), and the last key frame's output frame.
     static let keyframeInterval: Int64 = 250
     private var lastKeyframe: Int64 = 0
-    /// `RunSettings.denseRepeatTimestamps` (a measured alternative, docs/repeats.md): the encoder sees
-    /// consecutive timestamps, one unit per picture, instead of each picture's real start and duration;
+    /// The longest duration (output frames) the encoder is shown for one picture (`RepeatTimestamps`,
+    /// docs/repeats.md); 0: real timestamps. With a cap the encoder's clock runs on the capped durations and
     /// `sent` maps its packets back to their output frames (no reordering: first in, first out).
-    private let denseTimestamps: Bool
+    private let durationCap: Int64
     private var sent: [(pts: Int64, samples: Int64)] = []
     private var sentHead = 0
     private var encoderClock: Int64 = 0
@@ -69,9 +69,9 @@ public final class VideoSession {
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
-        timeBase: AVRational, splicer: H264RepeatSplicer? = nil, denseTimestamps: Bool = false
+        timeBase: AVRational, splicer: H264RepeatSplicer? = nil, durationCap: Int64 = 0
     ) {
-        self.denseTimestamps = denseTimestamps
+        self.durationCap = durationCap
         self.plan = plan
         self.timeline = timeline
         self.converter = converter
@@ -125,10 +125,11 @@ public final class VideoSession {
             let keyframe = start >= due
             if keyframe { lastKeyframe = start }
             let count = keyframe ? min(remaining, Self.keyframeInterval) : min(remaining, due - start)
-            if denseTimestamps {
+            if durationCap > 0 {
                 sent.append((start, count))
-                try encoder.encode(pts: encoderClock, duration: 1, keyframe: keyframe) { try splice($0) }
-                encoderClock += 1
+                let seen = min(count, durationCap)
+                try encoder.encode(pts: encoderClock, duration: seen, keyframe: keyframe) { try splice($0) }
+                encoderClock += seen
             } else {
                 try encoder.encode(pts: start, duration: count, keyframe: keyframe) { try splice($0) }
             }
@@ -142,9 +143,13 @@ public final class VideoSession {
     private func splice(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         guard let splicer else { return }
         var pts = packet.pointee.pts, samples = max(1, packet.pointee.duration)
-        if denseTimestamps {
+        if durationCap > 0 {
             (pts, samples) = sent[sentHead]
             sentHead += 1
+            if sentHead >= 256 {  // only the encoder's delay is outstanding: keep the queue that short
+                sent.removeFirst(sentHead)
+                sentHead = 0
+            }
             packet.pointee.pts = pts
             packet.pointee.dts = pts
         }

@@ -71,7 +71,7 @@ public final class VideoSink: ConversionSink {
             timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
-            denseRepeatTimestamps: context.settings.denseRepeatTimestamps)
+            repeatTimestamps: context.settings.repeatTimestamps)
         metadata = context.metadata
         let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
         reorderedSource = firstIsEarliest ? nil : context.editedCanvases
@@ -183,7 +183,7 @@ public final class VideoSink: ConversionSink {
                     timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
                     fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
                     libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
-            denseRepeatTimestamps: context.settings.denseRepeatTimestamps)
+            repeatTimestamps: context.settings.repeatTimestamps)
                 attempt.useTuning(memoryLevel, reason: writer.tuning.reason, budget: writer.tuning.budgetBytes)
                 attempt.rateControlParams = params
                 return attempt

@@ -46,9 +46,19 @@ public final class VideoWriter {
     /// repeats some frame, in MP4, unless `RunSettings.encodeRepeats` keeps the old path. The encoder then
     /// runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`).
     public let repeatsAsPictures: Bool
-    /// With repeat pictures: hand the encoder consecutive timestamps instead of real ones
-    /// (`RunSettings.denseRepeatTimestamps`).
-    private let denseRepeatTimestamps: Bool
+    /// With repeat pictures: the durations the encoder is shown (`RunSettings.repeatTimestamps`).
+    private let repeatTimestamps: RepeatTimestamps
+
+    /// The longest duration in output frames the encoder is shown for one picture: 0.1 s (rounded up, at
+    /// least one frame) for `.capped`, one frame for `.dense`, 0 (no cap: real timestamps) for `.real`.
+    var repeatDurationCap: Int64 {
+        guard let rate = plan.rate else { return 0 }
+        switch repeatTimestamps {
+        case .real: return 0
+        case .dense: return 1
+        case .capped: return Int64(max(1, (rate.num + 10 * rate.den - 1) / (10 * rate.den)))
+        }
+    }
 
     /// Output frames for one play of the animation.
     public var framesPerLoop: Int { plan.outputFrames }
@@ -62,10 +72,10 @@ public final class VideoWriter {
     public init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
         fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false,
-        denseRepeatTimestamps: Bool = false
+        repeatTimestamps: RepeatTimestamps = .capped
     ) throws {
         self.libavLogging = libavLogging
-        self.denseRepeatTimestamps = denseRepeatTimestamps
+        self.repeatTimestamps = repeatTimestamps
         self.timeline = timeline
         self.options = options
         canvasSize = timeline.canvas
@@ -228,7 +238,7 @@ public final class VideoWriter {
         try muxer.writeHeader(knownDuration: toStandardOutput ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
-            splicer: splicer, denseTimestamps: denseRepeatTimestamps)
+            splicer: splicer, durationCap: repeatDurationCap)
     }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
