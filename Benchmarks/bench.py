@@ -27,6 +27,7 @@ import make_gifs  # noqa: E402
 import report  # noqa: E402
 import runner  # noqa: E402
 import timing_bench  # noqa: E402
+import repeats_bench  # noqa: E402
 import convert_bench  # noqa: E402
 import memory_bench  # noqa: E402
 import framecount_bench  # noqa: E402
@@ -56,7 +57,7 @@ def parse_args():
     p.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                    help="comma-separated GIF names to run (default all)")
     p.add_argument("--kinds", default=os.environ.get(
-        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,convert,frame-count,memory"))
+        "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,repeats,convert,frame-count,memory"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
     p.add_argument("--no-fidelity", action="store_true")
@@ -471,6 +472,7 @@ def main():
         }
 
     cases, skipped, micro, timing, convert, frame_count, memory = [], [], None, None, None, None, None
+    repeats = None
     for kind in [k for k in args.kinds.split(",") if k]:
         if kind == "frame-count":
             frame_count = framecount_bench.run(probe.path, args.root, max(args.timeout, 1200), log)
@@ -488,6 +490,12 @@ def main():
         if kind == "timing":
             if probe.has("to-mp4"):
                 timing = timing_bench.run(probe.path, args.root, only, args.reps, args.timeout, log)
+            else:
+                skipped.append({"kind": kind, "reason": "gifx has no to-mp4"})
+            continue
+        if kind == "repeats":
+            if probe.has("to-mp4"):
+                repeats = repeats_bench.run(probe.path, args.root, gif_paths, only, args.reps, args.timeout, log)
             else:
                 skipped.append({"kind": kind, "reason": "gifx has no to-mp4"})
             continue
@@ -534,6 +542,7 @@ def main():
                      "budget_min": args.budget_min},
         "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
         "timing": timing,
+        "repeats": repeats,
         "convert": convert,
         "memory": memory,
         "frame_count": frame_count,

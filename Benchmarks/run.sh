@@ -3,7 +3,7 @@
 #   GIFX=path/to/gifx     gifx binary (default .build/release/gifx, built if missing)
 #   BENCH_REPS=3          repetitions per tool (BENCH_REPS_4K=2 for the 3840x2160 GIF)
 #   BENCH_TIMEOUT=300     seconds allowed for one run
-#   BENCH_ONLY=a,b        only these benchmark GIFs; BENCH_KINDS=timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,convert,frame-count,memory
+#   BENCH_ONLY=a,b        only these benchmark GIFs; BENCH_KINDS=timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,repeats,convert,frame-count,memory
 #   BENCH_NOTE="..."      a remark printed at the top of docs/benchmarks.md
 # Extra arguments go to Benchmarks/bench.py (see --help).
 set -euo pipefail

@@ -324,6 +324,8 @@ struct ConvertOutputStats: Codable {
     var webpSettings: WebPSettings?
     /// With a size cap: the encodes spent and the one kept.
     var targetSize: TargetSizeReport?
+    /// mp4/webm/avif: pictures encoded and repeat pictures spliced in, with their bytes.
+    var pictures: VideoPictureStats?
 
     init(_ result: OutputResult) {
         switch result {
@@ -339,6 +341,7 @@ struct ConvertOutputStats: Codable {
             height = video.outputSize.height
             encoder = video.tuning
             targetSize = video.targetSize
+            pictures = VideoPictureStats(video.summary)
         case .spriteSheet(let sheet):
             kind = "sheet"
             paths = sheet.pagePaths + (sheet.documentPaths.isEmpty ? [sheet.jsonPath] : sheet.documentPaths)

@@ -13,6 +13,11 @@ struct DeveloperSwitches {
     var fragmentedMP4Above: Int?
     /// `GIFX_AV_LOG=1`: let libav print its own warnings and errors.
     var libavLogging = false
+    /// `GIFX_REPEATS=encode`: encode every repeat again instead of writing repeat pictures (the old path);
+    /// `GIFX_REPEATS=real` or `=dense`: repeat pictures, the encoder shown real or one-frame durations
+    /// (`RepeatTimestamps`; docs/repeats.md).
+    var encodeRepeats = false
+    var repeatTimestamps: RepeatTimestamps = .capped
 
     static let current = DeveloperSwitches(environment: ProcessInfo.processInfo.environment)
 
@@ -23,6 +28,8 @@ struct DeveloperSwitches {
         }
         fragmentedMP4Above = environment["GIFX_MP4_FRAGMENT_ABOVE"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
         libavLogging = environment["GIFX_AV_LOG"] == "1"
+        encodeRepeats = environment["GIFX_REPEATS"] == "encode"
+        repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
     }
 
     func apply(to settings: inout RunSettings) {
@@ -30,5 +37,7 @@ struct DeveloperSwitches {
         settings.pngDeflateThreads = pngDeflateThreads
         settings.fragmentedMP4Above = fragmentedMP4Above
         settings.libavLogging = libavLogging
+        settings.encodeRepeats = encodeRepeats
+        settings.repeatTimestamps = repeatTimestamps
     }
 }

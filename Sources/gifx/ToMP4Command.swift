@@ -101,7 +101,8 @@ struct ToMP4Command: ParsableCommand {
                     wallSeconds: Date().timeIntervalSince(started), peakCacheBytes: report.peakCacheBytes,
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
-                    mp4Layout: result.layout, memory: report.memory, targetSize: result.targetSize))
+                    mp4Layout: result.layout, memory: report.memory, targetSize: result.targetSize,
+                    pictures: VideoPictureStats(result.summary)))
             }
         }
     }
@@ -130,6 +131,25 @@ struct ToMP4Stats: Codable {
     var memory: MemoryPlan?
     /// With `--target-size`: the encodes spent and the one kept.
     var targetSize: TargetSizeReport?
+    /// Pictures the encoder coded and repeat pictures spliced in, with their bytes (`nil` before issue 34).
+    var pictures: VideoPictureStats?
+}
+
+/// `--stats`' `pictures` object: how the video's samples were made (docs/repeats.md). `encoded` pictures went
+/// through the encoder; `repeats` are codec-level repeat pictures (H.264 P_Skip pictures) written for the
+/// output frames that show the picture before them again. `encoded + repeats` is the sample count.
+struct VideoPictureStats: Codable {
+    var encoded: Int
+    var repeats: Int
+    var encodedBytes: Int
+    var repeatBytes: Int
+
+    init(_ summary: VideoSummary) {
+        encoded = summary.encodedPictures
+        repeats = summary.repeatPictures
+        encodedBytes = summary.encodedBytes
+        repeatBytes = summary.repeatBytes
+    }
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.

@@ -157,15 +157,19 @@ struct MP4Run {
 
 /// Writes `gif`, converts it through `Conversion` (the path every command takes) into `out.mp4`, probes
 /// and decodes the result with ffmpeg. `memoryBudget` is the run's budget (frame cache and encoder).
+/// `encodeRepeats`: the old path (every repeat encoded again, `GIFX_REPEATS=encode`), for the tests of what
+/// B-frames do to the MP4's boxes, which a stream with repeat pictures does not have.
 func convertFixture(
-    _ gif: FixtureGIF, options: VideoSettings = VideoSettings(), memoryBudget: Int? = nil, name: String = #function
+    _ gif: FixtureGIF, options: VideoSettings = VideoSettings(), memoryBudget: Int? = nil, encodeRepeats: Bool = false,
+    name: String = #function
 ) throws -> MP4Run {
     let folder = try mp4Folder(name)
     let input = folder.appendingPathComponent("in.gif").path
     try gif.write(to: URL(fileURLWithPath: input))
     let target = folder.appendingPathComponent("out.mp4").path
-    let report = try Conversion(inputPath: input, settings: RunSettings(memoryBudget: memoryBudget))
-        .run([.video(target: target, options: options)])
+    var settings = RunSettings(memoryBudget: memoryBudget)
+    settings.encodeRepeats = encodeRepeats
+    let report = try Conversion(inputPath: input, settings: settings).run([.video(target: target, options: options)])
     let result = try #require({ if case .video(let video) = report.outputs[0] { video } else { nil } }())
     let stream = try MP4Oracle.probe(target)
     let frames = try MP4Oracle.decodeFrames(target, width: stream.width, height: stream.height)

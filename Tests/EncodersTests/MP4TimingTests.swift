@@ -96,11 +96,15 @@ struct MP4TimingTests {
     @Test("low-memory settings (sliced threads, 1 B-frame, 1 reference) keep the exact schedule")
     func lowMemoryKeepsTiming() throws {
         let gif = FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3, 4], delays: [3, 6, 9, 3])
-        let run = try convertFixture(gif, options: VideoSettings(lowMemory: true))
-        #expect(run.result.tuning.lowMemory)
-        #expect(run.result.tuning.params.contains("bframes=1"))
-        expectVideo(
-            run, colours: schedule([1, 2, 3, 4], resolvedDelays: [3, 6, 9, 3], tick: 3), fps: "100/3",
-            durationCentiseconds: 21)
+        // The old path (repeats encoded again) keeps the level's 1 B-frame; with repeat pictures there are none.
+        for encodeRepeats in [true, false] {
+            let run = try convertFixture(
+                gif, options: VideoSettings(lowMemory: true), encodeRepeats: encodeRepeats, name: "lowMemory\(encodeRepeats)")
+            #expect(run.result.tuning.lowMemory)
+            #expect(run.result.tuning.params.contains(encodeRepeats ? "bframes=1" : "bframes=0"))
+            expectVideo(
+                run, colours: schedule([1, 2, 3, 4], resolvedDelays: [3, 6, 9, 3], tick: 3), fps: "100/3",
+                durationCentiseconds: 21)
+        }
     }
 }

@@ -32,6 +32,12 @@ public struct RunSettings: Sendable, Equatable {
     public var fragmentedMP4Above: Int?
     /// Let libav print its own warnings and errors on stderr (a debugging aid; quiet otherwise).
     public var libavLogging = false
+    /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures
+    /// (`GIFX_REPEATS=encode`: the differential test's and the benchmark's baseline; docs/repeats.md).
+    public var encodeRepeats = false
+    /// With repeat pictures, the durations the encoder is shown (docs/repeats.md): real up to 0.1 s (the
+    /// default), real (`GIFX_REPEATS=real`) or one output frame each (`GIFX_REPEATS=dense`).
+    public var repeatTimestamps: RepeatTimestamps = .capped
     /// Read every output back before the commit and refuse to commit one that does not show the GIF
     /// (`VerifyingSink`); `nil`: no verification.
     public var verify: VerifySettings?
@@ -99,4 +105,17 @@ public enum RunSettingsProblem: GifxError, Equatable {
         case .editWithVerify: return "an edited output cannot be verified against the GIF"
         }
     }
+}
+
+/// What the encoder is told of each distinct picture's duration when repeats are repeat pictures
+/// (docs/repeats.md, measured in docs/benchmarks.md). x264's rate control divides a frame's complexity by its
+/// duration (clipped to 0.04-1 s), so a picture held long gets a lower QP.
+public enum RepeatTimestamps: String, Sendable, Equatable {
+    /// Real durations up to 0.1 s; a longer hold is shown to the encoder as 0.1 s (the default: about the old
+    /// path's bytes at a better picture; real durations give key frames forced in long holds 1.1-1.3× the bytes).
+    case capped
+    /// Each picture's real start and duration, as `--vfr` gives them.
+    case real
+    /// One output frame each: the encoder sees the distinct pictures as consecutive frames.
+    case dense
 }

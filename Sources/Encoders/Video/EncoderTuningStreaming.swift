@@ -27,4 +27,13 @@ extension EncoderTuning {
         tuning.options.append(EncoderOption(name, tuning.params))
         return tuning
     }
+
+    /// The settings a stream with repeat pictures needs (H.264; docs/repeats.md): no B-frames, so decode
+    /// order is presentation order and x264 writes `pic_order_cnt_type` 2, and one reference frame, so x264's
+    /// picture after a run of repeats predicts from the last repeat, an exact copy of what it predicted from.
+    func forRepeatPictures() -> EncoderTuning {
+        var tuning = withParams(["bframes=0", "ref=1"], codec: .h264)
+        tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
+        return tuning
+    }
 }

@@ -72,12 +72,35 @@ final class VideoEncoder {
 
     /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units) and hands
     /// every packet the encoder returns to `deliver` with its own duration.
-    func encode(pts: Int64, duration: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+    /// `keyframe`: force a key frame (libx264 makes it an IDR: gifx never opens GOPs).
+    func encode(
+        pts: Int64, duration: Int64, keyframe: Bool = false, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void
+    ) throws {
         frame.pointee.pts = pts
         frame.pointee.pkt_duration = duration
+        frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if duration != 1 { pendingDurations[pts] = duration }
         try check(gifx_avcodec_send_frame(context, frame), "encoding frame \(pts)")
         try drain(deliver)
+    }
+
+    /// The codec context's extradata (the parameter sets the container stores), a copy.
+    var extradata: [UInt8] {
+        guard let data = context.pointee.extradata else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+    }
+
+    /// Replaces the extradata (before the muxer and any verifying decoder copy it), in a buffer libavcodec
+    /// frees with the context, padded with zeros as libavcodec requires.
+    func replaceExtradata(_ bytes: [UInt8]) throws {
+        let padding = 64  // AV_INPUT_BUFFER_PADDING_SIZE
+        guard let raw = gifx_av_malloc(bytes.count + padding) else { throw LibavError("out of memory (extradata)") }
+        let buffer = raw.bindMemory(to: UInt8.self, capacity: bytes.count + padding)
+        buffer.initialize(repeating: 0, count: bytes.count + padding)
+        bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: bytes.count) }
+        gifx_av_freep(&context.pointee.extradata)
+        context.pointee.extradata = buffer
+        context.pointee.extradata_size = Int32(bytes.count)
     }
 
     /// Flushes the encoder and delivers the last packets.

@@ -70,7 +70,8 @@ public final class VideoSink: ConversionSink {
         writer = try VideoWriter(
             timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
-            libavLogging: context.settings.libavLogging)
+            libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
+            repeatTimestamps: context.settings.repeatTimestamps)
         metadata = context.metadata
         let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
         reorderedSource = firstIsEarliest ? nil : context.editedCanvases
@@ -181,7 +182,8 @@ public final class VideoSink: ConversionSink {
                 let attempt = try VideoWriter(
                     timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
                     fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
-                    libavLogging: context.settings.libavLogging)
+                    libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
+            repeatTimestamps: context.settings.repeatTimestamps)
                 attempt.useTuning(memoryLevel, reason: writer.tuning.reason, budget: writer.tuning.budgetBytes)
                 attempt.rateControlParams = params
                 return attempt

@@ -41,6 +41,24 @@ public final class VideoWriter {
     public private(set) var layout: MP4Layout?
     /// Whether libav may print its own warnings and errors (a debugging aid).
     private let libavLogging: Bool
+    /// Whether the video's repeats (a canvas shown for several output frames) are written as codec-level
+    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 at a constant rate whose plan
+    /// repeats some frame, in MP4, unless `RunSettings.encodeRepeats` keeps the old path. The encoder then
+    /// runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`).
+    public let repeatsAsPictures: Bool
+    /// With repeat pictures: the durations the encoder is shown (`RunSettings.repeatTimestamps`).
+    private let repeatTimestamps: RepeatTimestamps
+
+    /// The longest duration in output frames the encoder is shown for one picture: 0.1 s (rounded up, at
+    /// least one frame) for `.capped`, one frame for `.dense`, 0 (no cap: real timestamps) for `.real`.
+    var repeatDurationCap: Int64 {
+        guard let rate = plan.rate else { return 0 }
+        switch repeatTimestamps {
+        case .real: return 0
+        case .dense: return 1
+        case .capped: return Int64(max(1, (rate.num + 10 * rate.den - 1) / (10 * rate.den)))
+        }
+    }
 
     /// Output frames for one play of the animation.
     public var framesPerLoop: Int { plan.outputFrames }
@@ -53,9 +71,11 @@ public final class VideoWriter {
     /// itself is (no frames, canvas beyond the encoder's limits).
     public init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
-        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false
+        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false,
+        repeatTimestamps: RepeatTimestamps = .capped
     ) throws {
         self.libavLogging = libavLogging
+        self.repeatTimestamps = repeatTimestamps
         self.timeline = timeline
         self.options = options
         canvasSize = timeline.canvas
@@ -125,8 +145,16 @@ public final class VideoWriter {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
+        repeatsAsPictures = !encodeRepeats && options.codec == .h264 && options.container == .mp4
+            && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         tuning = tuningLadder[0]
+    }
+
+    /// Whether some GIF frame is shown for more than one output frame: a constant rate whose samples
+    /// outnumber the frames shown.
+    static func hasRepeats(_ plan: OutputPlan, _ timeline: Timeline) -> Bool {
+        plan.kind == .cfr && plan.outputFrames > timeline.frames.count - plan.framesNeverShown
     }
 
     /// `a` compared with `b`: -1, 0 or 1 (exact).
@@ -170,9 +198,10 @@ public final class VideoWriter {
         try Libav.require(GIFX_AV_ENCODER)
         precondition(!toStandardOutput || canStream, "this container cannot be streamed")
         tuning = tuning.withParams(rateControlParams, codec: options.codec)
+        if repeatsAsPictures { tuning = tuning.forRepeatPictures() }
         if toStandardOutput && options.container == .mp4 {
             layout = .fragmented
-            tuning = tuning.withoutBFrames(codec: options.codec)
+            if !repeatsAsPictures { tuning = tuning.withoutBFrames(codec: options.codec) }
         }
         setLibavLogLevel()
         let alpha = keepAlpha && canKeepAlpha
@@ -187,6 +216,20 @@ public final class VideoWriter {
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
             timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha)
         signalledLevel = encoder.signalledH264Level
+        // Repeat pictures: the splicer reads the parameter sets and adds the repeat pictures' PPS, before the
+        // muxer (and a verifying decoder) copy them.
+        var splicer: H264RepeatSplicer?
+        if repeatsAsPictures {
+            guard muxer.wantsGlobalHeader else {
+                throw LibavError("repeat pictures need the parameter sets in the container", failure: .internalError)
+            }
+            do {
+                splicer = try H264RepeatSplicer(extradata: encoder.extradata)
+            } catch let error as BitstreamError {
+                throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
+            }
+            try encoder.replaceExtradata(splicer!.extradata)
+        }
         let hevcInMP4 = options.codec == .hevc && options.container == .mp4
         let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
         try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
@@ -194,7 +237,8 @@ public final class VideoWriter {
         let microseconds = plan.duration.num * 10_000 * options.loops / plan.duration.den
         try muxer.writeHeader(knownDuration: toStandardOutput ? Int64(microseconds) : nil)
         return VideoSession(
-            plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase)
+            plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
+            splicer: splicer, durationCap: repeatDurationCap)
     }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,

@@ -1,0 +1,66 @@
+/// The fields of an H.264 sequence parameter set (7.3.2.1.1) that a repeat picture's slice header and data
+/// depend on: its id, how `frame_num` and picture order are coded, and the picture size in macroblocks.
+struct H264SequenceParameters: Equatable {
+    var profileIDC: Int
+    var id: Int
+    var separateColourPlane = false
+    /// `log2_max_frame_num_minus4 + 4`: `frame_num` is this many bits and wraps at 2^this.
+    var log2MaxFrameNum: Int
+    var picOrderCountType: Int
+    var maxNumRefFrames: Int
+    var gapsInFrameNumAllowed: Bool
+    var widthInMbs: Int
+    var heightInMapUnits: Int
+    var frameMbsOnly: Bool
+
+    var maxFrameNum: Int { 1 << log2MaxFrameNum }
+    /// Macroblocks in a frame (7-13, 7-17 and 7-18).
+    var macroblocksPerFrame: Int { widthInMbs * heightInMapUnits * (frameMbsOnly ? 1 : 2) }
+
+    /// Parses the RBSP of an SPS NAL unit (after its one-byte header).
+    init(rbsp: [UInt8]) throws {
+        var r = RBSPReader(rbsp)
+        profileIDC = try r.bits(8)
+        _ = try r.bits(16)  // constraint_set flags, reserved bits, level_idc
+        id = try r.ue()
+        if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profileIDC) {
+            let chromaFormat = try r.ue()
+            if chromaFormat == 3 { separateColourPlane = try r.flag() }
+            _ = try r.ue()  // bit_depth_luma_minus8
+            _ = try r.ue()  // bit_depth_chroma_minus8
+            _ = try r.flag()  // qpprime_y_zero_transform_bypass_flag
+            if try r.flag() {  // seq_scaling_matrix_present_flag
+                for list in 0..<(chromaFormat != 3 ? 8 : 12) where try r.flag() {
+                    try Self.skipScalingList(&r, size: list < 6 ? 16 : 64)
+                }
+            }
+        }
+        log2MaxFrameNum = try r.ue() + 4
+        picOrderCountType = try r.ue()
+        if picOrderCountType == 0 {
+            _ = try r.ue()  // log2_max_pic_order_cnt_lsb_minus4
+        } else if picOrderCountType == 1 {
+            _ = try r.flag()
+            _ = try r.se()
+            _ = try r.se()
+            for _ in 0..<(try r.ue()) { _ = try r.se() }
+        }
+        maxNumRefFrames = try r.ue()
+        gapsInFrameNumAllowed = try r.flag()
+        widthInMbs = try r.ue() + 1
+        heightInMapUnits = try r.ue() + 1
+        frameMbsOnly = try r.flag()
+        guard (4...16).contains(log2MaxFrameNum) else {
+            throw BitstreamError("log2_max_frame_num \(log2MaxFrameNum) is out of range")
+        }
+    }
+
+    /// scaling_list() (7.3.2.1.1.1): read and dropped.
+    private static func skipScalingList(_ r: inout RBSPReader, size: Int) throws {
+        var last = 8, next = 8
+        for _ in 0..<size {
+            if next != 0 { next = (last + (try r.se()) + 256) % 256 }
+            last = next == 0 ? last : next
+        }
+    }
+}
