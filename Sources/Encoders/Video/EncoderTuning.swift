@@ -109,6 +109,18 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         case .av1:
             levels = [tuning("\(encoder) preset \(options.preset)", frames: encoder == "libsvtav1" ? 60 : 35)]
         }
+        // A picture under one macroblock (16 pixels) high or wide: libx264's B-frames there are mostly direct
+        // or skipped blocks bi-predicted between their references, so a GIF frame held still shows a ramp from
+        // the previous frame to the next (a 1x1 pixel of 85 decoded as 85, 119, 153, 186: 67 levels off,
+        // the ffmpeg CLI too; docs/reliability.md, "Encoder matrix"). Without B-frames every frame is exact
+        // to the CRF; such videos are a few hundred bytes either way.
+        if options.codec == .h264 && min(frameSize.width, frameSize.height) < 16 {
+            levels = levels.map {
+                var level = $0.withParams(["bframes=0"], codec: .h264)
+                level.setting += ", no B-frames (under 16 pixels)"
+                return level
+            }
+        }
         for k in levels.indices.dropFirst() { levels[k].lowMemory = true }
         switch options.lowMemory {
         case true?: levels = [levels[levels.count - 1]]
