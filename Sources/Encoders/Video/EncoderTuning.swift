@@ -111,9 +111,10 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         }
         // A picture under one macroblock (16 pixels) high or wide: libx264's B-frames there are mostly direct
         // or skipped blocks bi-predicted between their references, so a GIF frame held still shows a ramp from
-        // the previous frame to the next (a 1x1 pixel of 85 decoded as 85, 119, 153, 186: 67 levels off,
-        // the ffmpeg CLI too; docs/reliability.md, "Encoder matrix"). Without B-frames every frame is exact
-        // to the CRF; such videos are a few hundred bytes either way.
+        // the previous frame to the next (a 1x1 gray of 190 held for 7 ticks decoded as 152, 186, 218, 200,
+        // 180, 200, 218; up to 66 levels of movement, the ffmpeg CLI too; docs/reliability.md, "Encoder
+        // matrix"). Without B-frames a held frame stays still (0 to 10 levels); such videos are a few hundred
+        // bytes either way.
         if options.codec == .h264 && min(frameSize.width, frameSize.height) < 16 {
             levels = levels.map {
                 var level = $0.withParams(["bframes=0"], codec: .h264)
