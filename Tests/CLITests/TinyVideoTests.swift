@@ -57,4 +57,41 @@ import Testing
         #expect(drift <= 12, "a pixel moves by \(drift) levels while the GIF holds its frame")
         #expect(worst <= 45, "a decoded pixel is \(worst) levels from its GIF frame's")
     }
+
+    /// A GIF of one 1x1 frame of 3.39 s (issue 42's screen recording at 1x1: the cursor never moves). libaom
+    /// refuses a time base over 1 s when it opens (exit 70 before); now one line names what works, and
+    /// `--vfr` (time base 1/100 s) converts. An AVIF of one frame is refused in one line (FFmpeg 5.1 writes a
+    /// still without a moov, exit 70 before). The still WebP gifx writes for it verifies (it failed on its
+    /// loop count and duration before).
+    @Test(.enabled(if: ffprobeAvailable(), "ffprobe/ffmpeg (Debian package ffmpeg), the oracle, is not installed"))
+    func oneLongFrameThroughLibaomAVIFAndWebP() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try writeGIF(
+            FixtureGIF.solidFrames(width: 1, height: 1, colorIndices: [3], delays: [339]), to: folder)
+        let mp4 = folder.appendingPathComponent("one.mp4").path
+        let refused = try runGifx(["to-mp4", input, "-o", mp4, "--codec", "av1"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr == "gifx: \(input): libaom-av1 (AV1 under 64 pixels a side) takes frames of at most "
+            + "1 s at a constant rate, and this one is 3.39 s: use --vfr, or --fps 1 or faster\n")
+        #expect(!FileManager.default.fileExists(atPath: mp4))
+        let vfr = try runGifx(["to-mp4", input, "-o", mp4, "--codec", "av1", "--vfr"])
+        #expect(vfr.status == 0, "\(vfr.stderr)")
+        let codec = try runTool("/usr/bin/ffprobe", [
+            "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", mp4,
+        ])
+        #expect(String(decoding: codec, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "av1")
+
+        let avif = folder.appendingPathComponent("one.avif").path
+        let still = try runGifx(["convert", input, "-o", avif])
+        #expect(still.status == 64, "\(still.stderr)")
+        #expect(still.stderr.split(separator: "\n").count == 1, "\(still.stderr)")
+        #expect(still.stderr.contains("an AVIF of one frame is a still image"))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.contains { $0.contains("avif") } == false)
+
+        let webp = folder.appendingPathComponent("one.webp").path
+        #expect(try runGifx(["convert", input, "-o", webp]).status == 0)
+        let verified = try runGifx(["verify", input, webp, "--quiet"])
+        #expect(verified.status == 0, "\(verified.stderr)")
+    }
 }
