@@ -16,6 +16,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -376,11 +377,13 @@ def main():
     refusals = {}
     for record in records:
         if record["result"] == "refused":
-            # The message without the input's path: "gifx: X.gif: the canvas ..." -> "the canvas ..."
+            # The message without the input's path ("gifx: X.gif: the canvas ..." -> "the canvas ..."), its
+            # numbers as N so that one kind of refusal is one line.
             message = record["why"].split(": ", 2)[-1]
-            refusals.setdefault((record["status"], message), []).append(f"{record['codec']} {record['size']}")
-    for (status, message), where in sorted(refusals.items()):
-        print(f"refused, exit {status}, {len(where)} cell(s): {message}  (e.g. {where[0]})")
+            kind = re.sub(r"\d+(\.\d+)?", "N", message)
+            refusals.setdefault((record["status"], kind), []).append(f"{record['codec']} {record['size']}: {message}")
+    for (status, kind), where in sorted(refusals.items()):
+        print(f"refused, exit {status}, {len(where)} cell(s): {kind}\n    e.g. {where[0]}")
     passed = sum(1 for r in records if r["result"] != "FAIL")
     failed = len(records) - passed
     signals = sum(1 for r in records if "signal" in r)
