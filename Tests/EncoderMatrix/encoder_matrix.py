@@ -380,7 +380,13 @@ def main():
             # The message without the input's path ("gifx: X.gif: the canvas ..." -> "the canvas ..."), its
             # numbers as N so that one kind of refusal is one line.
             message = record["why"].split(": ", 2)[-1]
-            kind = re.sub(r"(?<!libx)\d+(\.\d+)?", "N", message)
+            names = {"libx264": "@AVC@", "libx265": "@HEVC@"}  # numbers that are names, kept
+            kind = message
+            for name, token in names.items():
+                kind = kind.replace(name, token)
+            kind = re.sub(r"\d+(\.\d+)?", "N", kind)
+            for name, token in names.items():
+                kind = kind.replace(token, name)
             refusals.setdefault((record["status"], kind), []).append(f"{record['codec']} {record['size']}: {message}")
     for (status, kind), where in sorted(refusals.items()):
         print(f"refused, exit {status}, {len(where)} cell(s): {kind}\n    e.g. {where[0]}")
