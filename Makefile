@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test library-usage docs asan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test encoder-matrix library-usage docs asan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -93,7 +93,21 @@ test: deps library-usage docs
 	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
 	@status=0; : > $(TEST_LOG); $(SWIFT) test --skip-build >> $(TEST_LOG) 2>&1 & pid=$$!; tail -n +1 -f --pid=$$pid $(TEST_LOG); \
 		wait $$pid || status=$$?; \
-		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; exit $$status
+		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
+		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
+		exit $$status
+
+## encoder-matrix: every encoder gifx drives (H.264, HEVC, VP9 with and without alpha, AV1 through SVT-AV1 and
+## through libaom, WebP lossless and lossy, AVIF) over generated GIFs of 1-130 px in both dimensions (odd and
+## even) and a few large ones, at ticks of 1, 2, 3 and 7 cs, --fps auto, --vfr, --fps 30, --max-fps, and with
+## --loops, one-frame GIFs, --target-size, --level, --threads 1 and a small --memory-budget, all under
+## MALLOC_CHECK_=3 (Tests/EncoderMatrix/encoder_matrix.py). Each cell must exit 0 with an output that ffprobe
+## (and webpmux) and gifx verify accept, or refuse in one line with exit 64, 65 or 78; a signal, another
+## exit code or a hang fails it. Ends with "N passed, F failed"; docs/reliability.md ("Encoder matrix") has
+## its size and duration. `make test` runs a sample of it (about 70 cells, under a minute on 2 cores).
+MATRIX_ARGS ?=
+encoder-matrix: build
+	python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) $(MATRIX_ARGS)
 
 ## asan: every test under AddressSanitizer + LeakSanitizer (its own scratch path .build-asan; slow, not
 ## part of `make test`). Known third-party leaks are suppressed by Tests/lsan-suppressions.txt (each with

@@ -1,6 +1,10 @@
 import GifxEncoders
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The environment variables that change how a run works (not what it writes), for benchmarks, tests and
 /// debugging. Read here, once, and nowhere else: the library takes them as `RunSettings`. Each is listed in
 /// docs/architecture.md ("Environment switches"); a value that does not parse is ignored, as before.
@@ -18,6 +22,9 @@ struct DeveloperSwitches {
     /// (`RepeatTimestamps`; docs/repeats.md).
     var encodeRepeats = false
     var repeatTimestamps: RepeatTimestamps = .capped
+    /// `GIFX_TEST_CRASH=SIGNAL@N` (tests only): die of SIGNAL once N GIF frames have been converted, as a
+    /// library that crashes mid-encode does (`CrashSwitch`); `nil` when unset or unparsed.
+    var crash: CrashSwitch?
 
     static let current = DeveloperSwitches(environment: ProcessInfo.processInfo.environment)
 
@@ -30,6 +37,7 @@ struct DeveloperSwitches {
         libavLogging = environment["GIFX_AV_LOG"] == "1"
         encodeRepeats = environment["GIFX_REPEATS"] == "encode"
         repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
+        crash = environment["GIFX_TEST_CRASH"].flatMap(CrashSwitch.init)
     }
 
     func apply(to settings: inout RunSettings) {
@@ -39,5 +47,47 @@ struct DeveloperSwitches {
         settings.libavLogging = libavLogging
         settings.encodeRepeats = encodeRepeats
         settings.repeatTimestamps = repeatTimestamps
+    }
+}
+
+/// A crash on demand, for the tests of what survives one (`gifx batch` reports a child that died of a signal
+/// as `signal`, removes its temporaries and goes on): `SIGSEGV@5` writes through a pointer into the unmapped
+/// first page, as a library's bad pointer does; `SIGABRT@5` calls abort(3), as a failed C assertion does
+/// (libaom's, issue 42); any other signal name is raised. It fires on the progress report of the N-th GIF
+/// frame (default 1), so the outputs' hidden temporaries exist; GIFs with fewer frames are not affected.
+/// Before dying it prints one line, as an assertion does, which the batch report quotes.
+struct CrashSwitch: Sendable {
+    let signal: Int32
+    let name: String
+    let afterFrames: Int
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+        let names: [String: Int32] = ["SIGSEGV": SIGSEGV, "SIGABRT": SIGABRT, "SIGBUS": SIGBUS, "SIGFPE": SIGFPE,
+                                      "SIGILL": SIGILL, "SIGKILL": SIGKILL]
+        guard let first = parts.first, let signal = names[first.uppercased()] else { return nil }
+        let frames = parts.count > 1 ? Int(parts[1]) : 1
+        guard let frames, frames >= 1 else { return nil }
+        self.signal = signal
+        self.name = first.uppercased()
+        self.afterFrames = frames
+    }
+
+    /// Dies if `done` frames reach the switch's count.
+    func fire(done: Int) {
+        guard done >= afterFrames else { return }
+        let line = "gifx: GIFX_TEST_CRASH: dying of \(name) after \(done) frames\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+        switch signal {
+        case SIGSEGV:
+            // A store to address 8: the kernel's own SIGSEGV, not raise(3).
+            if let pointer = UnsafeMutablePointer<Int>(bitPattern: 8) { pointer.pointee = 42 }
+        case SIGABRT:
+            abort()
+        default:
+            break
+        }
+        raise(signal)
+        abort()  // the signal was blocked or ignored
     }
 }

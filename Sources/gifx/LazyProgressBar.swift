@@ -16,6 +16,7 @@ final class LazyProgressBar {
     }
 
     func update(_ done: Int, _ total: Int) {
+        DeveloperSwitches.current.crash?.fire(done: done)
         switch mode {
         case .bar:
             if bar == nil { bar = ProgressBar(total: total, label: label, quiet: quiet) }

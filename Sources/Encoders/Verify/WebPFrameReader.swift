@@ -13,6 +13,9 @@ final class WebPFrameReader {
     let frameCount: Int
     let loopCount: Int
     let lossless: Bool
+    /// Whether the file is an animation (VP8X with the animation flag); a still WebP has no loop count and no
+    /// duration (libwebp's animation decoder reports loop count 1 and a timestamp of 0 for it).
+    let animated: Bool
     private var previousEnd = 0
     /// The current frame (owned by libwebp until the next call).
     private(set) var pixels: UnsafePointer<UInt8>?
@@ -29,6 +32,11 @@ final class WebPFrameReader {
         options.use_threads = (threads ?? 2) > 1 ? 1 : 0
         var info = WebPAnimInfo()
         var lossless = true
+        var whole = WebPBitstreamFeatures()
+        animated = data.withUnsafeBytes { raw in
+            WebPGetFeaturesInternal(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count, &whole,
+                                    Int32(WEBP_DECODER_ABI_VERSION)) == VP8_STATUS_OK && whole.has_animation != 0
+        }
         let decoder: OpaquePointer? = data.withUnsafeBytes { raw in
             var webp = WebPData(bytes: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), size: raw.count)
             // Every frame's bitstream: VP8L is lossless, VP8 (with or without ALPH) lossy.

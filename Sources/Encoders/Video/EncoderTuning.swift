@@ -109,6 +109,19 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
         case .av1:
             levels = [tuning("\(encoder) preset \(options.preset)", frames: encoder == "libsvtav1" ? 60 : 35)]
         }
+        // A picture under one macroblock (16 pixels) high or wide: libx264's B-frames there are mostly direct
+        // or skipped blocks bi-predicted between their references, so a GIF frame held still shows a ramp from
+        // the previous frame to the next (a 1x1 gray of 190 held for 7 ticks decoded as 152, 186, 218, 200,
+        // 180, 200, 218; up to 66 levels of movement, the ffmpeg CLI too; docs/reliability.md, "Encoder
+        // matrix"). Without B-frames a held frame stays still (0 to 10 levels); such videos are a few hundred
+        // bytes either way.
+        if options.codec == .h264 && min(frameSize.width, frameSize.height) < 16 {
+            levels = levels.map {
+                var level = $0.withParams(["bframes=0"], codec: .h264)
+                level.setting += ", no B-frames (under 16 pixels)"
+                return level
+            }
+        }
         for k in levels.indices.dropFirst() { levels[k].lowMemory = true }
         switch options.lowMemory {
         case true?: levels = [levels[levels.count - 1]]
@@ -147,7 +160,11 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// is each encoder's balanced setting (measured in docs/benchmarks.md, kind `convert`). libvpx: "good"
     /// deadline, `cpu-used` 5 (fastest good-quality) ... 0, row-based threads; `crf` with no bitrate
     /// target is constant quality. SVT-AV1: presets 12 (fastest) ... 2. libaom (AV1 under 64 pixels a
-    /// side): `cpu-used` 8 ... 2, row-based threads.
+    /// side): `cpu-used` 8 ... 2, row-based threads, and no lookahead (`lag-in-frames` 0): with its default
+    /// lag, libaom 3.6 runs its two-pass statistics on the lookahead and aborts on some tiny, mostly static
+    /// videos (`av1_twopass_postencode_update: Assertion ... stats_in_start` at `cpu-used` 4 and up: a 32x18
+    /// GIF at a 1 cs tick, the ffmpeg CLI too; docs/reliability.md, "Encoder matrix"). Without lookahead that
+    /// path never runs; at these sizes the files are as small (10.0 kB against 10.3 kB with alt-refs off).
     static func codecOptions(_ options: VideoSettings, encoder: String) -> [EncoderOption] {
         let rank = VideoCodec.presets.firstIndex(of: options.preset) ?? 5  // ultrafast 0 ... placebo 9
         switch options.codec {
@@ -155,7 +172,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
             let cpuUsed = [8, 8, 7, 7, 6, 6, 5, 4, 3, 2][rank]
             return [
                 EncoderOption("cpu-used", "\(cpuUsed)"), EncoderOption("row-mt", "1"),
-                EncoderOption("crf", "\(Int(options.crf.rounded()))"),
+                EncoderOption("crf", "\(Int(options.crf.rounded()))"), EncoderOption("lag-in-frames", "0"),
             ]
         case .vp9:
             let cpuUsed = [5, 5, 5, 4, 4, 3, 2, 1, 0, 0][rank]

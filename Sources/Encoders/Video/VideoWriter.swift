@@ -148,6 +148,21 @@ public final class VideoWriter {
         repeatsAsPictures = !encodeRepeats && options.codec == .h264 && options.container == .mp4
             && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
+        // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
+        // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
+        // sample as a still image without a `moov`, which its own reader cannot open. One line instead.
+        let encoder = codec.encoderName(for: size)
+        if encoder == "libaom-av1" && plan.timeBase.num > plan.timeBase.den {
+            throw LibavError(
+                "\(encoder) (AV1 under 64 pixels a side) takes frames of at most 1 s at a constant rate, and this "
+                    + "one is \(Self.decimal(plan.timeBase)) s: use --vfr, or --fps 1 or faster",
+                failure: .usage)
+        }
+        if options.container == .avif && total == 1 {
+            throw LibavError(
+                "an AVIF of one frame is a still image, which FFmpeg 5.1 writes without the track its own reader "
+                    + "needs: write .webp, .png or .jpg instead", failure: .usage)
+        }
         tuning = tuningLadder[0]
     }
 
