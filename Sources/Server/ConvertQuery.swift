@@ -86,7 +86,7 @@ struct ConvertQuery: Sendable, Equatable {
         case .timeline where !own.isEmpty: throw .badQuery("\(named): the timeline JSON takes no settings")
         case .jpg where own.size != nil:
             throw .badQuery("\(named): a poster is written at the GIF's size; width/height/scale are for mp4, webm, webp and sheet")
-        case .jpg where own.quality.map { $0 < 1 } == true: throw .badQuery("\(named): quality must be 1...100 for a JPEG")
+        case .jpg where (own.quality ?? 1) < 1: throw .badQuery("\(named): quality must be 1...100 for a JPEG")
         case .sheet where own.quality != nil: throw .badQuery("\(named): a sprite sheet is lossless; quality= is for webp and jpg")
         default: return
         }

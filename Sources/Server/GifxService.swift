@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SystemPackage
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +56,7 @@ public final class GifxService: Sendable {
             ],
             gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
         group.maximumGracefulShutdownDuration = configuration.gracePeriod
-        group.maximumCancellationDuration = .seconds(10)
+        group.maximumCancellationDuration = Duration.seconds(10)
         let serviceGroup = ServiceGroup(configuration: group)
         state.setGroup(serviceGroup)
         try await serviceGroup.run()
@@ -76,7 +77,7 @@ public final class GifxService: Sendable {
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middleware.add(ErrorMiddleware(service: self))
+        router.add(middleware: ErrorMiddleware(service: self))
         router.post("/v1/convert") { request, context in try await self.convert(request, context: context) }
         router.get("/v1/o/:key") { request, context in
             try await self.object(request, key: context.parameters.get("key") ?? "", companion: false)
@@ -119,7 +120,7 @@ public final class GifxService: Sendable {
     // MARK: POST /v1/convert
 
     func convert(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let query = try ConvertQuery(Self.queryPairs(request.uri.query))
+        let query = try ConvertQuery(Self.queryPairs(request.uri.query ?? ""))
         let limit = configuration.maxBodyBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw ServiceError.bodyTooLarge(limit: limit)
@@ -256,7 +257,7 @@ public final class GifxService: Sendable {
         headers[.acceptRanges] = "bytes"
         headers[HTTPField.Name("X-Gifx-Timeline")!] = object.timeline
         if object.describedBy != nil && !companion {
-            headers[.link] = "</v1/o/\(object.key)/json>; rel=\"describedby\""
+            headers[HTTPField.Name("Link")!] = "</v1/o/\(object.key)/json>; rel=\"describedby\""
         }
         if conditional, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, eTag) {
             return Response(status: .notModified, headers: headers)

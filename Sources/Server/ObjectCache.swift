@@ -165,7 +165,7 @@ final class ObjectCache: @unchecked Sendable {
                   object.describedBy.map({ FileManager.default.fileExists(atPath: objects + "/" + $0) }) ?? true
             else { continue }
             let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
-            kept.append((object, modified ?? .distantPast))
+            kept.append((object, modified))
             keep.insert(name)
             keep.insert(object.file)
             if let describedBy = object.describedBy { keep.insert(describedBy) }
