@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxKit
 import Foundation
 import GifxFrames
 import GifxTimeline

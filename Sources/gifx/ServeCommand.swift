@@ -68,8 +68,7 @@ struct ServeCommand: ParsableCommand {
             do {
                 let service = try GifxService(configuration: configuration)
                 try await service.run { port in
-                    print("gifx serve: listening on http://\(configuration.host):\(port)")
-                    fflush(stdout)
+                    FileHandle.standardOutput.write(Data("gifx serve: listening on http://\(configuration.host):\(port)\n".utf8))
                 }
             } catch {
                 outcome.error = error
