@@ -24,6 +24,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // gifx serve (Sources/Server): HTTP on swift-nio, graceful shutdown, logs, metrics, cache keys.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Test side only: the server's tests talk to it over HTTP.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
@@ -65,10 +76,24 @@ let package = Package(
             "GifxEncoders", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // gifx serve: the conversion as an HTTP service (docs/serve.md); not in the design card.
+        .target(name: "GifxServer", dependencies: [
+            "GifxKit", "GifxEncoders", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], path: "Sources/Server"),
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "ChildProcesses",
+                "GifxKit", "GifxServer", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -90,6 +115,14 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
+        .testTarget(name: "ServerTests", dependencies: [
+            "GifxServer", "GifxKit", "GifFixtures", "ChildProcesses",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .testTarget(name: "POSIXFilesTests", dependencies: ["GifxPOSIXFiles", "ChildProcesses"]),
         // libFuzzer: gifx's LZW decoder against giflib (Fuzz/differential.sh); a plain build is a replayer.
         .executableTarget(name: "fuzz-differential", dependencies: ["FuzzSupport", "GifxFrames"], path: "Fuzz/FuzzDifferential"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxKit
 import Foundation
 import GifxFrames
 import GifxTimeline
@@ -111,7 +112,7 @@ struct ConvertCommand: ParsableCommand {
             case .webp:
                 return .webp(target: path, options: WebPOptions(
                     quality: own.quality ?? webpQuality, size: own.size ?? size.request,
-                    targetSize: own.targetSize?.bytes ?? video.targetSize?.bytes))
+                    targetSize: own.targetSize ?? video.targetSize?.bytes))
             }
         }
         if let sheet, let sheetJSONPath {
@@ -127,7 +128,7 @@ struct ConvertCommand: ParsableCommand {
             settings.codec = codec
             if video.crf == nil { settings.crf = codec.defaultCRF }
         }
-        if let targetSize = own.targetSize { video.capSize(&settings, at: targetSize.bytes) }
+        if let targetSize = own.targetSize { video.capSize(&settings, at: targetSize) }
         if let crf = own.crf { settings.crf = crf }
         if let timing = own.timing { settings.timing = timing.request }
         if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }

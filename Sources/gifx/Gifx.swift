@@ -15,6 +15,7 @@ struct Gifx: ParsableCommand {
         subcommands: [
             ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
             VerifyCommand.self,
+            ServeCommand.self,
         ])
 
     /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).

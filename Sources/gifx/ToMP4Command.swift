@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxKit
 import Foundation
 import GifxFrames
 import GifxTimeline
@@ -219,20 +220,8 @@ struct FrameRate: ExpressibleByArgument {
     var rate: Rational
 
     init?(argument: String) {
-        let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count == 2 {
-            guard let num = Int(parts[0]), let den = Int(parts[1]), num > 0, den > 0,
-                  num <= 1_000_000, den <= 1_000_000 else { return nil }
-            rate = Rational(num, den)
-        } else if let whole = Int(argument), whole > 0, whole <= 1000 {
-            rate = Rational(whole)
-        } else if let value = Double(argument), value > 0, value <= 1000 {
-            rate = Rational(Int((value * 1000).rounded()), 1000)
-            if rate.num <= 0 { return nil }
-        } else {
-            return nil
-        }
-        if rate.doubleValue > 1000 { return nil }
+        guard let rate = SettingText.frameRate(argument) else { return nil }
+        self.rate = rate
     }
 }
 

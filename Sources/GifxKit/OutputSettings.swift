@@ -1,0 +1,162 @@
+import Foundation
+import GifxEncoders
+import GifxTimeline
+
+/// One output's own settings, as `key=value` items: `convert`'s `-o` prefix (`width=480,crf=28:small.mp4`) and
+/// `gifx serve`'s query (`?format=mp4&width=480&crf=28`) are read by this one parser, with the same error texts.
+/// Each replaces the command's (or the service's default) setting of the same name for that output only.
+public struct OutputSettings: Hashable, Sendable {
+    public var size: SizeRequest?
+    public var codec: VideoCodec?
+    public var crf: Double?
+    public var timing: OutputTimingChoice?
+    public var maxFps: Rational?
+    public var quality: Float?
+    /// A size cap in bytes (`target-size=10M`).
+    public var targetSize: Int?
+
+    public init() {}
+
+    /// Keys accepted, for help and errors.
+    public static let keys = ["width", "height", "scale", "codec", "crf", "fps", "max-fps", "quality", "target-size"]
+
+    public var isEmpty: Bool { self == OutputSettings() }
+
+    /// Sets `key` from `text`; `value` is the whole item list as the user wrote it, quoted in errors.
+    public mutating func set(_ key: String, _ text: String, in value: String) throws(OutputSettingsError) {
+        func bad(_ what: String) -> OutputSettingsError { OutputSettingsError("'\(value)': \(key)=\(text): \(what)") }
+        switch key {
+        case "width", "height":
+            guard let pixels = Int(text), (1...16384).contains(pixels) else { throw bad("must be 1...16384") }
+            try setSize(key == "width" ? .width(pixels) : .height(pixels), value)
+        case "scale":
+            guard let factor = Double(text), factor > 0, factor <= 64 else { throw bad("must be > 0 and <= 64") }
+            try setSize(.scale(factor), value)
+        case "codec":
+            guard let codec = VideoCodec(rawValue: text) else {
+                throw bad("one of \(VideoCodec.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self.codec = codec
+        case "crf":
+            guard let crf = Double(text) else { throw bad("not a number") }
+            self.crf = crf
+        case "fps":
+            if text == "vfr" { timing = .vfr; return }
+            guard let choice = SettingText.frameRateChoice(text) else { throw bad("auto, vfr, tick or a rate") }
+            timing = choice
+        case "max-fps":
+            guard let rate = SettingText.frameRate(text) else { throw bad("not a rate") }
+            maxFps = rate
+        case "quality":
+            guard let quality = Float(text), (0...100).contains(quality) else { throw bad("must be 0...100") }
+            self.quality = quality
+        case "target-size":
+            guard let bytes = SettingText.byteCount(text) else { throw bad("a size such as 10M") }
+            targetSize = bytes
+        default:
+            throw OutputSettingsError("'\(value)': unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
+        }
+    }
+
+    private mutating func setSize(_ request: SizeRequest, _ value: String) throws(OutputSettingsError) {
+        if size != nil { throw OutputSettingsError("'\(value)': give only one of width, height, scale") }
+        size = request
+    }
+
+    /// A canonical text of the settings, the same for the same settings however they were written
+    /// (`width=0480` and `width=480`): part of `gifx serve`'s cache key.
+    public var canonicalText: String {
+        var items: [String] = []
+        switch size {
+        case .width(let pixels)?: items.append("width=\(pixels)")
+        case .height(let pixels)?: items.append("height=\(pixels)")
+        case .scale(let factor)?: items.append("scale=\(factor)")
+        case let other?: items.append("size=\(other)")
+        case nil: break
+        }
+        if let codec { items.append("codec=\(codec.rawValue)") }
+        if let crf { items.append("crf=\(crf)") }
+        switch timing {
+        case .tick?: items.append("fps=tick")
+        case .auto?: items.append("fps=auto")
+        case .vfr?: items.append("fps=vfr")
+        case .rate(let rate)?: items.append("fps=\(rate.num)/\(rate.den)")
+        case nil: break
+        }
+        if let maxFps { items.append("max-fps=\(maxFps.num)/\(maxFps.den)") }
+        if let quality { items.append("quality=\(quality)") }
+        if let targetSize { items.append("target-size=\(targetSize)") }
+        return items.joined(separator: ",")
+    }
+}
+
+/// A setting that does not parse, in the words `convert` prints after `Error:` and `gifx serve` returns as
+/// its 400's message.
+public struct OutputSettingsError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A rendition's `fps=`: the timing modes of `--fps` and `--vfr`.
+public enum OutputTimingChoice: Hashable, Sendable {
+    case tick, auto, vfr
+    case rate(Rational)
+
+    public var request: OutputPlan.Request {
+        switch self {
+        case .tick: .tick
+        case .auto: .auto
+        case .vfr: .vfr
+        case .rate(let rate): .rate(rate)
+        }
+    }
+}
+
+/// The texts a setting's value is written in, read the same way by the command line and the service.
+public enum SettingText {
+    /// A size in bytes written the way people type it: `512M`, `2G`, `64k`, `1048576`.
+    public static func byteCount(_ argument: String) -> Int? {
+        let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
+        let units: [(String, Int)] = [("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40)]
+        var digits = Substring(text.hasSuffix("IB") ? String(text.dropLast(2)) : text)
+        if digits.hasSuffix("B") { digits = digits.dropLast() }
+        var multiplier = 1
+        if let unit = units.first(where: { digits.hasSuffix($0.0) }) {
+            multiplier = unit.1
+            digits = digits.dropLast()
+        }
+        guard let value = Double(digits), value > 0, value * Double(multiplier) < Double(Int.max / 2) else {
+            return nil
+        }
+        return Int(value * Double(multiplier))
+    }
+
+    /// A rate: a whole number, a decimal (`29.97`) or an exact fraction (`30000/1001`), at most 1000.
+    public static func frameRate(_ argument: String) -> Rational? {
+        let rate: Rational
+        let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            guard let num = Int(parts[0]), let den = Int(parts[1]), num > 0, den > 0,
+                  num <= 1_000_000, den <= 1_000_000 else { return nil }
+            rate = Rational(num, den)
+        } else if let whole = Int(argument), whole > 0, whole <= 1000 {
+            rate = Rational(whole)
+        } else if let value = Double(argument), value > 0, value <= 1000 {
+            rate = Rational(Int((value * 1000).rounded()), 1000)
+            if rate.num <= 0 { return nil }
+        } else {
+            return nil
+        }
+        if rate.doubleValue > 1000 { return nil }
+        return rate
+    }
+
+    /// `--fps`: `auto`, `tick` or a rate (`vfr` is its own flag on the command line).
+    public static func frameRateChoice(_ argument: String) -> OutputTimingChoice? {
+        switch argument {
+        case "auto": return .auto
+        case "tick": return .tick
+        default: return frameRate(argument).map { .rate($0) }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import GifxEncoders
+import GifxKit
+import GifxTimeline
+
+/// The formats `POST /v1/convert?format=` names.
+public enum ServedFormat: String, Sendable, CaseIterable {
+    case mp4, webm, webp, avif, jpg, sheet, timeline
+
+    public var contentType: String {
+        switch self {
+        case .mp4: "video/mp4"
+        case .webm: "video/webm"
+        case .webp: "image/webp"
+        case .avif: "image/avif"
+        case .jpg: "image/jpeg"
+        case .sheet: "image/png"
+        case .timeline: "application/json"
+        }
+    }
+
+    /// The cached file's extension.
+    var fileExtension: String {
+        switch self {
+        case .sheet: "png"
+        case .timeline: "timeline.json"
+        default: rawValue
+        }
+    }
+
+    var container: VideoContainer? {
+        switch self {
+        case .mp4: .mp4
+        case .webm: .webm
+        case .avif: .avif
+        default: nil
+        }
+    }
+}
+
+/// A convert request's query: the format and the output's own settings, read by the library's parser of
+/// `convert`'s `-o` prefix (`OutputSettings`), so a setting is refused here in the same words.
+struct ConvertQuery: Sendable, Equatable {
+    var format: ServedFormat
+    var settings: OutputSettings
+
+    /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
+    init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
+        var format: ServedFormat?
+        var settings = OutputSettings()
+        for (key, value) in pairs {
+            let item = "\(key)=\(value)"
+            if key == "format" {
+                guard format == nil else { throw .badQuery("'\(item)': two formats in one request") }
+                guard let named = ServedFormat(rawValue: value.lowercased()) else {
+                    throw .badQuery("'\(item)': unknown format (one of \(ServedFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                format = named
+                continue
+            }
+            do { try settings.set(key, value, in: item) } catch { throw .badQuery(error.description) }
+        }
+        guard let format else {
+            throw .badQuery("name the output with format= (one of \(ServedFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        self.format = format
+        self.settings = settings
+        try check()
+    }
+
+    /// The settings that do not apply to the format, or that its encoder cannot take: `convert`'s rules for
+    /// a `-o` prefix, in its words.
+    private func check() throws(ServiceError) {
+        let own = settings
+        let named = "format=\(format.rawValue)"
+        if let container = format.container {
+            if own.quality != nil { throw .badQuery("\(named): quality= is for webp and jpg; use crf=") }
+            let video = videoSettings(container)
+            if let problem = video.problem ?? video.timingProblem { throw .badQuery("\(named): \(problem.description)") }
+            return
+        }
+        if own.targetSize != nil && format != .webp { throw .badQuery("\(named): target-size= is for mp4, webm and webp") }
+        if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
+            throw .badQuery("\(named): codec, crf, fps and max-fps are for mp4, webm and avif")
+        }
+        switch format {
+        case .timeline where !own.isEmpty: throw .badQuery("\(named): the timeline JSON takes no settings")
+        case .jpg where own.size != nil:
+            throw .badQuery("\(named): a poster is written at the GIF's size; width/height/scale are for mp4, webm, webp and sheet")
+        case .jpg where (own.quality ?? 1) < 1: throw .badQuery("\(named): quality must be 1...100 for a JPEG")
+        case .sheet where own.quality != nil: throw .badQuery("\(named): a sprite sheet is lossless; quality= is for webp and jpg")
+        default: return
+        }
+    }
+
+    /// A video's settings: the command line's defaults (the tick; one frame per GIF frame for AVIF, as
+    /// `convert` does) with the query's over them.
+    func videoSettings(_ container: VideoContainer) -> VideoSettings {
+        let own = settings
+        let defaultTiming: OutputPlan.Request = container == .avif && own.maxFps == nil ? .vfr : .tick
+        var video = VideoSettings(
+            container: container, codec: own.codec, size: own.size ?? .original,
+            timing: own.timing?.request ?? defaultTiming, maxFrameRate: own.maxFps, targetSize: own.targetSize)
+        if let crf = own.crf { video.crf = crf }
+        return video
+    }
+
+    /// The library's request for an output at `path` (a sheet's description goes to `jsonPath`).
+    func request(path: String, jsonPath: String) -> OutputRequest {
+        let own = settings
+        switch format {
+        case .mp4, .webm, .avif: return .video(target: path, options: videoSettings(format.container!))
+        case .webp: return .webp(target: path, options: WebPOptions(quality: own.quality, size: own.size ?? .original, targetSize: own.targetSize))
+        case .jpg:
+            return .jpegPoster(target: path, frame: .index(0), options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? 90))
+        case .sheet:
+            var options = SpriteOptions(pngPath: path, jsonPath: jsonPath)
+            options.size = own.size ?? .original
+            return .spriteSheet(options)
+        case .timeline: return .timelineJSON(target: path)
+        }
+    }
+
+    /// The settings as they enter the cache key: the same for the same output however the query spelled it.
+    var canonicalText: String { "format=\(format.rawValue);\(settings.canonicalText)" }
+}

@@ -1,0 +1,447 @@
+import Crypto
+import Foundation
+import GifxKit
+import GifxPOSIXFiles
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SystemPackage
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `gifx serve`: the conversion as an HTTP service (docs/serve.md). One instance owns its cache folder,
+/// its admission (one memory budget, a number of slots, a bounded queue) and its metrics.
+public final class GifxService: Sendable {
+    public let configuration: ServerConfiguration
+    let logger: Logger
+    let cache: ObjectCache
+    let admission: Admission
+    let flights = Flights()
+    let metrics = ServiceMetrics()
+    private let state = ServiceState()
+
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve")) throws {
+        if let problem = configuration.problem { throw ServiceError.badQuery(problem) }
+        self.configuration = configuration
+        self.logger = logger
+        cache = try ObjectCache(root: configuration.cacheDirectory, capacity: configuration.cacheSizeBytes)
+        admission = Admission(
+            budget: configuration.resolvedMemoryBudget, slots: configuration.resolvedJobs,
+            queueLength: configuration.queueLength, queueTimeout: configuration.queueTimeout)
+    }
+
+    /// Serves until graceful shutdown (`gracefulShutdownSignals`, or `shutdown()`): then it stops
+    /// accepting, reports not ready, lets in-flight conversions finish within the grace period, and
+    /// cancels what is left (a cancelled conversion removes its temporaries). `onListening` gets the port.
+    public func run(
+        gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gifx"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: [
+                .init(service: app),
+                // Last, so it hears the shutdown first: readiness and admission turn away new work before the
+                // server stops accepting.
+                .init(service: DrainWatch(service: self), successTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.gracePeriod
+        group.maximumCancellationDuration = Duration.seconds(10)
+        let serviceGroup = ServiceGroup(configuration: group)
+        state.setGroup(serviceGroup)
+        try await serviceGroup.run()
+    }
+
+    /// Starts the graceful shutdown SIGTERM starts.
+    public func shutdown() async {
+        await state.group?.triggerGracefulShutdown()
+    }
+
+    func markDraining() async {
+        state.draining = true
+        await admission.drain()
+        logger.info("draining: not ready, finishing in-flight conversions")
+    }
+
+    // MARK: Routes
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: ErrorMiddleware(service: self))
+        router.post("/v1/convert") { request, context in try await self.convert(request, context: context) }
+        router.get("/v1/o/:key") { request, context in
+            try await self.object(request, key: context.parameters.get("key") ?? "", companion: false)
+        }
+        router.get("/v1/o/:key/json") { request, context in
+            try await self.object(request, key: context.parameters.get("key") ?? "", companion: true)
+        }
+        router.get("/healthz") { _, _ in Self.text("ok\n") }
+        router.get("/readyz") { _, _ in
+            let queueFull = await self.admission.queueIsFull
+            if self.state.draining || queueFull {
+                throw ServiceError(
+                    .serviceUnavailable, self.state.draining ? "draining" : "queue_full",
+                    self.state.draining ? "the service is shutting down" : "the queue is full", retryAfter: 1)
+            }
+            return Self.text("ready\n")
+        }
+        router.get("/metrics") { _, _ in
+            let waiting = await self.admission.waiting
+            let running = await self.admission.running
+            let free = await self.admission.free
+            self.metrics.gauges(
+                cacheBytes: self.cache.byteCount, cacheEntries: self.cache.count, running: running, waiting: waiting,
+                budgetFree: free, budget: self.admission.budget)
+            var response = Self.text(self.metrics.text)
+            response.headers[.contentType] = "text/plain; version=0.0.4"
+            return response
+        }
+        return router
+    }
+
+    static func text(_ text: String) -> Response {
+        let body = ByteBuffer(string: text)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    // MARK: POST /v1/convert
+
+    func convert(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let query = try ConvertQuery(Self.queryPairs(request.uri.query ?? ""))
+        let limit = configuration.maxBodyBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw ServiceError.bodyTooLarge(limit: limit)
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw ServiceError.bodyTooLarge(limit: limit)
+        }
+        let bytes = Data(body.readableBytesView)
+        guard bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) else {
+            throw ServiceError.notAGIF()
+        }
+        let key = cacheKey(bytes, query)
+        let object: CachedObject
+        if let hit = cache.lookup(key) {
+            metrics.cacheHit()
+            object = hit
+        } else {
+            metrics.cacheMiss()
+            object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }) {
+                try await self.produce(key: key, bytes: bytes, query: query)
+            }
+        }
+        var response = try serve(object, request: request, companion: false, conditional: false)
+        response.headers[.location] = "/v1/o/\(key)"
+        response.headers[HTTPField.Name("X-Gifx-Key")!] = key
+        return response
+    }
+
+    /// The cache key: SHA-256 over the input's SHA-256, the canonical settings and the version.
+    func cacheKey(_ bytes: Data, _ query: ConvertQuery) -> String {
+        var hash = SHA256()
+        hash.update(data: Data(SHA256.hash(data: bytes)))
+        hash.update(data: Data("\n\(query.canonicalText)\n\(configuration.version)".utf8))
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Converts `bytes` into the cache under `key`: spools the body, asks the planner for the conversion's
+    /// smallest budget (header only), waits for admission, converts with the grant as its budget, commits.
+    func produce(key: String, bytes: Data, query: ConvertQuery) async throws -> CachedObject {
+        let spooled = try POSIXFiles.makeUniqueFile(prefix: cache.spool + "/in-", access: .ownerOnly).get()
+        defer {
+            try? spooled.fd.close()
+            unlink(spooled.path)
+        }
+        try POSIXFiles.writeAll(spooled.fd, bytes)
+        let input = GifInput.path(spooled.path)
+        let paths = cache.paths(for: key, fileExtension: query.format.fileExtension)
+        let request = query.request(path: paths.output, jsonPath: paths.description)
+        var settings = RunSettings(threads: configuration.threadsPerJob, overwrite: true)
+        let probe = GifConverter(settings: settings)
+        let (smallest, timeline) = try await offThePool {
+            (try probe.smallestMemoryBudget(input, to: [request]), try probe.timeline(of: input))
+        }
+        let grant: Admission.Grant
+        do {
+            grant = try await admission.acquire(smallest: smallest)
+        } catch let error as ServiceError {
+            metrics.refused(code: error.code)
+            throw error
+        }
+        settings.memoryBudget = grant.bytes
+        let started = ContinuousClock.now
+        let report: ConversionReport
+        do {
+            report = try await GifConverter(settings: settings).convert(input, to: [request])
+            await admission.release(grant)
+        } catch {
+            await admission.release(grant)
+            throw error
+        }
+        let elapsed = ContinuousClock.now - started
+        metrics.conversion(
+            format: query.format.rawValue,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        var describedBy: String?
+        if case .spriteSheet(let sheet)? = report.outputs.first {
+            guard sheet.pagePaths.count == 1 else {
+                cache.discardFiles(of: key)
+                throw ServiceError(
+                    .unprocessableContent, "sheet_too_large",
+                    "the sheet needs \(sheet.pagePaths.count) pages of at most 4096 pixels; ask for a smaller width, height or scale")
+            }
+            describedBy = (paths.description as NSString).lastPathComponent
+        }
+        var size = Self.fileSize(paths.output)
+        if describedBy != nil { size += Self.fileSize(paths.description) }
+        let object = CachedObject(
+            key: key, format: query.format.rawValue, contentType: query.format.contentType,
+            timeline: Self.timelineHeader(timeline), file: (paths.output as NSString).lastPathComponent,
+            describedBy: describedBy, bytes: size)
+        do {
+            try cache.commit(object)
+        } catch {
+            cache.discardFiles(of: key)
+            throw ServiceError.internalError("cannot record the output in the cache: \(error)")
+        }
+        logger.info("converted", metadata: ["key": "\(key)", "format": "\(query.format.rawValue)", "bytes": "\(size)",
+                                            "budget": "\(grant.bytes)", "smallest": "\(smallest)"])
+        return object
+    }
+
+    /// `frames=N, duration=S.SS, tick=S.SS`: the schedule the output follows, in seconds (exact: whole cs).
+    static func timelineHeader(_ timeline: Timeline) -> String {
+        func seconds(_ centiseconds: Int) -> String { String(format: "%d.%02d", centiseconds / 100, centiseconds % 100) }
+        return "frames=\(timeline.frames.count), duration=\(seconds(timeline.duration.centiseconds)), tick=\(seconds(timeline.tick.centiseconds))"
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
+    }
+
+    // MARK: GET /v1/o/{key}
+
+    func object(_ request: Request, key: String, companion: Bool) async throws -> Response {
+        guard ObjectCache.isKey(key) else { throw ServiceError.notFound("no such object: a key is 64 hex digits") }
+        guard let object = cache.lookup(key), !companion || object.describedBy != nil else {
+            throw ServiceError.notFound("no such object (never made, or evicted)")
+        }
+        metrics.cacheHit()
+        return try serve(object, request: request, companion: companion, conditional: true)
+    }
+
+    /// The object's bytes, whole or the one range asked (206); 304 when `conditional` and If-None-Match
+    /// names its ETag.
+    func serve(_ object: CachedObject, request: Request, companion: Bool, conditional: Bool) throws -> Response {
+        let eTag = "\"\(object.key)\(companion ? "-json" : "")\""
+        var headers = HTTPFields()
+        headers[.eTag] = eTag
+        headers[.contentType] = companion ? "application/json" : object.contentType
+        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        headers[.acceptRanges] = "bytes"
+        headers[HTTPField.Name("X-Gifx-Timeline")!] = object.timeline
+        if object.describedBy != nil && !companion {
+            headers[HTTPField.Name("Link")!] = "</v1/o/\(object.key)/json>; rel=\"describedby\""
+        }
+        if conditional, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, eTag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        cache.pin(object.key)
+        defer { cache.unpin(object.key) }
+        guard let fd = cache.open(object, companion: companion) else {
+            throw ServiceError.notFound("no such object (evicted)")
+        }
+        defer { try? fd.close() }
+        let size = Int((try? fd.seek(offset: 0, from: .end)) ?? 0)
+        var range = 0..<size
+        var status = HTTPResponse.Status.ok
+        if conditional, let text = request.headers[.range] {
+            switch Self.byteRange(text, size: size) {
+            case .whole: break
+            case .part(let part):
+                range = part
+                status = .partialContent
+                headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(size)"
+            case .unsatisfiable:
+                var error = ServiceError(.rangeNotSatisfiable, "range_not_satisfiable", "the range is outside the object's \(size) bytes").response
+                error.headers[.contentRange] = "bytes */\(size)"
+                return error
+            }
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: range.count)
+        var offset = range.lowerBound
+        var chunk = [UInt8](repeating: 0, count: min(1 << 20, max(1, range.count)))
+        while offset < range.upperBound {
+            let wanted = min(chunk.count, range.upperBound - offset)
+            let read = try chunk.withUnsafeMutableBytes { raw in
+                try fd.read(fromAbsoluteOffset: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
+            }
+            guard read > 0 else { throw ServiceError.internalError("the cached object is shorter than it was") }
+            buffer.writeBytes(chunk[0..<read])
+            offset += read
+        }
+        headers[.contentLength] = String(buffer.readableBytes)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
+    enum ByteRange: Equatable { case whole, part(Range<Int>), unsatisfiable }
+
+    /// One `bytes=a-b`, `a-` or `-n` range (several ranges: the whole object, as RFC 9110 allows).
+    static func byteRange(_ text: String, size: Int) -> ByteRange {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("bytes="), !trimmed.contains(",") else { return .whole }
+        let spec = trimmed.dropFirst(6)
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .whole }
+        if parts[0].isEmpty {
+            guard let suffix = Int(parts[1]), suffix > 0 else { return .unsatisfiable }
+            return size == 0 ? .unsatisfiable : .part(max(0, size - suffix)..<size)
+        }
+        guard let first = Int(parts[0]), first >= 0 else { return .whole }
+        guard first < size else { return .unsatisfiable }
+        if parts[1].isEmpty { return .part(first..<size) }
+        guard let last = Int(parts[1]), last >= first else { return .whole }
+        return .part(first..<min(size, last + 1))
+    }
+
+    static func matches(_ ifNoneMatch: String, _ eTag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == eTag || tag == "W/" + eTag
+        }
+    }
+
+    /// `a=1&b=2`, percent-decoded, in order.
+    static func queryPairs(_ query: String) -> [(key: String, value: String)] {
+        query.split(separator: "&").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}
+
+/// Runs `body` on a thread of its own (reading a GIF's structure is blocking file I/O), not on Swift
+/// concurrency's cooperative pool.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
+/// What the routes share that changes: draining, and the running group (for `shutdown()`).
+final class ServiceState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _draining = false
+    private var _group: ServiceGroup?
+
+    var draining: Bool {
+        get { lock.withLock { _draining } }
+        set { lock.withLock { _draining = newValue } }
+    }
+    var group: ServiceGroup? { lock.withLock { _group } }
+    func setGroup(_ group: ServiceGroup) { lock.withLock { _group = group } }
+}
+
+/// Hears the graceful shutdown first and marks the service draining.
+struct DrainWatch: Service {
+    let service: GifxService
+    func run() async throws {
+        try? await gracefulShutdown()
+        await service.markDraining()
+    }
+}
+
+/// Identical requests in flight share one conversion (single flight). A flight is cancelled when every
+/// request waiting on it has gone (cancelled at the end of the grace period, say).
+actor Flights {
+    private var flights: [String: (task: Task<CachedObject, any Error>, waiters: Int)] = [:]
+
+    func run(
+        _ key: String, cache: ObjectCache, onShared: @Sendable () -> Void,
+        _ make: @escaping @Sendable () async throws -> CachedObject
+    ) async throws -> CachedObject {
+        let task: Task<CachedObject, any Error>
+        if let flight = flights[key] {
+            flights[key]!.waiters += 1
+            task = flight.task
+            onShared()
+        } else if let hit = cache.lookup(key) {
+            return hit
+        } else {
+            task = Task { try await make() }
+            flights[key] = (task, 1)
+        }
+        defer { leave(key, task) }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            Task { await self.abandon(key, task) }
+        }
+    }
+
+    private func leave(_ key: String, _ task: Task<CachedObject, any Error>) {
+        guard let flight = flights[key], flight.task == task else { return }
+        if flight.waiters <= 1 { flights[key] = nil } else { flights[key]!.waiters -= 1 }
+    }
+
+    /// A waiter was cancelled: when nobody else waits, the conversion stops.
+    private func abandon(_ key: String, _ task: Task<CachedObject, any Error>) {
+        guard let flight = flights[key], flight.task == task else { task.cancel(); return }
+        if flight.waiters <= 1 { task.cancel() }
+    }
+}
+
+/// Every error leaves as JSON with a stable code (unknown routes too), and every response is counted.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let service: GifxService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let route = context.endpointPath ?? "unmatched"
+        do {
+            let response = try await next(request, context)
+            service.metrics.responded(route: context.endpointPath ?? route, status: response.status.code)
+            return response
+        } catch {
+            let mapped: ServiceError
+            if let error = error as? HTTPError {
+                switch error.status {
+                case .notFound: mapped = .notFound("no route \(request.method) \(request.uri.path)")
+                case .methodNotAllowed: mapped = ServiceError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path)")
+                case .contentTooLarge: mapped = .bodyTooLarge(limit: service.configuration.maxBodyBytes)
+                default: mapped = ServiceError(error.status, "http_\(error.status.code)", error.body ?? error.status.reasonPhrase)
+                }
+            } else if error is CancellationError {
+                mapped = ServiceError(.serviceUnavailable, "cancelled", "the conversion was cancelled (shutdown)", retryAfter: 1)
+            } else {
+                mapped = ServiceError.from(error)
+            }
+            if mapped.status == .internalServerError {
+                service.logger.error("internal error", metadata: ["error": "\(error)"])
+            }
+            service.metrics.responded(route: context.endpointPath ?? route, status: mapped.status.code)
+            return mapped.response
+        }
+    }
+}

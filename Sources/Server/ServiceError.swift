@@ -1,0 +1,91 @@
+import Foundation
+import GifxEncoders
+import GifxFrames
+import HTTPTypes
+import Hummingbird
+
+/// Every error the service answers: a status, a stable `code` (clients branch on it, docs/serve.md lists
+/// them) and a one-line `message`, sent as JSON `{"code": "...", "message": "..."}`.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    /// `Retry-After` in seconds (503).
+    public var retryAfter: Int?
+    /// Where the input is damaged (422).
+    public var byteOffset: Int?
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil, byteOffset: Int? = nil) {
+        self.status = status; self.code = code; self.message = message
+        self.retryAfter = retryAfter; self.byteOffset = byteOffset
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    // The stable codes.
+    static func badQuery(_ message: String) -> ServiceError { ServiceError(.badRequest, "bad_query", message) }
+    static func notFound(_ message: String) -> ServiceError { ServiceError(.notFound, "not_found", message) }
+    static func bodyTooLarge(limit: Int) -> ServiceError {
+        ServiceError(.contentTooLarge, "body_too_large", "the body is over the limit of \(limit) bytes")
+    }
+    static func notAGIF() -> ServiceError {
+        ServiceError(.unsupportedMediaType, "not_a_gif", "the body is not a GIF (it does not start with GIF87a or GIF89a)")
+    }
+    static func queueFull(retryAfter: Int) -> ServiceError {
+        ServiceError(.serviceUnavailable, "queue_full", "every conversion slot is busy and the queue is full", retryAfter: retryAfter)
+    }
+    static func queueTimeout(retryAfter: Int) -> ServiceError {
+        ServiceError(.serviceUnavailable, "queue_timeout", "no memory came free before the queue's deadline", retryAfter: retryAfter)
+    }
+    static func draining() -> ServiceError {
+        ServiceError(.serviceUnavailable, "draining", "the service is shutting down", retryAfter: 1)
+    }
+    static func overBudget(smallest: Int, budget: Int) -> ServiceError {
+        ServiceError(
+            .contentTooLarge, "over_budget",
+            "this conversion needs at least \(mebibytes(smallest)) (\(smallest) bytes); the service's whole budget is \(mebibytes(budget)) (\(budget) bytes)")
+    }
+    static func internalError(_ message: String) -> ServiceError { ServiceError(.internalServerError, "internal", message) }
+
+    /// A library error in the service's terms: damaged input 422 with its byte offset, a request the
+    /// conversion refuses 400, anything else 500.
+    static func from(_ error: any Error) -> ServiceError {
+        if let error = error as? ServiceError { return error }
+        if let error = error as? MemoryBudgetTooSmall {
+            return .overBudget(smallest: error.smallestBudget, budget: error.budget)
+        }
+        guard let error = error as? any GifxError else { return .internalError("\(error)") }
+        switch error.failureClass {
+        case .malformedData:
+            let offset = error.inputByteOffset
+            return ServiceError(
+                .unprocessableContent, "damaged_gif",
+                offset.map { "byte \($0): \(error.description)" } ?? error.description, byteOffset: offset)
+        case .usage:
+            return .badQuery(error.description)
+        case .budgetTooSmall:
+            return ServiceError(.contentTooLarge, "over_budget", error.description)
+        case .cannotOpenInput, .internalError, .cannotCreateOutput, .io, .verificationFailed, .outputClosed:
+            return .internalError(error.description)
+        }
+    }
+
+    /// The JSON body.
+    var json: String {
+        var object: [String: Any] = ["code": code, "message": message]
+        if let byteOffset { object["byteOffset"] = byteOffset }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    var response: Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let body = ByteBuffer(string: json + "\n")
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\((bytes + (1 << 20) - 1) >> 20) MiB" }
