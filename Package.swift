@@ -22,6 +22,9 @@ let package = Package(
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
         .systemLibrary(name: "CProcess"),
+        // argc/argv kept by a constructor (glibc hands them to .init_array functions): the command line when the
+        // statically linked Swift runtime finds no /proc/self/cmdline to read it from (Gifx.main).
+        .target(name: "CArguments"),
         // The commit `gifx --version` prints (make dist passes it as a C define; header only).
         .systemLibrary(name: "CBuildInfo"),
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
@@ -56,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "ChildProcesses",
+                "GifxKit", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
