@@ -8,7 +8,8 @@ times. GIFs: Examples/*.gif, 22 generated here (sprites moving over transparency
 small changes, identical frames, odd offsets, holes appearing, single frames, lavfi sources through ffmpeg),
 and the bench GIFs found in --bench-gifs (Benchmarks/make_gifs.py builds them). Each GIF to .webp lossless and
 lossy (quality 75) by both gifx builds, and lossless by gif2webp (its defaults; -lossy -q 75 for lossy): bytes,
-best-of-REPS wall time; every new output read back by webpmux -info (frame count, loop count), Pillow (frame
+best-of-REPS wall time (old and new alternated), instructions retired (perf stat, one run each: repeatable on
+a loaded machine, where wall times are not); every new output read back by webpmux -info (frame count, loop count), Pillow (frame
 count, durations) and compared with the old output's frames and durations (the same schedule). Prints a
 markdown table and the ratios new/old (bytes, time) as geometric means and worst cases.
 """
@@ -182,6 +183,17 @@ def run(cmd):
     return elapsed
 
 
+def instructions(cmd):
+    """Instructions retired (perf stat), the whole run: repeatable whatever else the machine is doing."""
+    done = subprocess.run(["perf", "stat", "-x,", "-e", "instructions"] + cmd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    for line in done.stderr.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("instructions") and fields[0].isdigit():
+            return int(fields[0])
+    return None
+
+
 def best_time(cmd, reps):
     return min(run(cmd) for _ in range(reps))
 
@@ -229,7 +241,7 @@ def main():
                 continue
             gifs.append(path)
         rows, problems = [], []
-        ratios = {"lossless": ([], []), "lossy": ([], [])}
+        ratios = {"lossless": ([], [], []), "lossy": ([], [], [])}
         for gif in gifs:
             name = os.path.basename(gif)[:-4]
             for mode, extra, peer in (("lossless", [], []), ("lossy", ["--webp-quality", "75"], ["-lossy", "-q", "75"])):
@@ -243,6 +255,10 @@ def main():
                     times["new"].append(run([args.new, "convert", gif, "-o", new_out, "--overwrite", "--quiet"] + extra))
                 peer_t = best_time(["gif2webp", "-quiet"] + peer + [gif, "-o", peer_out], reps)
                 old_t, new_t = min(times["old"]), min(times["new"])
+                old_i = instructions([args.old, "convert", gif, "-o", old_out, "--overwrite", "--quiet"] + extra)
+                new_i = instructions([args.new, "convert", gif, "-o", new_out, "--overwrite", "--quiet"] + extra)
+                if old_i and new_i:
+                    ratios[mode][2].append(new_i / old_i)
                 old_b, new_b, peer_b = (os.path.getsize(p) for p in (old_out, new_out, peer_out))
                 info_new, info_old = webpmux_info(new_out), webpmux_info(old_out)
                 sched_new, sched_old = pillow_schedule(new_out), pillow_schedule(old_out)
@@ -254,18 +270,22 @@ def main():
                     problems.append(f"{name} {mode}: Pillow durations/loop differ from the old output's")
                 ratios[mode][0].append(new_b / old_b)
                 ratios[mode][1].append(new_t / old_t)
-                rows.append((name, mode, old_b, new_b, peer_b, old_t, new_t, peer_t, info_new[0] if info_new else "?"))
+                rows.append((name, mode, old_b, new_b, peer_b, old_t, new_t, peer_t, info_new[0] if info_new else "?",
+                             f"{new_i / old_i:.3f}" if old_i and new_i else "n/a"))
                 print(f"{name:28} {mode:8} bytes {old_b:>10} -> {new_b:>10} ({new_b / old_b:.4f}x; gif2webp {peer_b})"
                       f"  time {old_t:.3f} -> {new_t:.3f} s ({new_t / old_t:.2f}x)", file=sys.stderr, flush=True)
-        print("| GIF | mode | frames | old bytes | new bytes | new/old | gif2webp bytes | new/gif2webp | old s | new s | new/old time |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-        for name, mode, old_b, new_b, peer_b, old_t, new_t, peer_t, frames in rows:
+        print("| GIF | mode | frames | old bytes | new bytes | new/old | gif2webp bytes | new/gif2webp | old s | new s "
+              "| new/old time | new/old instructions |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for name, mode, old_b, new_b, peer_b, old_t, new_t, peer_t, frames, instr in rows:
             print(f"| {name} | {mode} | {frames} | {old_b} | {new_b} | {new_b / old_b:.4f} | {peer_b} | "
-                  f"{new_b / peer_b:.2f} | {old_t:.3f} | {new_t:.3f} | {new_t / old_t:.2f} |")
+                  f"{new_b / peer_b:.2f} | {old_t:.3f} | {new_t:.3f} | {new_t / old_t:.2f} | {instr} |")
         print()
-        for mode, (bytes_r, time_r) in ratios.items():
+        for mode, (bytes_r, time_r, instr_r) in ratios.items():
             print(f"- {mode}: bytes new/old geometric mean {geomean(bytes_r):.4f}, worst {max(bytes_r):.4f}; "
-                  f"time new/old geometric mean {geomean(time_r):.3f}, worst {max(time_r):.2f} ({len(bytes_r)} GIFs)")
+                  f"wall time new/old geometric mean {geomean(time_r):.3f}, worst {max(time_r):.2f}; "
+                  f"instructions new/old geometric mean {geomean(instr_r):.3f}, worst {max(instr_r, default=float('nan')):.3f} "
+                  f"({len(bytes_r)} GIFs)")
         for problem in problems:
             print(f"- PROBLEM: {problem}")
         return 1 if problems else 0
