@@ -437,21 +437,45 @@ final class AnimatedWebPWriter {
     }
 
     /// The smallest rectangle within `seed` outside which `from` and `to` agree (exactly, or within the lossy
-    /// tolerance); empty when they agree everywhere in it.
+    /// tolerance), i.e. the bounding box of the pixels that differ; empty when they agree everywhere in it.
+    /// Row by row (rows that are byte-equal are skipped with memcmp), each row searched only outside the columns
+    /// already known to differ.
     private func minimalChange(from: WebPPicture, to: WebPPicture, lossless: Bool, seed: Rect) -> Rect {
+        guard !seed.isEmpty else { return Rect(x: 0, y: 0, w: 0, h: 0) }
         let fs = Int(from.argb_stride), ts = Int(to.argb_stride)
         let f = from.argb!, t = to.argb!
         let tolerance = lossless ? 0 : lossyTolerance
-        @inline(__always) func same(_ x: Int, _ y: Int) -> Bool {
-            let a = f[y * fs + x], b = t[y * ts + x]
-            return a == b || (!lossless && Self.similar(a, b, tolerance))
+        var minX = Int.max, maxX = -1, minY = -1, maxY = -1
+        for y in seed.y..<seed.y + seed.h {
+            let a = f + y * fs, b = t + y * ts
+            if memcmp(a + seed.x, b + seed.x, seed.w * 4) == 0 { continue }
+            @inline(__always) func differs(_ x: Int) -> Bool {
+                a[x] != b[x] && (lossless || !Self.similar(a[x], b[x], tolerance))
+            }
+            var rowHasChange = false
+            // Left of the known columns.
+            var x = seed.x
+            let leftEnd = min(minX, seed.x + seed.w)
+            while x < leftEnd && !differs(x) { x += 1 }
+            if x < leftEnd { minX = x; rowHasChange = true; if x > maxX { maxX = x } }
+            // Right of the known columns.
+            var r = seed.x + seed.w - 1
+            let rightEnd = max(maxX, seed.x - 1)
+            while r > rightEnd && !differs(r) { r -= 1 }
+            if r > rightEnd { maxX = r; rowHasChange = true; if r < minX { minX = r } }
+            // Inside the known columns (only matters for the rows' extent).
+            if !rowHasChange && minX <= maxX {
+                var i = max(minX, seed.x)
+                while i <= maxX && !differs(i) { i += 1 }
+                rowHasChange = i <= maxX
+            }
+            if rowHasChange {
+                if minY < 0 { minY = y }
+                maxY = y
+            }
         }
-        var r = seed
-        while r.w > 0, (r.y..<r.y + r.h).allSatisfy({ same(r.x, $0) }) { r.x += 1; r.w -= 1 }
-        while r.w > 0, (r.y..<r.y + r.h).allSatisfy({ same(r.x + r.w - 1, $0) }) { r.w -= 1 }
-        while r.w > 0, r.h > 0, (r.x..<r.x + r.w).allSatisfy({ same($0, r.y) }) { r.y += 1; r.h -= 1 }
-        while r.w > 0, r.h > 0, (r.x..<r.x + r.w).allSatisfy({ same($0, r.y + r.h - 1) }) { r.h -= 1 }
-        return r.isEmpty ? Rect(x: 0, y: 0, w: 0, h: 0) : r
+        guard minY >= 0, minX <= maxX else { return Rect(x: 0, y: 0, w: 0, h: 0) }
+        return Rect(x: minX, y: minY, w: maxX - minX + 1, h: maxY - minY + 1)
     }
 
     /// Whether blending `current`'s `rect` over `reference` shows `current`: every pixel not fully opaque must
