@@ -41,6 +41,9 @@ let package = Package(
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
         .systemLibrary(name: "CProcess"),
+        // argc/argv kept by a constructor (glibc hands them to .init_array functions): the command line when the
+        // statically linked Swift runtime finds no /proc/self/cmdline to read it from (Gifx.main).
+        .target(name: "CArguments"),
         // The commit `gifx --version` prints (make dist passes it as a C define; header only).
         .systemLibrary(name: "CBuildInfo"),
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
@@ -93,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxServer", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "ChildProcesses",
+                "GifxKit", "GifxServer", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

@@ -3,6 +3,8 @@
 #   packaging/dist-check.sh DIST_OUT VERSION COMMIT WORK
 # 1. A fresh bookworm minbase chroot (mmdebstrap, this machine's mirrors) with the .deb installed by apt at
 #    creation, so its Depends are resolved for real; asserts no Swift and no -dev package is in it.
+# 1b. Before /proc is mounted there: --version, a timeline and one MP4 (checked with ffprobe), and a bad command
+#    line exits non-zero (the static Swift runtime finds no /proc/self/cmdline: the arguments come from libc).
 # 2. Inside it: gifx --version (version, commit, the four libav libraries loaded from the chroot), the man
 #    page and completions in place, and every Examples GIF to MP4, WebM, WebP and a sprite sheet.
 # 3. Outside: those outputs checked with ffprobe/ffmpeg and Pillow (packaging/check_outputs.py).
@@ -44,7 +46,6 @@ mkdir -p "$work"
 
 note "1. minbase chroot with $(basename "$deb") installed by apt (Depends resolved from the mirror)"
 minbase_chroot "$root" --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount --include="$deb"
-mount -t proc proc "$root/proc" && mounted=1
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 status=$(in_root dpkg-query -W -f='${Status} ${Version}' gifx) || fail "gifx is not installed in the chroot"
 [ "$status" = "install ok installed $version-1" ] || fail "gifx in the chroot: $status"
@@ -57,6 +58,31 @@ if in_root sh -c 'ls -d /usr/lib/swift /usr/share/swift /opt/swift 2>/dev/null; 
 fi
 note "   installed gifx $version-1 and its Depends: $depends"
 note "   $(in_root dpkg-query -W -f='${Package}\n' | wc -l) packages in the chroot, none of them Swift or -dev"
+
+note "1b. without /proc (the statically linked Swift runtime reads its arguments from /proc/self/cmdline; gifx"
+note "    takes them from the C runtime): --version, a timeline and one conversion, the MP4 checked outside"
+[ ! -e "$root/proc/self" ] || fail "/proc is mounted in the fresh chroot: the no-/proc check would prove nothing"
+noproc=/work/noproc
+mkdir -p "$root$noproc" && cp "$repo/Examples/bouncing-ball.gif" "$root$noproc/in.gif"
+first=$(in_root /usr/bin/gifx --version | head -1) || fail "without /proc: gifx --version failed"
+[ "$first" = "gifx $version (commit $commit)" ] || fail "without /proc: gifx --version printed '$first' (the help? arguments lost)"
+in_root /usr/bin/gifx timeline "$noproc/in.gif" --json > "$root$noproc/timeline.json" || fail "without /proc: gifx timeline failed"
+in_root /usr/bin/gifx to-mp4 "$noproc/in.gif" -o "$noproc/out.mp4" --quiet || fail "without /proc: gifx to-mp4 failed"
+[ -s "$root$noproc/out.mp4" ] || fail "without /proc: to-mp4 exited 0 and wrote no $noproc/out.mp4 (arguments ignored)"
+if in_root /usr/bin/gifx to-mp4 > /dev/null 2>&1; then fail "without /proc: to-mp4 with no input exited 0"; fi
+python3 - "$root$noproc/timeline.json" "$root$noproc/out.mp4" <<'PY' || fail "without /proc: the MP4 does not show the GIF's schedule"
+import json, subprocess, sys
+timeline = json.load(open(sys.argv[1]))
+seconds = timeline["duration"]["centiseconds"] / 100
+probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                        "stream=nb_read_frames:format=duration", "-of", "json", sys.argv[2]],
+                       capture_output=True, text=True, check=True)
+info = json.loads(probe.stdout)
+frames = int(info["streams"][0]["nb_read_frames"]); duration = float(info["format"]["duration"])
+assert frames >= 1 and abs(duration - seconds) < 0.05, (frames, duration, seconds)
+print(f"     without /proc: timeline {len(timeline['frames'])} frames, {seconds:.2f} s; MP4 {frames} frames, {duration:.3f} s")
+PY
+mount -t proc proc "$root/proc" && mounted=1
 
 note "2. inside the chroot: gifx --version, man page, completions, conversions"
 check_version() { # BINARY-in-chroot

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// Standard output as an output target. The target `-` means standard output, as in every Unix tool (a file
-/// named `-` is `./-`). Streamable outputs (fragmented MP4, WebM) go out as they are encoded; every other
+/// named `-` is `./-`). Streamable outputs (fragmented MP4, WebM, animated WebP) go out as they are encoded; every other
 /// kind is written to a private temporary file and copied out once complete, so a failed run sends nothing
 /// (docs/delivery.md).
 public enum StandardOutput {

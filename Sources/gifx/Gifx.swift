@@ -1,4 +1,5 @@
 import ArgumentParser
+import CArguments
 import GifxEncoders
 
 #if canImport(Glibc)
@@ -20,13 +21,17 @@ struct Gifx: ParsableCommand {
 
     /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).
     static func main() {
-        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+        guard let arguments = ProcessArguments.all else {
+            // Never the help and 0: a script would read that as success with its arguments ignored.
+            ProcessArguments.refuse()
+        }
+        if arguments.dropFirst().elementsEqual(["--version"]) {
             print(VersionText.full)
             return
         }
         BatchChildSetup.applyFromEnvironment()
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()
         } catch {
             endProgressOfRefusedCommandLine(exitCode: exitCode(for: error).rawValue)
@@ -38,7 +43,7 @@ struct Gifx: ParsableCommand {
     /// (a usage error found by the parser or a `validate()`) writes it here, from the raw arguments.
     private static func endProgressOfRefusedCommandLine(exitCode: Int32) {
         guard exitCode != 0, JSONProgress.active.withLock({ $0 == nil }) else { return }
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array((ProcessArguments.all ?? []).dropFirst())
         if let batchSeparator = arguments.firstIndex(of: "--"), batchSeparator < arguments.count {
             // After `--`, the options are batch's children's.
             return endProgress(in: Array(arguments[..<batchSeparator]), exitCode: exitCode)
@@ -55,5 +60,39 @@ struct Gifx: ParsableCommand {
         guard value(of: "--progress") == "json" || fd != nil else { return }
         let target = fd.flatMap { fcntl($0, F_GETFL) != -1 ? $0 : nil } ?? STDERR_FILENO
         JSONProgress(fd: target).end(exitCode: exitCode, outputBytes: 0)
+    }
+}
+
+/// The command line, from whichever source has it. The Swift runtime linked statically (`make dist`) reads
+/// `CommandLine.arguments` from /proc/self/cmdline, so in a chroot or sandbox without /proc it sees none;
+/// the C constructor in CArguments kept argc/argv as glibc handed them over before any Swift code ran.
+enum ProcessArguments {
+    /// The arguments, program name first; nil when neither source has even the program name (then whether
+    /// arguments were given cannot be told, and the run is refused rather than taken as a bare `gifx`).
+    static let all: [String]? = resolve(swift: CommandLine.arguments, captured: captured)
+
+    /// What the C constructor kept; nil when it never ran.
+    static var captured: [String]? {
+        let count = gifx_captured_argument_count()
+        guard count >= 0 else { return nil }
+        return (0..<count).map { String(cString: gifx_captured_argument(Int32($0))!) }
+    }
+
+    /// The longer of the two views (they agree wherever both are read; the Swift runtime's is empty when it
+    /// had no /proc); nil when both are empty.
+    static func resolve(swift: [String], captured: [String]?) -> [String]? {
+        if let captured, captured.count > swift.count { return captured }
+        return swift.isEmpty ? nil : swift
+    }
+
+    /// EX_OSERR: the system did not give the process its command line.
+    static let unreadableExitCode: Int32 = 71
+
+    /// One line on standard error and EX_OSERR.
+    static func refuse() -> Never {
+        let line = "gifx: cannot read the command line: no arguments from the C runtime and none in /proc/self/cmdline "
+            + "(is /proc mounted?)\n"
+        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        exit(unreadableExitCode)
     }
 }

@@ -13,7 +13,8 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             Outputs by extension: .mp4/.webm/.avif/.mkv/.mov (video, read with libavformat/libavcodec), .webp (libwebp), \
             .png or .jpg (a poster: the GIF frame it shows is found), .json or .tres (a sprite sheet's description \
-            in any of to-sprite's formats; its PNG pages beside it). Each output frame's time is mapped onto the \
+            in any of to-sprite's formats; its PNG pages beside it; a PNG given with the description that names it \
+            is checked as that page). Each output frame's time is mapped onto the \
             GIF's schedule under --policy, and its pixels compared with the composited GIF frame shown then. \
             Sheets, PNG posters and lossless WebP must match exactly; lossy outputs must reach --min-psnr. \
             Exit 0 when every output verifies, 1 when one does not (one line per failing output on stderr).
@@ -88,7 +89,7 @@ enum VerificationText {
             lines.append(
                 "  timing: worst \(ms(r.worstTimingErrorMs))\(r.worstTimingFrame.map { " (GIF frame \($0))" } ?? ""), "
                     + "mean \(String(format: "%.1f", r.meanTimingErrorMs)) ms, tolerance \(String(format: "%.1f", r.timingToleranceMs)) ms "
-                    + "(\(r.timingMode))" + (r.kind == "sheet" ? "" : "; duration \(ms(r.durationErrorMs))"))
+                    + "(\(r.timingMode))" + (r.kind.hasPrefix("sheet") ? "" : "; duration \(ms(r.durationErrorMs))"))
         }
         var pixels = "  pixels: worst \(db(r.worstPSNR))"
         if let frame = r.worstPSNRFrame, r.worstPSNR != nil {

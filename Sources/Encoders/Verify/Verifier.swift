@@ -48,10 +48,29 @@ public final class Verifier {
         }
     }
 
-    /// Verifies every output; never throws for an output's own defects (see the type's comment).
+    /// Verifies every output; never throws for an output's own defects (see the type's comment). A PNG that a
+    /// sheet description given alongside names as one of its pages is verified as that page (the frames the
+    /// description cuts from it), not as a poster.
     public func verify(_ paths: [String]) throws -> [OutputVerification] {
-        try paths.map { try verify($0) }
+        var pageOwners: [String: String] = [:]
+        for path in paths where Self.kind(of: path) == .sheet {
+            guard let cuts = try? SheetDescription.read(path: path).cuts else { continue }
+            for cut in cuts where pageOwners[cut.page] == nil { pageOwners[cut.page] = path }
+        }
+        return try paths.map { path in
+            if Self.kind(of: path) == .pngPoster, let sheet = pageOwners[Self.standardized(path)] {
+                do {
+                    return try verifySheet(sheet, onlyPage: Self.standardized(path), reportedAs: path)
+                } catch let error as VerifyReadError {
+                    return unreadable(path, error.description)
+                }
+            }
+            return try verify(path)
+        }
     }
+
+    /// A path as a sheet description names its pages (absolute, `.` and `..` resolved).
+    static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardized.path }
 
     /// Verifies one output. `expected` narrows what a verifying conversion knows (the poster's frame, the
     /// timing tolerance of the plan, the plays written).
@@ -85,7 +104,7 @@ public final class Verifier {
         }
     }
 
-    private func unreadable(_ path: String, _ why: String) -> OutputVerification {
+    func unreadable(_ path: String, _ why: String) -> OutputVerification {
         var report = OutputVerification(path: path, kind: Self.kind(of: path).rawValue, codec: "?", width: 0, height: 0, exact: false)
         report.failures = ["cannot read the output: \(why)"]
         return report

@@ -11,19 +11,26 @@ extension Verifier {
     /// `target` and `pageMap` serve a verifying conversion: the description is read from its temporary `path` but names its
     /// pages relative to `target`, and each page is read from its temporary; `source` gives the references
     /// (digests there), else the GIF is decoded.
+    /// `onlyPage` (a page's standardized path): only the frames the description cuts from that page are checked,
+    /// and the report, named `reportedAs`, is that page's (`gifx verify in.gif sheet.png sheet.json`); the frames
+    /// missing or extra are the whole sheet's report's.
     func verifySheet(
-        _ path: String, target: String? = nil, pageMap: [String: String] = [:], source given: ReferenceSource? = nil
+        _ path: String, target: String? = nil, pageMap: [String: String] = [:], source given: ReferenceSource? = nil,
+        onlyPage: String? = nil, reportedAs: String? = nil
     ) throws -> OutputVerification {
         let (format, cuts) = try SheetDescription.read(path: path, target: target, pageMap: pageMap)
         let canvas = timeline.canvas
         let sourceSize = cuts.first.map { CanvasSize(width: $0.sourceW, height: $0.sourceH) } ?? canvas
         let exact = sourceSize == canvas
+        let description = ((target ?? path) as NSString).lastPathComponent
         var report = OutputVerification(
-            path: target ?? path, kind: "sheet", codec: "png (\(format))", width: sourceSize.width, height: sourceSize.height,
-            exact: exact)
+            path: reportedAs ?? target ?? path, kind: onlyPage == nil ? "sheet" : "sheet page",
+            codec: onlyPage == nil ? "png (\(format))" : "png (page of \(description), \(format))",
+            width: sourceSize.width, height: sourceSize.height, exact: exact)
         var pageNames: [String] = []
         for cut in cuts where !pageNames.contains(cut.page) { pageNames.append(cut.page) }
-        report.pages = pageNames
+        report.pages = onlyPage.map { [$0] } ?? pageNames
+        let pageCuts = onlyPage.map { page in cuts.indices.filter { cuts[$0].page == page } }
         let bound = exact ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR
         report.minPSNR = bound
         let source = try given ?? CanvasReferenceSource(
@@ -48,6 +55,7 @@ extension Verifier {
             referenceDigests[referenceDigest, default: []].append(index)
             guard index < cuts.count else { continue }
             let cut = cuts[index]
+            if let onlyPage, cut.page != onlyPage { continue }
             if page?.path != cut.page { page = try PNGBand(path: cut.page, capacity: bandRows) }
             guard let image = page, cut.x >= 0, cut.y >= 0, cut.x + cut.w <= image.width,
                   cut.y + cut.h <= image.height, cut.offsetX + cut.w <= sourceSize.width,
@@ -110,20 +118,27 @@ extension Verifier {
                 report.worstTimingFrame = index
             }
         }
-        report.outputFrames = cuts.count
-        report.scheduledFrames = timeline.frames.count
+        let checked = pageCuts.map { $0.filter { $0 < timeline.frames.count }.count } ?? min(cuts.count, timeline.frames.count)
+        report.outputFrames = pageCuts?.count ?? cuts.count
+        report.scheduledFrames = pageCuts?.count ?? timeline.frames.count
         report.worstTimingErrorMs = worstTiming
-        report.meanTimingErrorMs = cuts.isEmpty ? 0 : timingSum / Double(min(cuts.count, timeline.frames.count))
+        report.meanTimingErrorMs = checked == 0 ? 0 : timingSum / Double(checked)
         if squaredError > 0 { report.meanPSNR = 10 * log10(255.0 * 255.0 / (squaredError / Double(max(1, samples)))) }
         let tolerance = settings.maxTimingErrorMs ?? VerifyDefaults.exactTimingMs
         report.timingToleranceMs = tolerance
         report.timingMode = settings.maxTimingErrorMs == nil ? "exact, durations" : "requested"
-        if cuts.count < timeline.frames.count {
+        if let pageCuts {
+            if pageCuts.isEmpty { report.failures.append("\(description) cuts no frame from this page") }
+            if pageCuts.contains(where: { $0 >= timeline.frames.count }) {
+                report.extraFrames = pageCuts.filter { $0 >= timeline.frames.count }.count
+                report.failures.append("\(report.extraFrames) frames on this page past the end of the schedule")
+            }
+        } else if cuts.count < timeline.frames.count {
             report.missingFrames = timeline.frames.count - cuts.count
             report.missingIndices = Array(cuts.count..<min(timeline.frames.count, cuts.count + 10))
             report.failures.append("\(report.missingFrames) GIF frames missing (first: \(report.missingIndices.map(String.init).joined(separator: ", ")))")
         }
-        if cuts.count > timeline.frames.count {
+        if pageCuts == nil && cuts.count > timeline.frames.count {
             report.extraFrames = cuts.count - timeline.frames.count
             report.failures.append("\(report.extraFrames) extra frames past the end of the schedule")
         }
@@ -240,8 +255,36 @@ extension Verifier {
             report.failures.append(bound.map {
                 String(format: "pixels: %.2f dB against GIF frame %d, below %.1f dB", best.result.psnr ?? 0, best.frame, $0)
             } ?? "pixels: \(best.result.differingPixels) pixels differ from GIF frame \(best.frame), the closest")
+            if isPNG, target == nil, let hint = sheetPageHint(path, width: image.width, height: image.height) {
+                report.failures.append(hint)
+            }
         }
         return report
+    }
+
+    /// A PNG that failed as a poster but is a sprite sheet's page: named by a description beside it, or a grid
+    /// of two or more cells of the GIF's frame size. One line saying to give the description.
+    func sheetPageHint(_ path: String, width: Int, height: Int) -> String? {
+        let page = Self.standardized(path)
+        let folder = (page as NSString).deletingLastPathComponent
+        let given = (path as NSString).deletingLastPathComponent
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        for name in names where ["json", "tres"].contains((name as NSString).pathExtension.lowercased()) {
+            let candidate = folder + "/" + name
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: candidate)[.size] as? Int) ?? nil
+            guard let bytes, bytes < 64 << 20,
+                  let cuts = try? SheetDescription.read(path: candidate).cuts, cuts.contains(where: { $0.page == page })
+            else { continue }
+            let shown = given.isEmpty ? name : given + "/" + name
+            return "hint: this PNG is a page of the sprite sheet \(shown): give the description with it "
+                + "(gifx verify IN.gif \(path) \(shown))"
+        }
+        let cell = timeline.canvas
+        if width % cell.width == 0, height % cell.height == 0, (width / cell.width) * (height / cell.height) > 1 {
+            return "hint: this PNG looks like a sprite sheet page (\(width / cell.width)x\(height / cell.height) cells "
+                + "of the GIF's \(cell.width)x\(cell.height) frame): give the sheet's description (.json or .tres) with it"
+        }
+        return nil
     }
 
     /// A digest of an RGBA image with fully transparent pixels counted as one value (their colour is not shown).

@@ -35,21 +35,23 @@ public struct WebPResult: Sendable {
     public var targetSize: TargetSizeReport?
 }
 
-/// An animated WebP through libwebp's own WebPAnimEncoder (libwebpmux), not libavcodec's libwebp_anim:
-/// that wrapper never gives the encoder the end time of the last frame (its flush assembles without a
-/// final `WebPAnimEncoderAdd(NULL, end)`), so libwebp invents the last frame's duration, and the loop count
-/// is left to the webp muxer. Here each canvas is added at its schedule start in ms (start cs × 10), the end
-/// at the GIF's duration, so every frame lasts exactly its delay × 10 ms; the loop count is the policy's
-/// plays (0 forever, the WebP reading: total plays, as gif2webp writes it). libwebp merges a frame identical
-/// to the one before into it (one longer frame, same display). The encoded animation is held by libwebp
-/// until `finish` assembles it: memory is the size of the output file, not of the decoded frames.
+/// An animated WebP, written as it is encoded (`AnimatedWebPWriter`): each canvas is encoded with libwebp's
+/// `WebPEncode` on the rectangle that changed and its ANMF chunk written once the next frame decides how it ends;
+/// not libavcodec's libwebp_anim, which never gives the encoder the end time of the last frame, and no longer
+/// libwebp's WebPAnimEncoder, which holds the whole encoded animation until it is assembled (66 MB for a large
+/// lossless WebP). Each canvas is shown from its schedule start in ms (start cs × 10), the last until the GIF's
+/// duration, so every frame lasts exactly its delay × 10 ms; a canvas identical to the one before lengthens it
+/// (one longer frame, same display). The loop count is the policy's plays (0 forever, the WebP reading: total
+/// plays, as gif2webp writes it). Memory: four canvases and one encoded frame, whatever the animation's length.
+/// To standard output the file goes out as it is encoded (docs/delivery.md); a redirect to a regular file gets
+/// its header completed at the end, a pipe keeps the streamed header (RIFF size unknown).
 public final class WebPSink: ConversionSink {
     public let target: String
     public let options: WebPOptions
     private let timeline: Timeline
     private let loopCount: Int
     private var output: AtomicOutput?
-    private var encoder: OpaquePointer?
+    private var writer: AnimatedWebPWriter?
     private var config = WebPConfig()
     private var frames = 0
     /// Whether any canvas had a pixel that is not opaque.
@@ -62,24 +64,35 @@ public final class WebPSink: ConversionSink {
     private var spool: CanvasSpool?
     private var targetSizeReport: TargetSizeReport?
     private lazy var finalQuality: Float? = options.quality
+    /// `--verify` reads the output back from its temporary file, so it is not streamed.
+    private let verified: Bool
 
-    /// libwebp's working set (about 7 canvases: the previous and current canvases, their disposed copies,
-    /// the candidate sub-frames it encodes to keep the smallest) plus the encoded animation it holds until
-    /// `finish`, estimated as the GIF's own size (lossless WebP is rarely larger).
+    /// A constant, whatever the frame count: the writer's four canvases (current, its working copy, previous,
+    /// previous disposed to the background), libwebp's working set for one frame and one encoded frame (at most
+    /// about a canvas), plus the scaled canvas when resizing. libwebp's working set: about six canvases with its
+    /// extra thread (lossless tries two settings at once, each with its hash chain and backward references),
+    /// about two on one thread (measured at 1280x720, dithered: peak RSS 36.7 and 21.3 MiB over the run without
+    /// WebP). The leaner level is one thread: the same bytes, slower.
     public let memoryDemand: MemoryDemand?
-    private let threads: Int
+    private var threads: Int
 
     public init(target: String, options: WebPOptions, context: ConversionContext) throws {
         self.target = target
         threads = context.settings.resolvedThreads
-        let inputBytes = (try? FileManager.default.attributesOfItem(atPath: context.inputPath)[.size] as? Int) ?? nil
+        verified = context.settings.verify != nil
+        let canvas = options.size.size(for: context.canvas)
+        let canvasBytes = canvas.width * canvas.height * 4
+        let scaledBytes = canvas == context.canvas ? 0 : canvasBytes
+        let kind = options.quality == nil ? "lossless" : "lossy"
+        let oneThread = MemoryDemand.Level(bytes: 7 * canvasBytes + scaledBytes + (4 << 20), setting: "\(kind), one thread")
         memoryDemand = MemoryDemand(
-            consumer: "webp \(target)", bytes: 7 * context.canvas.width * context.canvas.height * 4 + (inputBytes ?? 0) + (4 << 20),
-            setting: options.quality == nil ? "lossless" : "lossy")
+            consumer: "webp \(target)",
+            levels: threads > 1
+                ? [MemoryDemand.Level(bytes: 11 * canvasBytes + scaledBytes + (4 << 20), setting: "\(kind), two threads"), oneThread]
+                : [oneThread])
         self.options = options
         timeline = context.timeline
         loopCount = min(context.timeline.loop.plays ?? 0, 65535)
-        let canvas = options.size.size(for: context.canvas)
         outputSize = canvas
         guard canvas.width <= Int(WEBP_MAX_DIMENSION), canvas.height <= Int(WEBP_MAX_DIMENSION) else {
             throw OutputError(
@@ -87,16 +100,27 @@ public final class WebPSink: ConversionSink {
         }
     }
 
-    deinit { if let encoder { WebPAnimEncoderDelete(encoder) } }
+    /// The leaner level runs libwebp on one thread.
+    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
+        if level > 0 { threads = 1 }
+    }
 
     public func open(in transaction: OutputTransaction) throws {
-        output = try transaction.add(target)
+        let output = try transaction.add(target)
+        self.output = output
         config = try makeConfig(quality: options.quality)
         if outputSize != timeline.canvas {
             scaler = try RGBAScaler(from: timeline.canvas, to: outputSize)
             scaled = [UInt8](repeating: 0, count: outputSize.width * outputSize.height * 4)
         }
-        encoder = try makeEncoder()
+        let destination: WebPDestination
+        if output.isStandardOutput && !verified && options.targetSize == nil {
+            output.markStreamed()
+            destination = .standardOutput(name: StandardOutput.displayName)
+        } else {
+            destination = WebPDestination(descriptor: output.descriptor!, patchOffset: 0, ownsFile: true, name: output.displayPath)
+        }
+        writer = try makeWriter(config: config, destination: destination)
         if options.targetSize != nil {
             spool = try CanvasSpool(width: timeline.canvas.width, height: timeline.canvas.height)
         }
@@ -117,121 +141,108 @@ public final class WebPSink: ConversionSink {
         return config
     }
 
-    private func makeEncoder() throws -> OpaquePointer {
-        var animation = WebPAnimEncoderOptions()
-        guard WebPAnimEncoderOptionsInit(&animation) != 0 else { throw failure("libwebp version mismatch") }
-        animation.anim_params.loop_count = Int32(loopCount)
-        animation.anim_params.bgcolor = 0  // transparent: what the canvas starts as
-        guard let encoder = WebPAnimEncoderNew(Int32(outputSize.width), Int32(outputSize.height), &animation) else {
-            throw failure("out of memory")
+    private func makeWriter(config: WebPConfig, destination: WebPDestination) throws -> AnimatedWebPWriter {
+        do {
+            return try AnimatedWebPWriter(
+                width: outputSize.width, height: outputSize.height, loopCount: loopCount, config: config,
+                destination: destination)
+        } catch let error as WebPWriterError {
+            throw failure(error.description)
         }
-        return encoder
     }
 
     public var plannedPasses: Int { 1 }
     public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 
     public func consume(_ canvas: Canvas) throws -> Bool {
-        try add(canvas, to: encoder!, config: &config)
+        try add(canvas, to: writer!)
         if let spool { try spool.append(canvas) }
         frames += 1
         return true
     }
 
     /// Adds one canvas (scaled when asked) at its schedule start.
-    private func add(_ canvas: Canvas, to encoder: OpaquePointer, config: inout WebPConfig) throws {
-        var picture = WebPPicture()
-        guard WebPPictureInit(&picture) != 0 else { throw failure("libwebp version mismatch") }
-        defer { WebPPictureFree(&picture) }
-        picture.use_argb = 1
-        picture.width = Int32(outputSize.width)
-        picture.height = Int32(outputSize.height)
+    private func add(_ canvas: Canvas, to writer: AnimatedWebPWriter) throws {
         if let scaler {
             scaled.withUnsafeMutableBytes { scaler.scale(canvas.pixels, into: $0.baseAddress!, stride: outputSize.width * 4) }
         }
+        let startMs = timeline.wholeMilliseconds(timeline.frames[canvas.index].start)
         try scaled.withUnsafeBufferPointer { scaledPixels in
             let rgba = scaler == nil
-                ? canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) : scaledPixels.baseAddress!
+                ? UnsafePointer(canvas.pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)) : scaledPixels.baseAddress!
             if !hasTransparency {
                 hasTransparency = stride(from: 3, to: outputSize.width * outputSize.height * 4, by: 4).contains { rgba[$0] != 255 }
             }
-            guard WebPPictureImportRGBA(&picture, rgba, Int32(outputSize.width * 4)) != 0 else { throw failure("out of memory") }
-        }
-        let startMs = Int32(timeline.wholeMilliseconds(timeline.frames[canvas.index].start))
-        guard WebPAnimEncoderAdd(encoder, &picture, startMs, &config) != 0 else {
-            throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
+            do {
+                try writer.add(rgba: rgba, startMs: startMs)
+            } catch let error as WebPWriterError {
+                throw failure(error.description)
+            }
         }
     }
 
     public func endPass(delivered: Int) throws {}
 
     public func finish() throws {
-        var bytes = try assemble(encoder!)
+        try end(writer!)
         if let targetSize = options.targetSize, let spool {
-            bytes = try fit(bytes, under: targetSize, spool: spool)
+            try fit(first: Int(writer!.bytesWritten), under: targetSize, spool: spool)
         }
-        do throws(Errno) {
-            try POSIXFiles.writeAll(output!.descriptor!, bytes)
-        } catch {
-            throw OutputError.writing(target, errno: error.rawValue)
-        }
+        writer = nil
     }
 
-    /// Ends the animation at the GIF's duration and returns the file's bytes.
-    private func assemble(_ encoder: OpaquePointer) throws -> [UInt8] {
-        // The end of the last frame: each frame lasts until the next one's start, the last until the end.
-        guard WebPAnimEncoderAdd(encoder, nil, Int32(timeline.wholeMilliseconds(timeline.duration.centiseconds)), nil) != 0 else {
-            throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
+    /// Ends the animation at the GIF's duration: each frame lasts until the next one's start, the last until the end.
+    private func end(_ writer: AnimatedWebPWriter) throws {
+        do {
+            try writer.finish(endMs: timeline.wholeMilliseconds(timeline.duration.centiseconds), transparent: hasTransparency)
+        } catch let error as WebPWriterError {
+            throw failure(error.description)
         }
-        var data = WebPData()
-        guard WebPAnimEncoderAssemble(encoder, &data) != 0 else {
-            throw failure(String(cString: WebPAnimEncoderGetError(encoder)))
-        }
-        defer { WebPDataClear(&data) }
-        if hasTransparency { markTransparent(UnsafeMutablePointer(mutating: data.bytes), count: data.size) }
-        return [UInt8](UnsafeRawBufferPointer(start: data.bytes, count: data.size))
     }
 
     /// `--target-size`: the first encode (lossless, or the quality asked), then lossy qualities chosen by
-    /// `TargetSizeSearch` over 100 - quality (a rate factor: higher, smaller) from the spooled canvases; the
-    /// largest that fits is kept. None fits: refused.
-    private func fit(_ first: [UInt8], under cap: Int, spool: CanvasSpool) throws -> [UInt8] {
+    /// `TargetSizeSearch` over 100 - quality (a rate factor: higher, smaller) from the spooled canvases, each
+    /// into its own scratch file; the largest that fits is kept (copied over the output). None fits: refused.
+    private func fit(first: Int, under cap: Int, spool: CanvasSpool) throws {
         var search = TargetSizeSearch(target: cap, range: 0...95, halvingStep: 40, wholeSteps: true)
-        var encodes = [TargetSizeEncode(webpQuality: options.quality.map(Double.init), bytes: first.count)]
-        var kept = first.count <= cap ? first : nil
+        var encodes = [TargetSizeEncode(webpQuality: options.quality.map(Double.init), bytes: first)]
+        /// The encode kept: its size and, unless it is the first (already in the output), its scratch file.
+        var kept: (bytes: Int, file: ScratchWebP?)? = first <= cap ? (first, nil) : nil
         var keptQuality = options.quality
         func encode(quality: Float) throws {
-            var config = try makeConfig(quality: quality)
-            let encoder = try makeEncoder()
-            defer { WebPAnimEncoderDelete(encoder) }
-            try spool.replay { try add($0, to: encoder, config: &config) }
-            let bytes = try assemble(encoder)
-            search.record(.init(factor: 100 - Double(quality), bytes: bytes.count))
-            encodes.append(TargetSizeEncode(webpQuality: Double(quality), bytes: bytes.count))
-            if bytes.count <= cap && bytes.count > (kept?.count ?? -1) {
-                kept = bytes
+            let scratch = try ScratchWebP(name: target)
+            let writer = try makeWriter(
+                config: try makeConfig(quality: quality),
+                destination: WebPDestination(descriptor: scratch.fd, patchOffset: 0, ownsFile: true, name: target))
+            try spool.replay { try add($0, to: writer) }
+            try end(writer)
+            let bytes = Int(writer.bytesWritten)
+            search.record(.init(factor: 100 - Double(quality), bytes: bytes))
+            encodes.append(TargetSizeEncode(webpQuality: Double(quality), bytes: bytes))
+            if bytes <= cap && bytes > (kept?.bytes ?? -1) {
+                kept = (bytes, scratch)
                 keptQuality = quality
             }
         }
         if let quality = options.quality {
-            search.record(.init(factor: 100 - Double(quality), bytes: first.count))
-        } else if first.count > cap {
+            search.record(.init(factor: 100 - Double(quality), bytes: first))
+        } else if first > cap {
             try encode(quality: 50)  // lossless does not fit: the middle of the lossy scale, measured from there
         }
-        while kept.map({ !search.isWithinWindow(.init(factor: 0, bytes: $0.count)) }) ?? true,
+        while kept.map({ !search.isWithinWindow(.init(factor: 0, bytes: $0.bytes)) }) ?? true,
               encodes.count < 3, let factor = search.next {
             try encode(quality: Float(100 - factor))
         }
         guard let kept else {
             throw TargetSizeUnreachable(path: target, target: cap, smallest: encodes.min { $0.bytes < $1.bytes }!)
         }
-        let keptEncode = encodes.last { $0.bytes == kept.count } ?? encodes[0]
+        if let file = kept.file { try file.copy(over: output!.descriptor!, name: output!.displayPath) }
+        let keptEncode = encodes.last { $0.bytes == kept.bytes } ?? encodes[0]
         targetSizeReport = TargetSizeReport(
-            target: cap, bytes: kept.count, kept: keptEncode, attempts: encodes, encodes: encodes.count,
-            bestQualityFitsBelow: Double(kept.count) < TargetSizeSearch.lowestShare * Double(cap)
+            target: cap, bytes: kept.bytes, kept: keptEncode, attempts: encodes, encodes: encodes.count,
+            bestQualityFitsBelow: Double(kept.bytes) < TargetSizeSearch.lowestShare * Double(cap)
                 && (keptQuality == nil || keptQuality! >= 100))
         finalQuality = keptQuality
-        return kept
     }
 
     public var result: OutputResult {
@@ -240,19 +251,54 @@ public final class WebPSink: ConversionSink {
             loopCount: loopCount, width: outputSize.width, height: outputSize.height, targetSize: targetSizeReport))
     }
 
-    /// libwebp (1.2.4) crops each frame to the area that changes, the first to its non-transparent pixels,
-    /// and sets the VP8X alpha flag only when a cropped frame still holds transparency: a GIF whose
-    /// transparent pixels all fall outside those rectangles came out flagged opaque, and decoders (Pillow,
-    /// browsers) then show the uncovered canvas, transparent by the format, as opaque black. The flag
-    /// ("the image contains transparency") is set here when any composite had a transparent pixel.
-    private func markTransparent(_ bytes: UnsafeMutablePointer<UInt8>?, count: Int) {
-        guard let bytes, count > 20 else { return }
-        let vp8x = Array(UnsafeBufferPointer(start: bytes + 12, count: 4))
-        guard vp8x == Array("VP8X".utf8) else { return }
-        bytes[20] |= 0x10  // VP8X flags: ALPHA
-    }
-
     private func failure(_ reason: String) -> OutputError {
         OutputError(path: target, reason: "WebP: \(reason)", failure: .internalError)
+    }
+}
+
+/// One further `--target-size` encode's file, in the scratch folder, removed when no longer referenced.
+private final class ScratchWebP {
+    let fd: FileDescriptor
+    let path: String
+
+    init(name: String) throws {
+        switch POSIXFiles.makeHiddenTemporary(beside: TemporaryFiles.folder + "/gifx-webp") {
+        case .success(let file):
+            fd = file.fd
+            path = file.path
+        case .failure(let error):
+            throw OutputError(path: name, reason: "cannot create a scratch file: \(error)", failure: .io)
+        }
+        TemporaryFiles.shared.register(path)
+    }
+
+    deinit {
+        try? fd.close()
+        unlink(path)
+        TemporaryFiles.shared.unregister(path)
+    }
+
+    /// Replaces the whole file open at `target` with this one.
+    func copy(over target: FileDescriptor, name: String) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: Int64 = 0
+        do {
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { try fd.read(fromAbsoluteOffset: offset, into: $0) }
+                if count == 0 { break }
+                try buffer.withUnsafeBytes { raw in
+                    var done = 0
+                    while done < count {
+                        done += try target.write(
+                            toAbsoluteOffset: offset + Int64(done), UnsafeRawBufferPointer(rebasing: raw[done..<count]))
+                    }
+                }
+                offset += Int64(count)
+            }
+            try target.resize(to: offset)
+            _ = try target.seek(offset: offset, from: .start)
+        } catch {
+            throw OutputError.writing(name, errno: (error as? Errno)?.rawValue ?? EIO)
+        }
     }
 }
