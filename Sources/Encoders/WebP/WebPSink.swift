@@ -114,9 +114,15 @@ public final class WebPSink: ConversionSink {
             scaled = [UInt8](repeating: 0, count: outputSize.width * outputSize.height * 4)
         }
         let destination: WebPDestination
-        if output.isStandardOutput && !verified && options.targetSize == nil {
+        // Standard output redirected to a regular file is written in place, its header patched at the end. A
+        // pipe is not: a WebP's RIFF size comes first and is known only at the end, and libwebp's whole-file
+        // readers (webpmux, dwebp, Pillow, ImageMagick) refuse a file whose size is not it. A pipe's WebP is the
+        // transaction's private scratch file, copied out once complete: it holds encoded chunks only, so
+        // memory stays flat in the frame count (docs/delivery.md).
+        let redirected = WebPDestination.standardOutput(name: StandardOutput.displayName)
+        if output.isStandardOutput && !verified && options.targetSize == nil && redirected.patchOffset != nil {
             output.markStreamed()
-            destination = .standardOutput(name: StandardOutput.displayName)
+            destination = redirected
         } else {
             destination = WebPDestination(descriptor: output.descriptor!, patchOffset: 0, ownsFile: true, name: output.displayPath)
         }
