@@ -132,9 +132,8 @@ public final class GifxService: Sendable {
             throw ServiceError.bodyTooLarge(limit: limit)
         }
         let bytes = Data(body.readableBytesView)
-        guard bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) else {
-            throw ServiceError.notAGIF()
-        }
+        // The same sniffing as every subcommand (GIF, WebP, PNG/APNG by their first bytes).
+        guard InputFormat.sniff(bytes.prefix(12)) != nil else { throw ServiceError.unsupportedFormat() }
         let key = cacheKey(bytes, query)
         let object: CachedObject
         if let hit = cache.lookup(key) {

@@ -28,8 +28,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     static func bodyTooLarge(limit: Int) -> ServiceError {
         ServiceError(.contentTooLarge, "body_too_large", "the body is over the limit of \(limit) bytes")
     }
-    static func notAGIF() -> ServiceError {
-        ServiceError(.unsupportedMediaType, "not_a_gif", "the body is not a GIF (it does not start with GIF87a or GIF89a)")
+    static func unsupportedFormat() -> ServiceError {
+        ServiceError(.unsupportedMediaType, "unsupported_format", "the body is not a GIF, WebP or PNG/APNG file")
     }
     static func queueFull(retryAfter: Int) -> ServiceError {
         ServiceError(.serviceUnavailable, "queue_full", "every conversion slot is busy and the queue is full", retryAfter: retryAfter)

@@ -11,12 +11,19 @@ import Testing
 @Suite(.enabled(if: EmptyProc.works, EmptyProc.reason))
 struct ArgumentsWithoutProcTests {
 
-    /// The binaries to check: the one the tests run, and the release binary of `make dist` when present.
+    /// The binaries to check: the one the tests run, and the release binary of `make dist` when present and
+    /// built after it (an older one was built from older sources than the ones under test).
     static var binaries: [String] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let dist = root.appendingPathComponent(".build-dist/swift/release/gifx").path
-        return [gifxExecutable().path] + (FileManager.default.isExecutableFile(atPath: dist) ? [dist] : [])
+        func modified(_ path: String) -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        }
+        let tested = gifxExecutable().path
+        guard FileManager.default.isExecutableFile(atPath: dist), let built = modified(dist), let debug = modified(tested),
+              built >= debug else { return [tested] }
+        return [tested, dist]
     }
 
     /// 5 frames of 2, 3, 4, 5, 6 cs: 20 cs in all.

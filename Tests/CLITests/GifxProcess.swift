@@ -24,8 +24,9 @@ struct GifxRun: Sendable {
     var stdout: Data
     var stderr: String
     var timedOut: Bool
-    /// The child's peak resident set size (wait4's ru_maxrss), so memory is measured per process,
-    /// not in this test process where other suites run in parallel.
+    /// The child's peak resident set size (wait4's ru_maxrss): a growth measured per process, not in this
+    /// test process where other suites run in parallel; as an absolute figure it is at least this process's
+    /// own peak at the spawn (use `through: /usr/bin/time`).
     var peakRSSBytes: Int = 0
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// stderr split into non-empty lines.
@@ -34,12 +35,17 @@ struct GifxRun: Sendable {
 
 /// Runs `gifx arguments…` with optional standard input, killing it after `timeout` seconds
 /// (times `testTimeScale`). Through `CapturedRun` (stdin/stdout/stderr on temporary files: no pipe to
-/// drain, exact exit status, wait4's peak RSS).
+/// drain, exact exit status, wait4's peak RSS). `through` runs it under another program (`/usr/bin/time -f %M
+/// -o FILE`: an absolute peak RSS; wait4's figure for a child spawned from this process is at least this
+/// process's own peak, since Linux keeps the spawner's high-water mark across exec).
 func runGifx(
-    _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 30, environment: [String: String]? = nil
+    _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 30, environment: [String: String]? = nil,
+    through wrapper: [String] = []
 ) throws -> GifxRun {
+    let program = wrapper.first ?? gifxExecutable().path
+    let programArguments = wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [gifxExecutable().path] + arguments
     let run = try CapturedRun.run(
-        gifxExecutable().path, arguments, stdin: stdin, environment: environment, timeout: timeout * testTimeScale)
+        program, programArguments, stdin: stdin, environment: environment, timeout: timeout * testTimeScale)
     return GifxRun(
         status: run.status, stdout: run.stdout, stderr: String(decoding: run.stderr, as: UTF8.self),
         timedOut: run.timedOut, peakRSSBytes: run.termination.peakRSSBytes)
