@@ -42,8 +42,9 @@ struct WebPDestination {
 /// loop filter); a frame that changes nothing lengthens the one before.
 ///
 /// The RIFF size and the VP8X flags are written at the start with placeholders and patched at the end where the
-/// destination can be rewritten (files, and standard output redirected to a regular file). A stream (a pipe) keeps
-/// the placeholders: RIFF size `streamedRIFFSize` and the alpha flag set. Memory: four canvases of the frame size
+/// destination can be rewritten (files, and standard output redirected to a regular file). A stream would keep
+/// the placeholders (RIFF size `streamedRIFFSize`, the alpha flag set), which libwebp's whole-file readers refuse,
+/// so `WebPSink` never hands it one: a pipe's WebP goes to the transaction's scratch file (docs/delivery.md). Memory: four canvases of the frame size
 /// (current, a working copy, previous, previous disposed) and one encoded frame, whatever the frame count.
 final class AnimatedWebPWriter {
     /// The RIFF size a stream carries (its real size is unknown when the header goes out): libwebp's largest
