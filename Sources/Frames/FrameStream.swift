@@ -200,38 +200,31 @@ final class CanvasRing: @unchecked Sendable {
     /// The producer thread's body: decode (or take the next frame decoded ahead) and composite, wait for a
     /// free slot, copy, publish; until done or cancelled.
     func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan) {
-        var frame = 0
-        var publishedWarnings = 0
         var queue: DecodeAheadQueue?
-        if metadata.format != .gif {
-            produceFrames(path: path, metadata: metadata, limits: limits)
-            return
-        }
         do {
-            let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
-            var next: () throws -> Bool = decoder.advance
-            if plan.threads > 1 {
-                let ahead = DecodeAheadQueue(
-                    window: plan.decodeWindow, frameCount: metadata.images.count,
-                    bufferBytes: metadata.canvas.width * metadata.canvas.height)
-                ahead.startWorkers(plan.threads - 1) {
-                    try ImageIndexDecoder(path: path, metadata: metadata, decoder: limits.decoder)
+            if metadata.format != .gif {
+                // A WebP or APNG (issue 35): its `FrameSource` decodes and composites each frame in order on this
+                // thread (one call per frame; no decode-ahead), into the same ring.
+                let source = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
+                deliverFrames(of: source, advancing: source.advance)
+            } else {
+                let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
+                var next: () throws -> Bool = decoder.advance
+                if plan.threads > 1 {
+                    let ahead = DecodeAheadQueue(
+                        window: plan.decodeWindow, frameCount: metadata.images.count,
+                        bufferBytes: metadata.canvas.width * metadata.canvas.height)
+                    ahead.startWorkers(plan.threads - 1) {
+                        try ImageIndexDecoder(path: path, metadata: metadata, decoder: limits.decoder)
+                    }
+                    let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata, decoder: limits.decoder)
+                    next = { try Self.advance(decoder, decodingAheadWith: ahead, own) }
+                    queue = ahead
                 }
-                let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata, decoder: limits.decoder)
-                next = { try Self.advance(decoder, decodingAheadWith: ahead, own) }
-                queue = ahead
-            }
-            while try next() {
-                guard let slot = claimSlot(for: frame) else { break }  // cancelled
-                decoder.copyCanvas(to: slot)
-                // Only when they changed: building the list per frame would cost O(frames) each time.
-                let total = decoder.warningTotal
-                publish(warnings: total != publishedWarnings ? decoder.warnings : nil)
-                publishedWarnings = total
-                frame += 1
+                deliverFrames(of: decoder, advancing: next)
             }
         } catch {
-            locked { failure = (frame, error) }
+            locked { failure = (0, error) }  // the source could not be opened
         }
         queue?.stopAndJoinWorkers()
         let aheadBytes = queue?.peakBytes ?? 0
@@ -242,27 +235,23 @@ final class CanvasRing: @unchecked Sendable {
         }
     }
 
-    /// The producer's body for a WebP or APNG (issue 35): its `FrameSource` decodes and composites each
-    /// frame in order on this thread (one call per frame; no decode-ahead), into the same ring.
-    private func produceFrames(path: String, metadata: GifMetadata, limits: DecodeLimits) {
+    /// The one delivery loop of every source: `next` composites the next frame, which is copied into a claimed
+    /// slot and published with the warnings (only when they changed: building the list per frame would cost
+    /// O(frames) each time); until the last frame, a cancel, or an error, recorded with its frame.
+    private func deliverFrames(of source: some FrameSource, advancing next: () throws -> Bool) {
         var frame = 0
         var publishedWarnings = 0
         do {
-            let decoder = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
-            while try decoder.advance() {
+            while try next() {
                 guard let slot = claimSlot(for: frame) else { break }  // cancelled
-                decoder.copyCanvas(to: slot)
-                let total = decoder.warningTotal
-                publish(warnings: total != publishedWarnings ? decoder.warnings : nil)
+                source.copyCanvas(to: slot)
+                let total = source.warningTotal
+                publish(warnings: total != publishedWarnings ? source.warnings : nil)
                 publishedWarnings = total
                 frame += 1
             }
         } catch {
             locked { failure = (frame, error) }
-        }
-        locked {
-            producerExited = true
-            condition.broadcast()
         }
     }
 
