@@ -10,17 +10,17 @@ import Glibc
 /// Where an animated WebP's bytes go as they are encoded.
 struct WebPDestination {
     let descriptor: FileDescriptor
-    /// The file offset the WebP starts at, when the header can be written again at the end (a regular file
-    /// opened without O_APPEND); nil for a pipe, socket or terminal, which get the stream as it is encoded.
-    let patchOffset: Int64?
+    /// The file offset the WebP starts at: its header is written again there at the end, with the real size.
+    let patchOffset: Int64
     /// Whether the whole file is this WebP's alone (gifx's own temporary), so a smaller single-image form
     /// may replace it at the end.
     let ownsFile: Bool
     /// How errors name it.
     let name: String
 
-    /// A regular file at its current offset, or a stream where the header cannot be rewritten.
-    static func standardOutput(name: String) -> WebPDestination {
+    /// Standard output when it is a regular file (opened without O_APPEND) at its current offset; nil for a
+    /// pipe, socket or terminal, where the header cannot be written again.
+    static func standardOutputFile(name: String) -> WebPDestination? {
         let fd = FileDescriptor.standardOutput
         var info = stat()
         let flags = fcntl(fd.rawValue, F_GETFL)
@@ -28,7 +28,7 @@ struct WebPDestination {
             let offset = lseek(fd.rawValue, 0, SEEK_CUR)
             if offset >= 0 { return WebPDestination(descriptor: fd, patchOffset: Int64(offset), ownsFile: false, name: name) }
         }
-        return WebPDestination(descriptor: fd, patchOffset: nil, ownsFile: false, name: name)
+        return nil
     }
 }
 
@@ -41,14 +41,14 @@ struct WebPDestination {
 /// pixels then made transparent (lossless) or 8x8 blocks of near-unchanged pixels flattened (lossy, without the
 /// loop filter); a frame that changes nothing lengthens the one before.
 ///
-/// The RIFF size and the VP8X flags are written at the start with placeholders and patched at the end where the
-/// destination can be rewritten (files, and standard output redirected to a regular file). A stream would keep
-/// the placeholders (RIFF size `streamedRIFFSize`, the alpha flag set), which libwebp's whole-file readers refuse,
-/// so `WebPSink` never hands it one: a pipe's WebP goes to the transaction's scratch file (docs/delivery.md). Memory: four canvases of the frame size
+/// The RIFF size and the VP8X flags are written at the start with placeholders and patched at the end, so the
+/// destination is always a regular file (a file, or standard output redirected to one): a stream would keep the
+/// placeholders, which libwebp's whole-file readers refuse; a pipe's WebP goes to the transaction's scratch
+/// file instead (docs/delivery.md). Memory: four canvases of the frame size
 /// (current, a working copy, previous, previous disposed) and one encoded frame, whatever the frame count.
 final class AnimatedWebPWriter {
-    /// The RIFF size a stream carries (its real size is unknown when the header goes out): libwebp's largest
-    /// accepted chunk payload, so an incremental reader (WebPDemuxPartial) takes frames as they come.
+    /// The RIFF size written before the real one is known (patched at the end): libwebp's largest accepted chunk
+    /// payload, so an incremental reader (WebPDemuxPartial) of the file being written takes frames as they come.
     static let streamedRIFFSize: UInt32 = 0xFFFF_FFF6
     /// ANMF durations are 24 bits.
     static let maxDuration = (1 << 24) - 1
@@ -181,7 +181,7 @@ final class AnimatedWebPWriter {
             return
         }
         try writePending(untilMs: endMs, disposeBackground: false)
-        guard let offset = destination.patchOffset else { return }
+        let offset = destination.patchOffset
         let size = UInt32(truncatingIfNeeded: bytesWritten - 8)
         let head = header(riffSize: size, alpha: transparent || anyFrameHasAlpha)
         do {
@@ -279,7 +279,7 @@ final class AnimatedWebPWriter {
 
     /// Replaces the whole (own, temporary) file with `bytes`.
     private func rewrite(with bytes: [UInt8]) throws {
-        let offset = destination.patchOffset ?? 0
+        let offset = destination.patchOffset
         do {
             try bytes.withUnsafeBytes { raw in
                 var done = 0

@@ -119,8 +119,8 @@ public final class WebPSink: ConversionSink {
         // readers (webpmux, dwebp, Pillow, ImageMagick) refuse a file whose size is not it. A pipe's WebP is the
         // transaction's private scratch file, copied out once complete: it holds encoded chunks only, so
         // memory stays flat in the frame count (docs/delivery.md).
-        let redirected = WebPDestination.standardOutput(name: StandardOutput.displayName)
-        if output.isStandardOutput && !verified && options.targetSize == nil && redirected.patchOffset != nil {
+        if output.isStandardOutput && !verified && options.targetSize == nil,
+           let redirected = WebPDestination.standardOutputFile(name: StandardOutput.displayName) {
             output.markStreamed()
             destination = redirected
         } else {
