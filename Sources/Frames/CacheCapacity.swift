@@ -37,32 +37,48 @@ public enum CacheCapacity {
     /// Bytes a ring of tiny canvases may hold beyond its category (1 MiB: 64 canvases of 64×64).
     public static let tinyCanvasFloor = mebibyte
 
+    /// Bytes of canvases the parallel decoder's ring may hold in low-memory mode (8 MiB: 16 canvases of
+    /// 480×270, two of 1280×720, one of 1920×1080 and up).
+    public static let parallelRingFloor = 8 * mebibyte
+
     /// Frames decoded ahead per decoding thread, when memory allows.
     public static let windowPerThread = 2
 
     /// The cores this process may use (the default thread count): affinity mask and cgroup quota (`AvailableCores`).
     public static var availableCores: Int { AvailableCores.current.count }
 
-    /// Canvases smaller than this (in pixels) decode on one thread unless more are asked for: a small
-    /// frame decodes in microseconds, less than handing it between threads costs (measured on 64×64 frames,
-    /// docs/benchmarks.md).
-    public static let minimumParallelPixels = 256 * 256
+    /// Canvases smaller than this (in pixels: four compositing bands) decode on one thread unless more are
+    /// asked for: a small frame decodes in microseconds, less than handing it between threads costs
+    /// (measured on 64×64 frames, docs/benchmarks.md).
+    public static let minimumParallelPixels = 4 * bandPixels
 
-    /// Compressed bytes per composited pixel below which the default is one thread. Decode-ahead moves only
-    /// the LZW work to other threads; compositing and the canvas copy stay on the producer, and they grow
-    /// with pixels while LZW work grows with compressed bytes. Measured (docs/benchmarks.md): 1280x720x250 at
-    /// 0.42 B/px gains from a second thread, 3840x2160x60 at 0.044 and 480x270x200 at 0.077 do not.
-    public static let minimumParallelDataPerPixel = 0.15
+    /// Composited pixels (frames × canvas pixels) per thread at least, for the default thread count: about a
+    /// millisecond of one core's decoding (0.8–1.5 ns a pixel, docs/benchmarks.md), so a short GIF does not
+    /// pay for starting threads it cannot keep busy.
+    public static let pixelsPerThread = 1 << 20
 
-    /// Threads a stream uses when the caller does not say: every core for large canvases whose data is
-    /// dense enough for decode-ahead to pay (`dataBytes`, the image data's size, `nil` when unknown), else one.
-    public static func defaultThreads(canvasBytes: Int, frameCount: Int = 1, dataBytes: Int? = nil) -> Int {
-        guard canvasBytes / 4 >= minimumParallelPixels else { return 1 }
-        if let dataBytes {
-            let pixels = Double(canvasBytes / 4) * Double(Swift.max(1, frameCount))
-            if Double(dataBytes) / pixels < minimumParallelDataPerPixel { return 1 }
-        }
-        return availableCores
+    /// Threads a stream uses when the caller does not say, chosen from the work: one per `pixelsPerThread`
+    /// composited pixels, at most the cores, and one for canvases under `minimumParallelPixels`. Compositing
+    /// runs in bands and LZW data frame by frame on every thread, so the work is the pixels, not the data.
+    public static func defaultThreads(canvasBytes: Int, frameCount: Int = 1, cores: Int = availableCores) -> Int {
+        let pixels = canvasBytes / 4
+        guard pixels >= minimumParallelPixels, frameCount > 1 else { return 1 }
+        let (work, overflow) = pixels.multipliedReportingOverflow(by: frameCount)
+        let wanted = overflow ? Int.max : Swift.max(1, work / pixelsPerThread)
+        return Swift.max(1, Swift.min(cores, wanted))
+    }
+
+    /// Canvas pixels per compositing band at least (32 KiB of canvas): smaller bands cost more in hand-offs
+    /// than they save.
+    public static let bandPixels = 8 * 1024
+    /// Bands at most, whatever the canvas.
+    public static let maxBands = 64
+
+    /// Horizontal bands the parallel decoder composites a canvas in: one per `bandPixels`, at most
+    /// `maxBands` and one per row. Independent of the thread count, so the serial fraction measured on a
+    /// small machine (`DecodeStats.serialFraction`) holds on a big one.
+    public static func bands(width: Int, height: Int) -> Int {
+        Swift.max(1, Swift.min(maxBands, height, width * height / bandPixels))
     }
 
     /// How a stream's memory is split between the canvas ring and the decode-ahead window.
@@ -77,8 +93,12 @@ public enum CacheCapacity {
 
     /// The ring and decode-ahead window for `threads` decoding threads. The window's index buffers come out
     /// of the same budget as the ring (the category's total, or `memoryBudget`), the ring keeping at least one
-    /// canvas. Low-memory mode (no budget given, over `defaultLimit`) keeps one canvas and a fixed window of
-    /// one frame per thread. One thread, or one frame, is today's sequential decoder with no window.
+    /// canvas. Low-memory mode (no budget given, over `defaultLimit`) keeps one canvas and a window of one
+    /// frame per thread, or, for canvases small enough, up to a canvas per thread within `parallelRingFloor`
+    /// and the full window: with one slot the bands of
+    /// the next frame wait for the consumer to hand back the last one, a wake-up each way per frame, which on
+    /// many cores costs more than a small frame's compositing. One thread, or one frame, is the sequential
+    /// decoder with no window.
     public static func plan(canvasBytes: Int, frameCount: Int, memoryBudget: Int? = nil, threads: Int) -> Plan {
         let canvases = capacity(canvasBytes: canvasBytes, frameCount: frameCount, memoryBudget: memoryBudget)
         let frames = Swift.max(1, frameCount)
@@ -95,7 +115,12 @@ public enum CacheCapacity {
         } else if !overflow && total <= defaultLimit {
             budget = defaultFrames * canvasBytes
         } else {
-            return Plan(canvases: 1, threads: threads, decodeWindow: threads)
+            // The full window when the floor holds two canvases or more (small canvases, whose index buffers
+            // are small too), one frame per thread otherwise; an explicit budget of these bytes (the
+            // conversion's memory plan) gives the same plan back.
+            let ring = Swift.max(1, Swift.min(frames, maxCanvases, threads, parallelRingFloor / canvasBytes))
+            let window = ring > 1 ? Swift.min(frames, windowPerThread * threads) : threads
+            return Plan(canvases: ring, threads: threads, decodeWindow: window)
         }
         let wanted = Swift.min(frames, windowPerThread * threads)
         let spare = Swift.max(0, budget - canvasBytes) / indexBytes  // index buffers beside one canvas

@@ -4,34 +4,74 @@ import GifxTimeline
 /// applies disposal exactly like browsers do. Restore-to-background clears to transparent; restore-previous
 /// puts back what the frame's area held before the frame was drawn (a blank canvas for a first frame).
 /// Pixels are RGBA8 straight alpha, held as `UInt32` in memory order R, G, B, A; never-drawn pixels are 0.
+///
+/// A compositor owns the whole screen (the sequential decoder), or one horizontal band of it (`rows`): then
+/// it draws, disposes and saves only the band's rows, into a screen it is pointed at per frame
+/// (`target(_:continuing:)`), so that bands of one canvas are composited by different threads at once
+/// without sharing anything (issue 39). Coordinates are always the canvas's.
 final class Compositor {
     let width: Int
     let height: Int
-    /// The current screen.
-    private let screen: UnsafeMutablePointer<UInt32>
-    /// What a restore-previous frame's area held before it was drawn (allocated on first need).
+    /// The canvas rows this compositor draws: `0..<height`, or its band.
+    let rows: Range<Int>
+    /// The current screen (the whole canvas's address, even for a band).
+    private var screen: UnsafeMutablePointer<UInt32>
+    /// Whether `screen` is this compositor's own allocation (not a band's borrowed canvas).
+    private let ownsScreen: Bool
+    /// What a restore-previous frame's area held before it was drawn, the band's rows only, the band's
+    /// first row first (allocated on first need).
     private var saved: UnsafeMutablePointer<UInt32>?
     /// Palette index → pixel; 0 means "leave the pixel alone" (transparent index or beyond the palette).
     private let lookup: UnsafeMutablePointer<UInt32>
     private var paletteCount = 0
     private var transparentIndex = -1
-    /// The frame drawn last, whose disposal runs before the next frame is drawn.
+    /// The frame drawn last (its area inside `rows`), whose disposal runs before the next frame is drawn.
     private var pendingDisposal: (disposal: Disposal, area: PixelRect)?
     /// Set when a row used a colour index beyond the palette (and not the transparent index).
     private(set) var sawOutOfRangeIndex = false
 
+    /// A compositor with a screen of its own, all rows.
     init(width: Int, height: Int) {
         self.width = width; self.height = height
+        rows = 0..<height
         screen = .allocate(capacity: width * height)
         screen.initialize(repeating: 0, count: width * height)
+        ownsScreen = true
         lookup = .allocate(capacity: 256)
         lookup.initialize(repeating: 0, count: 256)
     }
 
+    /// A compositor of the canvas rows `rows` only, drawing into the screen `target` points it at.
+    init(width: Int, height: Int, band rows: Range<Int>) {
+        self.width = width; self.height = height
+        self.rows = rows.clamped(to: 0..<height)
+        screen = Self.noScreen  // replaced by `target` before the first frame
+        ownsScreen = false
+        lookup = .allocate(capacity: 256)
+        lookup.initialize(repeating: 0, count: 256)
+    }
+
+    /// A band's screen until `target` points it at a canvas (never written: a band draws nothing before).
+    private nonisolated(unsafe) static let noScreen = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+
     deinit {
-        screen.deallocate()
+        if ownsScreen { screen.deallocate() }
         saved?.deallocate()
         lookup.deallocate()
+    }
+
+    /// Points a band at the canvas `canvas` for the next frame, its rows first made to hold the previous
+    /// canvas: copied from `previous` (the canvas the band drew last), left as they are when `previous` is
+    /// `canvas` itself (a ring of one canvas), or blank when there is none (the first frame).
+    func target(_ canvas: UnsafeMutablePointer<UInt32>, continuing previous: UnsafeMutablePointer<UInt32>?) {
+        precondition(!ownsScreen, "only a band is pointed at a canvas")
+        screen = canvas
+        let first = rows.lowerBound * width, count = rows.count * width
+        if let previous {
+            if previous != canvas { (canvas + first).update(from: previous + first, count: count) }
+        } else {
+            (canvas + first).update(repeating: 0, count: count)
+        }
     }
 
     /// The part of `rect` on the canvas (zero-sized when wholly outside).
@@ -42,8 +82,9 @@ final class Compositor {
     /// Runs the previous frame's disposal, saves what restore-previous will need, and installs `palette`.
     func beginFrame(area: PixelRect, disposal: Disposal, palette: ColorTable?, transparentIndex: Int?) {
         if let pending = pendingDisposal { dispose(pending.disposal, area: pending.area) }
+        let area = bandPart(of: area)
         pendingDisposal = (disposal, area)
-        if disposal == .previous { copyArea(area, from: screen, to: savedBuffer()) }
+        if disposal == .previous { save(area) }
         sawOutOfRangeIndex = false
         self.transparentIndex = transparentIndex ?? -1
         let rgb = palette?.rgb ?? []
@@ -62,7 +103,7 @@ final class Compositor {
     /// Draws one decoded row of the frame at canvas row `y`, the row's first index being at canvas column
     /// `left`; only the part on the canvas is touched.
     func drawRow(_ indices: UnsafePointer<UInt8>, count: Int, left: Int, y: Int) {
-        guard y >= 0 && y < height else { return }
+        guard rows.contains(y) else { return }
         let x0 = Swift.max(0, left), x1 = Swift.min(width, left + count)
         guard x0 < x1 else { return }
         let destination = screen + (y * width + x0)
@@ -146,21 +187,35 @@ final class Compositor {
                 (screen + (y * width + area.x)).update(repeating: 0, count: area.width)
             }
         case .previous:
-            copyArea(area, from: savedBuffer(), to: screen)
+            let saved = savedBuffer()
+            for y in area.y..<(area.y + area.height) {
+                (screen + (y * width + area.x)).update(from: saved + savedOffset(x: area.x, y: y), count: area.width)
+            }
         }
     }
 
-    private func copyArea(_ area: PixelRect, from source: UnsafeMutablePointer<UInt32>, to destination: UnsafeMutablePointer<UInt32>) {
+    /// Saves the part of the screen restore-previous will put back.
+    private func save(_ area: PixelRect) {
+        let saved = savedBuffer()
         for y in area.y..<(area.y + area.height) {
-            let offset = y * width + area.x
-            (destination + offset).update(from: source + offset, count: area.width)
+            (saved + savedOffset(x: area.x, y: y)).update(from: screen + (y * width + area.x), count: area.width)
         }
+    }
+
+    /// Where canvas pixel (x, y) of the band is kept in `saved`.
+    private func savedOffset(x: Int, y: Int) -> Int { (y - rows.lowerBound) * width + x }
+
+    /// The rows of `area` inside the band (zero height when none).
+    private func bandPart(of area: PixelRect) -> PixelRect {
+        let top = Swift.max(area.y, rows.lowerBound), bottom = Swift.min(area.y + area.height, rows.upperBound)
+        return PixelRect(x: area.x, y: Swift.min(top, rows.upperBound), width: area.width, height: Swift.max(0, bottom - top))
     }
 
     private func savedBuffer() -> UnsafeMutablePointer<UInt32> {
         if let saved { return saved }
-        let buffer = UnsafeMutablePointer<UInt32>.allocate(capacity: width * height)
-        buffer.initialize(repeating: 0, count: width * height)
+        let count = width * rows.count
+        let buffer = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(1, count))
+        buffer.initialize(repeating: 0, count: Swift.max(1, count))
         saved = buffer
         return buffer
     }

@@ -6,9 +6,10 @@ import GifxTimeline
 /// blocks while the ring is full, so memory is `capacity` canvases (plus the compositor's one or two
 /// working screens) whatever the frame count. A producer error surfaces on the consumer's call for the
 /// frame that failed. `close()` (or deinit) cancels and joins the producer.
-/// With more than one thread, worker threads decode the LZW data of the next frames (the decode-ahead
-/// window, see `CacheCapacity.plan`) while the producer composites strictly in frame order: the canvases,
-/// warnings and errors are exactly the sequential decoder's.
+/// With more than one thread, every thread decodes the LZW data of the next frames (the decode-ahead
+/// window, see `CacheCapacity.plan`) and composites horizontal bands of the frames straight into their
+/// slots, each band in frame order (`BandedFrameProducer`): the canvases, warnings and errors are exactly
+/// the sequential decoder's.
 public final class FrameStream {
     public let metadata: GifMetadata
     /// Canvases the ring may hold.
@@ -25,7 +26,7 @@ public final class FrameStream {
 
     /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
     /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to
-    /// `metadata.defaultDecodeThreads` (the cores, or one for small canvases and sparse data).
+    /// `metadata.defaultDecodeThreads` (by the work: frames × canvas pixels, at most the cores).
     /// `producerThread` false: no thread at all; each `nextCanvas` decodes its frame on the caller's thread
     /// (a run limited to one thread: `--threads 1`, or a cgroup quota of one core), one canvas held.
     public convenience init(
@@ -37,11 +38,18 @@ public final class FrameStream {
             producerThread: producerThread, holdingProducerAt: nil)
     }
 
+    /// Bands a test asks for, in place of `CacheCapacity.bands` (a small canvas in many bands).
+    convenience init(path: String, threads: Int, memoryBudget: Int? = nil, bands: Int) throws {
+        try self.init(
+            path: path, metadata: nil, limits: .default, memoryBudget: memoryBudget, threads: threads,
+            holdingProducerAt: nil, bands: bands)
+    }
+
     /// `holdingProducerAt`: a test-only gate; the producer stops before claiming a slot for that frame
     /// until `releaseProducer()` (or `close()`), so a test can stage a race deterministically.
     init(
         path: String, metadata: GifMetadata?, limits: DecodeLimits, memoryBudget: Int?, threads: Int?,
-        producerThread: Bool = true, holdingProducerAt gate: Int?
+        producerThread: Bool = true, holdingProducerAt gate: Int?, bands: Int? = nil
     ) throws {
         let metadata = try metadata ?? readGifMetadata(path: path, limits: limits)
         self.metadata = metadata
@@ -68,7 +76,9 @@ public final class FrameStream {
         let ring = CanvasRing(
             capacity: capacity, canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, gate: gate)
         self.ring = ring
-        let producer = Thread { ring.produce(path: path, metadata: metadata, limits: limits, plan: plan) }
+        let producer = Thread {
+            ring.produce(path: path, metadata: metadata, limits: limits, plan: plan, bands: bands)
+        }
         producer.name = "gifx.frames.producer"
         producer.start()
         self.producer = producer
@@ -85,7 +95,8 @@ public final class FrameStream {
 
     /// Threads, window and the window's peak bytes, for the caller's statistics (final like `peakDecodeAheadBytes`).
     public var decodeStats: DecodeStats {
-        DecodeStats(threads: threads, window: decodeWindow, peakWindowBytes: peakDecodeAheadBytes)
+        if inline == nil, let stats = ring.stats { return stats }
+        return DecodeStats(threads: threads, window: decodeWindow, peakWindowBytes: 0)
     }
 
     /// Warnings about damaged image data found so far (final once every canvas has been delivered).
@@ -155,11 +166,16 @@ final class InlineFrames {
 }
 
 /// The ring shared by the producer thread and the consumer.
-/// `@unchecked Sendable`: every stored var is read and written only while holding `condition`; a slot's
+/// `@unchecked Sendable`: every stored var is read and written only while holding `monitor`; a slot's
 /// pixels are written by the producer only between claiming a free slot and publishing it (`filled += 1`),
 /// and read by the consumer only between `takeNext` and `release`, so no slot is touched by both at once.
 final class CanvasRing: @unchecked Sendable {
-    private let condition = NSCondition()
+    /// The one lock of the ring and of the banded producer's scheduler.
+    let monitor = Monitor()
+    /// Signalled when the consumer or the producer should look again (a frame published or released, a stop).
+    private let condition: Monitor.Condition
+    /// The banded producer's workers' condition: broadcast when a released slot or a cancel may give them work.
+    var workers: Monitor.Condition?
     private let capacity: Int
     private let canvasBytes: Int
     private let frameCount: Int
@@ -173,7 +189,7 @@ final class CanvasRing: @unchecked Sendable {
     private var producerExited = false
     private var failure: (frame: Int, error: any Error)?
     private var decoderWarnings: [String] = []
-    private var decodeAheadBytes = 0
+    private var producerStats: DecodeStats?
     /// Test gate: the producer waits before claiming a slot for this frame or a later one.
     private var gate: Int?
     private var heldAtGate = false
@@ -183,6 +199,7 @@ final class CanvasRing: @unchecked Sendable {
 
     init(capacity: Int, canvasBytes: Int, frameCount: Int, gate: Int? = nil) {
         self.capacity = capacity; self.canvasBytes = canvasBytes; self.frameCount = frameCount; self.gate = gate
+        condition = Monitor.Condition(monitor)
         wakeBatch = canvasBytes <= CacheCapacity.tinyCanvasBytes && gate == nil ? Swift.min(capacity, 16) : 1
         slots = Array(repeating: nil, count: capacity)
     }
@@ -193,43 +210,36 @@ final class CanvasRing: @unchecked Sendable {
 
     var peakBytes: Int { locked { allocatedSlots * canvasBytes } }
     var warnings: [String] { locked { decoderWarnings } }
-    var peakDecodeAheadBytes: Int { locked { decodeAheadBytes } }
+    var peakDecodeAheadBytes: Int { locked { producerStats?.peakWindowBytes ?? 0 } }
+    /// The banded producer's statistics, once it has stopped (`nil` for the sequential decoder).
+    var stats: DecodeStats? { locked { producerStats } }
 
     // MARK: producer side
 
-    /// The producer thread's body: decode (or take the next frame decoded ahead) and composite, wait for a
-    /// free slot, copy, publish; until done or cancelled.
-    func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan) {
-        var queue: DecodeAheadQueue?
+    /// The producer thread's body: the sequential decoder (or a WebP/APNG source) composites each frame and
+    /// it is copied into a claimed slot; with more than one thread, `BandedFrameProducer` composites bands
+    /// of frames straight into their slots on every thread. Until done, cancelled, or failed.
+    func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan, bands: Int? = nil) {
+        var stats: DecodeStats?
         do {
             if metadata.format != .gif {
                 // A WebP or APNG (issue 35): its `FrameSource` decodes and composites each frame in order on this
                 // thread (one call per frame; no decode-ahead), into the same ring.
                 let source = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
                 deliverFrames(of: source, advancing: source.advance)
+            } else if plan.threads > 1 {
+                stats = BandedFrameProducer(
+                    ring: self, path: path, metadata: metadata, limits: limits, plan: plan, bands: bands
+                ).run()
             } else {
                 let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
-                var next: () throws -> Bool = decoder.advance
-                if plan.threads > 1 {
-                    let ahead = DecodeAheadQueue(
-                        window: plan.decodeWindow, frameCount: metadata.images.count,
-                        bufferBytes: metadata.canvas.width * metadata.canvas.height)
-                    ahead.startWorkers(plan.threads - 1) {
-                        try ImageIndexDecoder(path: path, metadata: metadata, decoder: limits.decoder)
-                    }
-                    let own = ImageIndexDecoder(reader: decoder.reader, metadata: metadata, decoder: limits.decoder)
-                    next = { try Self.advance(decoder, decodingAheadWith: ahead, own) }
-                    queue = ahead
-                }
-                deliverFrames(of: decoder, advancing: next)
+                deliverFrames(of: decoder, advancing: decoder.advance)
             }
         } catch {
             locked { failure = (0, error) }  // the source could not be opened
         }
-        queue?.stopAndJoinWorkers()
-        let aheadBytes = queue?.peakBytes ?? 0
         locked {
-            decodeAheadBytes = aheadBytes
+            producerStats = stats
             producerExited = true
             condition.broadcast()
         }
@@ -255,25 +265,6 @@ final class CanvasRing: @unchecked Sendable {
         }
     }
 
-    /// The parallel path's `decoder.advance()`: composites the next frame once it is decoded, decoding
-    /// unclaimed frames on this thread meanwhile.
-    private static func advance(
-        _ decoder: GifFrameDecoder, decodingAheadWith queue: DecodeAheadQueue, _ own: ImageIndexDecoder
-    ) throws -> Bool {
-        let index = decoder.nextIndex
-        guard index < decoder.metadata.images.count else { return false }
-        while true {
-            switch queue.nextStep(for: index) {
-            case .decode(let claimed, let buffer):
-                queue.store(own.decode(claimed, into: buffer))
-            case .composite(let image):
-                defer { queue.finished(image) }
-                try decoder.composite(image)
-                return true
-            }
-        }
-    }
-
     private func claimSlot(for frame: Int) -> UnsafeMutableRawPointer? {
         locked {
             while let gate, frame >= gate, !cancelled {
@@ -281,26 +272,54 @@ final class CanvasRing: @unchecked Sendable {
                 condition.broadcast()
                 condition.wait()
             }
-            while filled == capacity && !cancelled { condition.wait() }
+            while !isSlotFree(for: frame) && !cancelled { condition.wait() }
             if cancelled { return nil }
-            let position = frame % capacity
-            if let slot = slots[position] { return slot }
-            let slot = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
-            slots[position] = slot
-            allocatedSlots += 1
-            return slot
+            return slotLocked(for: frame)
         }
     }
 
-    private func publish(warnings: [String]?) {
-        locked {
-            filled += 1
-            if let warnings { decoderWarnings = warnings }
-            // Tiny canvases wake the consumer once per `wakeBatch` frames: waking it for each cost more than
-            // the frame. The producer only waits when the ring is full (`filled == capacity >= wakeBatch`)
-            // and broadcasts when it stops, so a waiting consumer is always woken.
-            if filled >= wakeBatch { condition.broadcast() }
+    /// Whether frame `frame`'s slot no longer holds a frame the consumer has still to release (holding the lock).
+    func isSlotFree(for frame: Int) -> Bool { frame < consumed + capacity }
+
+    /// Frame `frame`'s slot, allocated on first use (holding the lock).
+    func slotLocked(for frame: Int) -> UnsafeMutableRawPointer {
+        let position = frame % capacity
+        if let slot = slots[position] { return slot }
+        let slot = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
+        slots[position] = slot
+        allocatedSlots += 1
+        return slot
+    }
+
+    /// Whether the banded producer may draw frame `frame` (holding the lock): not at or past the test gate.
+    /// Asked for the gate's frame once every earlier frame is published, the producer counts as held there.
+    func passesGate(_ frame: Int) -> Bool {
+        guard let gate, frame >= gate else { return true }
+        if consumed + filled >= gate && !heldAtGate {
+            heldAtGate = true
+            condition.broadcast()
         }
+        return false
+    }
+
+    /// Whether the consumer closed the stream (holding the lock).
+    var isCancelled: Bool { cancelled }
+
+    /// Records that frame `frame` failed with `error` (holding the lock): the consumer gets it at that frame.
+    func fail(frame: Int, _ error: any Error) { failure = (frame, error) }
+
+    private func publish(warnings: [String]?) {
+        locked { publishLocked(warnings: warnings) }
+    }
+
+    /// Publishes the next frame, in order (holding the lock).
+    func publishLocked(warnings: [String]?) {
+        filled += 1
+        if let warnings { decoderWarnings = warnings }
+        // Tiny canvases wake the consumer once per `wakeBatch` frames: waking it for each cost more than
+        // the frame. The producer only waits when the ring is full (`filled == capacity >= wakeBatch`)
+        // and broadcasts when it stops, so a waiting consumer is always woken.
+        if filled >= wakeBatch { condition.broadcast() }
     }
 
     // MARK: consumer side
@@ -322,7 +341,10 @@ final class CanvasRing: @unchecked Sendable {
         locked {
             filled -= 1
             consumed += 1
-            condition.broadcast()
+            // A producer waiting for a slot is woken once `wakeBatch` slots are free (or the ring is empty),
+            // as the consumer is: per frame on tiny canvases, the hand-over cost more than the frame.
+            if capacity - filled >= wakeBatch || filled == 0 { condition.broadcast() }
+            workers?.broadcast()  // a slot is free: bands of a later frame may go on
         }
     }
 
@@ -334,6 +356,7 @@ final class CanvasRing: @unchecked Sendable {
         locked {
             gate = nil
             condition.broadcast()
+            workers?.broadcast()
         }
     }
 
@@ -341,13 +364,12 @@ final class CanvasRing: @unchecked Sendable {
         locked {
             cancelled = true
             condition.broadcast()
+            workers?.broadcast()
             while !producerExited { condition.wait() }
         }
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        condition.lock()
-        defer { condition.unlock() }
-        return try body()
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        try monitor.withLock(body)
     }
 }

@@ -9,8 +9,7 @@ import GifxTimeline
 public final class GifFrameDecoder {
     public let metadata: GifMetadata
     private let limits: DecodeLimits
-    /// The file reader; the parallel producer also decodes ahead with it on the compositing thread.
-    let reader: GifFileReader
+    private let reader: GifFileReader
     private let compositor: Compositor
     private let globalColors: ColorTable?
     private let line: UnsafeMutablePointer<UInt8>
@@ -69,37 +68,6 @@ public final class GifFrameDecoder {
         return true
     }
 
-    /// Composites `image`, decoded ahead (by any thread) from the next image, exactly as `advance()` would
-    /// have: the same rows, the same disposal, the same warnings and errors, at the same frame.
-    func composite(_ image: DecodedImage) throws {
-        precondition(image.index == nextIndex, "images must be composited in order")
-        nextIndex += 1
-        let rect = metadata.images[image.index].descriptor.rect
-        if let record = image.record {
-            let descriptor = metadata.images[image.index].descriptor
-            beginFrame(descriptor, palette: record.localColors ?? globalColors, transparentIndex: descriptor.transparentIndex)
-        }
-        var remaining = image.rowsDecoded
-        let area = image.area
-        rows: for pass in DecodedImage.rowOrder(interlaced: metadata.images[image.index].descriptor.interlaced) {
-            var row = pass.start
-            while row < rect.height {
-                if remaining == 0 { break rows }
-                remaining -= 1
-                let stored = row - image.rowOffset
-                if stored >= 0 && stored < area.height {
-                    compositor.drawRow(image.pixels + stored * area.width, count: area.width, left: area.x, y: rect.y + row)
-                }
-                row += pass.step
-            }
-        }
-        if let error = image.error {
-            guard let error = error as? GifDecodeError else { throw error }
-            try keepRowsDecoded(before: error, frame: image.index, began: image.record != nil)
-        }
-        try checkIndices(frame: image.index)
-    }
-
     /// Starts the frame; `palette` `nil` with `transparentIndex` `nil` when its descriptor could not be read.
     private func beginFrame(_ descriptor: FrameDescriptor, palette: ColorTable?, transparentIndex: Int?) {
         compositor.beginFrame(
@@ -110,26 +78,40 @@ public final class GifFrameDecoder {
     /// Damaged or cut-short data: keep the rows drawn so far with a warning (rethrows when strict, or when
     /// it is not the data's fault).
     private func keepRowsDecoded(before error: GifDecodeError, frame index: Int, began: Bool) throws {
-        guard !limits.strict, error.kind == .malformed || error.kind == .truncated else { throw error }
+        let warning = try Self.damageWarning(error, frame: index, strict: limits.strict)
         // Still run the previous disposal so the canvas sequence stays right.
         if !began { beginFrame(metadata.images[index].descriptor, palette: nil, transparentIndex: nil) }
-        warningLog.append("frame \(index): \(error.description); kept the rows decoded before it")
+        warningLog.append(warning)
+    }
+
+    private func checkIndices(frame index: Int) throws {
+        guard compositor.sawOutOfRangeIndex else { return }
+        warningLog.append(
+            try Self.outOfRangeWarning(frame: index, metadata: metadata, hasGlobalColors: globalColors != nil, strict: limits.strict))
+    }
+
+    /// The warning for a frame whose data ended or broke after some rows (the rows stay), or the error when
+    /// `strict`, or when it is not the data's fault. Shared with the banded decoder, which judges a frame
+    /// once all its bands are drawn.
+    static func damageWarning(_ error: any Error, frame index: Int, strict: Bool) throws -> String {
+        guard let error = error as? GifDecodeError else { throw error }
+        guard !strict, error.kind == .malformed || error.kind == .truncated else { throw error }
+        return "frame \(index): \(error.description); kept the rows decoded before it"
     }
 
     /// Pixels whose index the palette lacks: a warning (transparent pixels), an error when strict, and
     /// always an error when the frame has no colour table at all (none global, none local): the spec leaves
     /// those colours to the decoder, and ffmpeg refuses such frames; so does gifx (docs/conformance.md).
-    private func checkIndices(frame index: Int) throws {
-        guard compositor.sawOutOfRangeIndex else { return }
+    static func outOfRangeWarning(frame index: Int, metadata: GifMetadata, hasGlobalColors: Bool, strict: Bool) throws -> String {
         let info = metadata.images[index]
-        if globalColors == nil && info.localPaletteSize == nil {
+        if !hasGlobalColors && info.localPaletteSize == nil {
             throw GifDecodeError(
                 .malformed, at: info.byteOffset,
                 "frame \(index) has no colour table (neither global nor local) for its opaque pixels")
         }
         let message = "frame \(index) uses colour indices beyond its palette; those pixels are left transparent"
-        if limits.strict { throw GifDecodeError(.malformed, at: metadata.images[index].byteOffset, message) }
-        warningLog.append(message)
+        if strict { throw GifDecodeError(.malformed, at: info.byteOffset, message) }
+        return message
     }
 
     /// Copies the current canvas (`metadata.canvasBytes` bytes of RGBA8) to `destination`.

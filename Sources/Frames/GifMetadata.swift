@@ -73,10 +73,9 @@ public struct GifMetadata: Hashable, Sendable {
 }
 
 extension GifMetadata {
-    /// The decoding threads a stream uses when none are asked for (`CacheCapacity.defaultThreads`), the
-    /// image data's size estimated from the last image's offset.
+    /// The decoding threads a stream uses when none are asked for (`CacheCapacity.defaultThreads`: from
+    /// the canvas and the frame count).
     public var defaultDecodeThreads: Int {
-        CacheCapacity.defaultThreads(
-            canvasBytes: canvasBytes, frameCount: images.count, dataBytes: images.last.map(\.byteOffset))
+        CacheCapacity.defaultThreads(canvasBytes: canvasBytes, frameCount: images.count)
     }
 }

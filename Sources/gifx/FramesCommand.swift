@@ -19,7 +19,7 @@ struct FramesCommand: ParsableCommand {
     var null = false
     @Flag(help: "Fail on damaged data instead of keeping what decodes.") var strict = false
     @Flag(help: "No warnings on stderr.") var quiet = false
-    @Option(help: "Threads decoding frames (default: the cores, or one for canvases under 256×256 or sparse data; 1: the sequential decoder).") var threads: Int?
+    @Option(help: "Threads decoding frames (default: one per 2^20 composited pixels, frames × canvas, at most the cores; one for canvases under 32,768 pixels; 1: the sequential decoder).") var threads: Int?
     @Option(help: "LZW decoder: gifx (its own, the default) or giflib (the reference).") var decoder: GifDecoderKind = .gifx
     @OptionGroup(title: "Edits") var edits: EditOptions
 
@@ -56,11 +56,13 @@ struct FramesCommand: ParsableCommand {
             } else {
                 let seconds = Date().timeIntervalSince(started)
                 let megapixels = Double(written * report.canvas.width * report.canvas.height) / 1e6
+                let decode = report.decode
                 print(String(
-                    format: "%d frames %dx%d, %.1f MP in %.3f s: %.1f MP/s (metadata %.3f s; cache %d canvases, peak %d bytes; %d threads, window %d frames)",
+                    format: "%d frames %dx%d, %.1f MP in %.3f s: %.1f MP/s (metadata %.3f s; cache %d canvases, peak %d bytes; %d threads, window %d frames, %d bands; composite %.3f s, lzw %.3f s, busiest band %.3f s: serial fraction %.3f)",
                     written, report.canvas.width, report.canvas.height, megapixels, seconds,
                     megapixels / max(seconds, 1e-9), report.metadataSeconds, report.cacheCapacity,
-                    report.peakCacheBytes, report.decode.threads, report.decode.window))
+                    report.peakCacheBytes, decode.threads, decode.window, decode.bands, decode.compositeSeconds,
+                    decode.lzwSeconds, decode.longestBandSeconds, decode.serialFraction))
             }
         }
     }

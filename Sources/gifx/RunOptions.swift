@@ -17,7 +17,7 @@ struct RunOptions: ParsableArguments {
     var memoryBudget: ByteCount?
     @Option(
         help: ArgumentHelp(
-            "Threads of every pool: decoding, encoders, PNG deflate, libwebp, outputs side by side (default: the cores this process may use: affinity mask or cgroup quota; 1: everything on one thread). Decoding uses one thread for canvases under 256×256 or sparse data.",
+            "Threads of every pool: decoding, encoders, PNG deflate, libwebp, outputs side by side (default: the cores this process may use: affinity mask or cgroup quota; 1: everything on one thread). Decoding takes threads by the work: one per 2^20 composited pixels (frames × canvas), one for canvases under 32,768 pixels.",
             valueName: "n"))
     var threads: Int?
     @Option(

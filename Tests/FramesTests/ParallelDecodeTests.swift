@@ -9,11 +9,14 @@ import GifxTimeline
 /// (`threads: 1`): byte-identical canvases, the same warnings, the same error at the same frame.
 @Suite struct ParallelDecodeTests {
     /// The ways a parallel stream is run against the sequential one: the smallest window (one frame per
-    /// thread, one canvas) and the default one, with one or two worker threads beside the compositor.
-    /// Each compared with the sequential decoder on its producer thread; the last has no thread at all
-    /// (`producerThread: false`, a run limited to one thread: frames decoded on the consumer's thread).
-    static let parallelSetups: [(threads: Int, memoryBudget: Int?, producerThread: Bool)] = [
-        (2, 1, true), (2, nil, true), (3, nil, true), (1, nil, false),
+    /// thread, one canvas, composited in place) and the default one, with one to three threads beside the
+    /// producer, the canvas in the bands its size gives (`nil`: one for these small canvases), in 7, or in
+    /// up to 64 (one row each on a small canvas), so bands with and without a frame's rows, disposals and
+    /// saved areas cut by band edges, and interlaced rows are all compared. Each against the sequential
+    /// decoder on its producer thread; the last has no thread at all (`producerThread: false`, a run limited
+    /// to one thread: frames decoded on the consumer's thread).
+    static let parallelSetups: [(threads: Int, memoryBudget: Int?, producerThread: Bool, bands: Int?)] = [
+        (2, 1, true, nil), (2, nil, true, nil), (3, nil, true, 7), (4, 1, true, 64), (1, nil, false, nil),
     ]
 
     /// A 20-frame GIF using every feature the compositor distinguishes: partial and overhanging rects,
@@ -48,9 +51,17 @@ import GifxTimeline
         // Default category: 5 canvases' worth, of which the window takes one.
         #expect(CacheCapacity.plan(canvasBytes: mib, frameCount: 40, threads: 2)
             == .init(canvases: 4, threads: 2, decodeWindow: 4))
-        // Low-memory mode: one canvas and a fixed window of one frame per thread.
+        // Low-memory mode: a canvas per thread within 8 MiB and two frames per thread decoded ahead, or, for
+        // canvases over 4 MiB, one canvas and one frame per thread.
         #expect(CacheCapacity.plan(canvasBytes: mib, frameCount: 100, threads: 2)
-            == .init(canvases: 1, threads: 2, decodeWindow: 2))
+            == .init(canvases: 2, threads: 2, decodeWindow: 4))
+        #expect(CacheCapacity.plan(canvasBytes: mib, frameCount: 100, threads: 16)
+            == .init(canvases: 8, threads: 16, decodeWindow: 32))
+        // The conversion's memory plan asks for those bytes explicitly and gets the same plan back.
+        #expect(CacheCapacity.plan(canvasBytes: mib, frameCount: 100, memoryBudget: 8 * mib + 32 * mib / 4, threads: 16)
+            == .init(canvases: 8, threads: 16, decodeWindow: 32))
+        #expect(CacheCapacity.plan(canvasBytes: 9 * mib, frameCount: 100, threads: 16)
+            == .init(canvases: 1, threads: 16, decodeWindow: 16))
         #expect(CacheCapacity.plan(canvasBytes: 1 << 30, frameCount: 1 << 40, threads: 4)
             == .init(canvases: 1, threads: 4, decodeWindow: 4))
         // An explicit budget: 3 canvases + 4 index buffers fit in 4 MiB.
@@ -61,8 +72,40 @@ import GifxTimeline
             == .init(canvases: 1, threads: 2, decodeWindow: 2))
     }
 
+    /// The default thread count follows the work (issue 39), the figures worked out by hand from the rule:
+    /// one thread per 2^20 composited pixels, at most the cores, one for canvases under 32 Ki pixels.
+    @Test func defaultThreadsFollowTheWork() {
+        // 64×64 (4 Ki pixels) is under the floor: one thread for 5,000 frames as for one.
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 64 * 64 * 4, frameCount: 5000, cores: 16) == 1)
+        // 480×270×200: 25.9 M pixels, 24 threads' worth: every one of 16 cores, both of 2.
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 480 * 270 * 4, frameCount: 200, cores: 16) == 16)
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 480 * 270 * 4, frameCount: 200, cores: 2) == 2)
+        // 333×187×100: 6,227,100 pixels, 5.9 threads' worth: 5.
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 333 * 187 * 4, frameCount: 100, cores: 16) == 5)
+        // 256×256×10: 655,360 pixels, under one thread's worth; any single frame: one thread.
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 256 * 256 * 4, frameCount: 10, cores: 16) == 1)
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 3840 * 2160 * 4, frameCount: 1, cores: 16) == 1)
+        // 4K × 60: 498 M pixels; overflow-safe for absurd sizes.
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 3840 * 2160 * 4, frameCount: 60, cores: 16) == 16)
+        #expect(CacheCapacity.defaultThreads(canvasBytes: 1 << 40, frameCount: 1 << 40, cores: 8) == 8)
+    }
+
+    /// Bands: one per 8 Ki canvas pixels, at most 64 and one per row.
+    @Test func bandsFollowTheCanvas() {
+        #expect(CacheCapacity.bands(width: 64, height: 64) == 1)
+        #expect(CacheCapacity.bands(width: 480, height: 270) == 15)  // 129,600 / 8,192 = 15.8
+        #expect(CacheCapacity.bands(width: 333, height: 187) == 7)  // 62,271 / 8,192 = 7.6
+        #expect(CacheCapacity.bands(width: 3840, height: 2160) == 64)  // 1,012 bands' worth
+        #expect(CacheCapacity.bands(width: 100_000, height: 3) == 3)  // one per row at most
+    }
+
     @Test func streamReportsItsThreadsAndWindow() throws {
         let path = try temporaryGIF(Self.twentyFrames())
+        let banded = try FrameStream(path: path, threads: 3, bands: 7)
+        _ = try collectCanvases(banded)
+        banded.close()
+        #expect(banded.decodeStats.bands == 7 && banded.decodeStats.threads == 3)
+        #expect(banded.decodeStats.compositeSeconds > 0 && banded.decodeStats.serialFraction < 1)
         let parallel = try FrameStream(path: path, memoryBudget: 1, threads: 2)
         #expect(parallel.threads == 2 && parallel.decodeWindow == 2 && parallel.capacity == 1)
         _ = try collectCanvases(parallel)
@@ -171,7 +214,7 @@ func expectParallelMatchesSequential(
         let sequential = try FrameStream(path: path, metadata: metadata, limits: limits, threads: 1)
         let parallel = try FrameStream(
             path: path, metadata: metadata, limits: limits, memoryBudget: setup.memoryBudget, threads: setup.threads,
-            producerThread: setup.producerThread)
+            producerThread: setup.producerThread, holdingProducerAt: nil, bands: setup.bands)
         var outcome = StreamOutcome(), other = StreamOutcome()
         var expected: [UInt8] = []
         while true {
@@ -190,7 +233,7 @@ func expectParallelMatchesSequential(
             }
             #expect((got == nil) == (gotOther == nil), "\(name): frame \(outcome.frames)", sourceLocation: sourceLocation)
             guard got != nil, gotOther != nil else { break }
-            #expect(same, "\(name): canvas \(outcome.frames) differs (threads \(setup.threads))", sourceLocation: sourceLocation)
+            #expect(same, "\(name): canvas \(outcome.frames) differs (threads \(setup.threads), bands \(setup.bands ?? 0))", sourceLocation: sourceLocation)
             outcome.frames += 1; other.frames += 1
         }
         outcome.warnings = sequential.warnings; other.warnings = parallel.warnings
