@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test encoder-matrix library-usage docs asan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test encoder-matrix library-usage docs asan tsan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -121,6 +121,15 @@ asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=1 \
 	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 GIFX_TEST_TIME_SCALE=5 GIFX_TEST_SANITIZER=address \
 		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(ASAN_ARGS)
+
+## tsan: the parallel decoder's tests under ThreadSanitizer (its own scratch path .build-tsan; slow, not part
+## of `make test`): the banded producer, the frame ring and its gate, the thread-count suites (issue 39).
+## Any data race report fails it (TSAN_OPTIONS=halt_on_error=1). TSAN_ARGS widens or narrows the filter.
+TSAN_ARGS ?= --filter "ParallelDecodeTests|FrameStreamTests|DecodeThreadsCommandTests"
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 GIFX_TEST_TIME_SCALE=5 GIFX_TEST_SANITIZER=thread \
+		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan $(TSAN_ARGS)
 
 ## browser-check: every output kind and timing mode played in Chromium and Firefox ESR (Tests/Browser):
 ## duration, the frame shown at each GIF frame's midpoint, each frame change (1 ms search), WebP frame
