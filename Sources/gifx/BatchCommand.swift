@@ -166,7 +166,6 @@ struct BatchCommand: ParsableCommand {
             printError("batch", error.description)
             throw ExitCode(ExitStatus.usage)
         }
-        let jobs = self.jobs ?? CacheCapacity.availableCores
         let outDir = self.outDir.count > 1 && self.outDir.hasSuffix("/") ? String(self.outDir.dropLast()) : self.outDir
         do {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -187,6 +186,12 @@ struct BatchCommand: ParsableCommand {
             outDir + "/" + BatchRunner.removingExtension(input.relativePath) + target.outputExtension
         }
         let selected = all.filter { shard.contains(relativePath: $0.relativePath) }
+        // Inputs up to date (skipped) or refused (reported at once) take no job, nor the cores of one.
+        let toConvert = selected.filter { input in
+            input.problem == nil && !target.isUpToDate(
+                base: outDir + "/" + BatchRunner.removingExtension(input.relativePath), input: input.path)
+        }.count
+        let jobs = BatchTarget.runningJobs(requested: self.jobs, toConvert: toConvert)
 
         // From here on SIGINT/SIGTERM end the batch through the run loop (which forwards them), so
         // the scratch folder below is always removed.
@@ -210,7 +215,8 @@ struct BatchCommand: ParsableCommand {
                 memoryBudgetPerJob: memoryBudgetPerJob,
                 passthrough: passthrough + threadArguments,
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
-                showBar: progress.mode == .bar),
+                showBar: progress.mode == .bar,
+                inputsPerWorker: DeveloperSwitches.current.batchProcessPerInput ? 1 : nil),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)
