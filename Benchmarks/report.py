@@ -5,6 +5,7 @@ import memory_bench
 import framecount_bench
 import timing_bench
 import repeats_bench
+import batch_scaling_bench
 
 # Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
 TARGETS = {
@@ -434,6 +435,7 @@ def write(results, path):
     out += _micro(results.get("micro"))
     out += timing_bench.report(results.get("timing"))
     out += repeats_bench.report(results.get("repeats"))
+    out += batch_scaling_bench.report(results.get("batch_scaling"))
     out += convert_bench.report(results.get("convert"))
     out += memory_bench.report(results.get("memory"))
     out += framecount_bench.report(results.get("frame_count"))
