@@ -7,9 +7,10 @@ import GifxFrames
 import Glibc
 #endif
 
-/// `gifx batch`: one subcommand over many GIFs, each conversion in its own child process, N at a time.
-/// A child that crashes or runs out of memory costs one input, never the batch; each child's memory is
-/// bounded by its own `--memory-budget`; a killed batch loses only the jobs in flight.
+/// `gifx batch`: one subcommand over many GIFs, N at a time, each job a worker process that converts input
+/// after input (`BatchWorker`). A conversion that crashes or runs out of memory costs one input, never the
+/// batch; each conversion's memory is bounded by its own `--memory-budget`; a killed batch
+/// loses only the jobs in flight.
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
@@ -39,6 +40,12 @@ struct BatchCommand: ParsableCommand {
             it), frames, duration (s), wallSeconds (plus the conversion's --stats as stats). status is \
             ok or skipped, or the kind of failure: failed (non-zero exit), timeout (--timeout ran out), \
             memory (an allocation failed under --max-memory), signal (killed by a signal).
+
+            Jobs: each of the --jobs is a worker process that converts input after input, so start-up is \
+            paid once per job, not per input; a conversion that crashes or times out ends its worker and \
+            costs that input only, and a fresh worker takes the next. Never more jobs \
+            run than there are inputs to convert: the cores and memory budget of the others go to them \
+            (4 inputs on 16 cores: 4 jobs of --threads 4).
 
             Limits: --timeout stops a conversion that runs too long (SIGTERM, then SIGKILL after 5 s); \
             --max-memory caps each conversion's data memory (RLIMIT_DATA, inherited by nothing else). \
@@ -72,7 +79,8 @@ struct BatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Folder for the outputs (created if missing).", valueName: "dir"))
     var outDir: String
 
-    @Option(help: ArgumentHelp("Conversions at a time (default: the number of cores).", valueName: "n"))
+    @Option(help: ArgumentHelp(
+        "Conversions at a time (default: the number of cores; never more than the inputs to convert).", valueName: "n"))
     var jobs: Int?
 
     @Option(help: ArgumentHelp("Append one JSON line per input to this file.", valueName: "file"))
