@@ -1,15 +1,15 @@
 """Issue 39, part 2: does `gifx batch` scale with the cores? (`BENCH_KINDS=batch-scaling`, docs/batch-scaling.md)
 
-- Scaling: `gifx batch to-sprite`, `to-mp4` and `convert --formats mp4,png,sheet` over COPIES (64) copies of
-  the bench GIF 480x270x200, at `--jobs` 1, 2, 4, 8, 16 (those <= `--max-jobs`, default the cores), best of
+- Scaling: `gifx batch to-sprite`, `to-mp4` and `convert --formats mp4,png,sheet` over COPIES
+  (`BENCH_BATCH_COPIES`, 64) copies of the bench GIF 480x270x200, at `--jobs` 1, 2, 4, 8, 16 (those <= `--max-jobs`, default the cores), best of
   `reps`; wall and CPU time (user + system of the whole process tree) and the speed-up against `--jobs 1`
   and against `--jobs 1 -- --threads 1` (`--jobs 1` gives its one job every core, so its ratio is capped by
   what one conversion gains from threads).
   Goal (issue 39, on 16 cores): to-sprite >= 12x and to-mp4 >= 10x at 16 jobs.
 - Workers against one process per input (`GIFX_BATCH_PROCESS_PER_INPUT=1`, the model before workers), at
   the largest job count: over the same 64 copies (where start-up is a few % of a conversion), and over the
-  first SMALL (128) small GIFs of the batch bench (`make_gifs.build_batch`, 160x120 to 240x135, 24 frames)
-  for timeline, to-sprite and to-mp4 (where start-up is most of it).
+  first SMALL (`BENCH_BATCH_SMALL`, 128) small GIFs of the batch bench (`make_gifs.build_batch`, 160x120
+  to 240x135, 24 frames) for timeline, to-sprite and to-mp4 (where start-up is most of it).
 
 Benchmarks/batch_scaling.sh measures the scaling table with nothing but bash, coreutils and python3 (for a
 many-core machine without the toolchain). Standard library only.
@@ -21,8 +21,8 @@ import shutil
 import make_gifs
 import runner
 
-COPIES = 64
-SMALL = 128
+COPIES = int(os.environ.get("BENCH_BATCH_COPIES", 64))
+SMALL = int(os.environ.get("BENCH_BATCH_SMALL", 128))
 JOB_COUNTS = [1, 2, 4, 8, 16]
 SOURCE = "480x270x200"
 COMMANDS = {
