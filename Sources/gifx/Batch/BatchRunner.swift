@@ -72,11 +72,12 @@ final class BatchRunner {
     private let report: BatchReport?
     private let signals: SignalForwarder
     private let scratch: String
-    /// Every live worker; `busy` those with a job in flight.
+    /// Every live worker, busy or idle.
     private var workers: [WorkerProcess] = []
+    /// The job each busy worker converts, by the worker's pid.
     private var inFlight: [pid_t: Running] = [:]
-    /// Inputs whose worker died of an allocation failure under `--max-memory` after converting others: run
-    /// again, once, as the first job of a fresh worker (its heap may have held what earlier jobs freed).
+    /// Inputs whose conversion failed to allocate under `--max-memory` in a worker that had converted others:
+    /// run again, once, as the first job of a fresh worker (its heap may have held what earlier jobs freed).
     private var retries: [BatchInput] = []
     private var retried: Set<String> = []
     private var summary = Summary()
@@ -179,9 +180,14 @@ final class BatchRunner {
     /// An idle worker that may take another job, or a new one; nil when the batch is stopping (the
     /// failure is reported by the caller).
     private func worker(fresh: Bool) -> Result<WorkerProcess, any Error>? {
-        if !fresh, settings.inputsPerWorker != 1,
-           let idle = workers.first(where: { inFlight[$0.pid] == nil && !$0.retiring && $0.jobsFD != nil }) {
-            return .success(idle)
+        while !fresh, settings.inputsPerWorker != 1,
+              let idle = workers.first(where: { inFlight[$0.pid] == nil && !$0.retiring && $0.jobsFD != nil }) {
+            // An idle worker that died meanwhile (killed from outside) must not take the input: its end of
+            // file would be reported as this input's. Whatever it left readable is handled first.
+            var descriptor = pollfd(fd: idle.resultsFD, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { return .success(idle) }
+            handleAnswers(of: idle)
+            idle.closeJobs()  // still there (a stray line): it exits once idle, and takes no more jobs
         }
         let started = WorkerProcess.start(
             signals: signals, executable: ChildProcess.currentExecutable, environment: childEnvironment)
