@@ -190,7 +190,8 @@ final class BatchRunner {
             idle.closeJobs()  // still there (a stray line): it exits once idle, and takes no more jobs
         }
         let started = WorkerProcess.start(
-            signals: signals, executable: ChildProcess.currentExecutable, environment: childEnvironment)
+            signals: signals, executable: ChildProcess.currentExecutable,
+            label: [settings.target.command.rawValue, settings.outDir], environment: childEnvironment)
         if case .success(let worker) = started { workers.append(worker) }
         return started
     }

@@ -30,8 +30,10 @@ final class WorkerProcess {
 
     /// Starts a worker through `signals` (so a stopping batch starts none, and a signal reaches it);
     /// nil when the batch is stopping.
+    /// `label` follows `--batch-worker` on its command line (ignored there: `ps` and `pgrep -f` show whose
+    /// worker it is, e.g. `--batch-worker to-mp4 OUT-DIR`).
     static func start(
-        signals: SignalForwarder, executable: String, environment: [String: String]
+        signals: SignalForwarder, executable: String, label: [String], environment: [String: String]
     ) -> Result<WorkerProcess, any Error>? {
         var jobs: [Int32] = [-1, -1], results: [Int32] = [-1, -1]
         guard makePipe(&jobs) else { return .failure(lastError()) }
@@ -46,7 +48,7 @@ final class WorkerProcess {
         let started = signals.startChild { () throws -> pid_t in
             do throws(Errno) {
                 return try SpawnedProcess.spawn(
-                    executable, ["--batch-worker"], environment: inherited,
+                    executable, ["--batch-worker"] + label, environment: inherited,
                     stdin: .descriptor(FileDescriptor(rawValue: jobs[0])),
                     stdout: .descriptor(FileDescriptor(rawValue: results[1])), stderr: .null
                 ).pid
