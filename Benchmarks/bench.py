@@ -28,6 +28,7 @@ import report  # noqa: E402
 import runner  # noqa: E402
 import timing_bench  # noqa: E402
 import repeats_bench  # noqa: E402
+import batch_scaling_bench  # noqa: E402
 import convert_bench  # noqa: E402
 import memory_bench  # noqa: E402
 import framecount_bench  # noqa: E402
@@ -60,6 +61,8 @@ def parse_args():
         "BENCH_KINDS", "timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,repeats,convert,frame-count,memory"))
     p.add_argument("--reps-batch", type=int, default=int(os.environ.get("BENCH_REPS_BATCH", 1)),
                    help="repetitions of the 500-GIF batch comparison")
+    p.add_argument("--max-jobs", type=int, default=int(os.environ.get("BENCH_MAX_JOBS", 0)),
+                   help="batch-scaling: the largest --jobs measured (default: the cores)")
     p.add_argument("--no-fidelity", action="store_true")
     p.add_argument("--doc", default="docs/benchmarks.md")
     p.add_argument("--report-only", action="store_true",
@@ -472,7 +475,7 @@ def main():
         }
 
     cases, skipped, micro, timing, convert, frame_count, memory = [], [], None, None, None, None, None
-    repeats = None
+    repeats, batch_scaling = None, None
     for kind in [k for k in args.kinds.split(",") if k]:
         if kind == "frame-count":
             frame_count = framecount_bench.run(probe.path, args.root, max(args.timeout, 1200), log)
@@ -492,6 +495,13 @@ def main():
                 timing = timing_bench.run(probe.path, args.root, only, args.reps, args.timeout, log)
             else:
                 skipped.append({"kind": kind, "reason": "gifx has no to-mp4"})
+            continue
+        if kind == "batch-scaling":
+            if probe.has("batch"):
+                batch_scaling = batch_scaling_bench.run(probe.path, args.root, gif_paths, args.max_jobs, args.reps,
+                                                        max(args.timeout, 600), log)
+            else:
+                skipped.append({"kind": kind, "reason": "gifx has no batch"})
             continue
         if kind == "repeats":
             if probe.has("to-mp4"):
@@ -543,6 +553,7 @@ def main():
         "gifs": gif_meta, "cases": cases, "micro": micro, "skipped": skipped, "fidelity": fidelity_rows,
         "timing": timing,
         "repeats": repeats,
+        "batch_scaling": batch_scaling,
         "convert": convert,
         "memory": memory,
         "frame_count": frame_count,

@@ -5,6 +5,7 @@ import memory_bench
 import framecount_bench
 import timing_bench
 import repeats_bench
+import batch_scaling_bench
 
 # Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
 TARGETS = {
@@ -350,7 +351,8 @@ def write(results, path):
         "Run it with `make bench` (release build, then `bash Benchmarks/run.sh`), or "
         "`GIFX=path/to/gifx bash Benchmarks/run.sh`. Knobs (environment): `BENCH_REPS` (3), `BENCH_REPS_4K` (2), "
         "`BENCH_REPS_BATCH` (1), `BENCH_TIMEOUT` (300 s per run), `BENCH_ONLY` (GIF names), "
-        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,repeats,convert,frame-count). Subcommands gifx lacks are skipped; "
+        "`BENCH_KINDS` (timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,repeats,convert,frame-count; "
+        "batch-scaling, with `BENCH_MAX_JOBS`, runs only when named). Subcommands gifx lacks are skipped; "
         "the peers are still measured. Not part of `make test` or CI.",
         "",
         "## Machine",
@@ -434,6 +436,7 @@ def write(results, path):
     out += _micro(results.get("micro"))
     out += timing_bench.report(results.get("timing"))
     out += repeats_bench.report(results.get("repeats"))
+    out += batch_scaling_bench.report(results.get("batch_scaling"))
     out += convert_bench.report(results.get("convert"))
     out += memory_bench.report(results.get("memory"))
     out += framecount_bench.report(results.get("frame_count"))

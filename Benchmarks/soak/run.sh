@@ -53,7 +53,8 @@ while true; do
             lines=$(wc -l < "$SOAK_DIR/report.jsonl" 2>/dev/null || echo 0)
             # A killed batch's children get SIGTERM from the kernel (PR_SET_PDEATHSIG): none may survive it.
             sleep 1
-            orphans=$(pgrep -f -- "to-mp4 $SOAK_DIR/in/" | wc -l || true)
+            # The batch's workers (`/proc/self/exe --batch-worker to-mp4 OUT-DIR`), or conversions of an older gifx.
+            orphans=$( (pgrep -f -- "--batch-worker to-mp4 $SOAK_DIR/out"; pgrep -f -- "to-mp4 $SOAK_DIR/in/") | wc -l || true)
             hidden=$(find "$SOAK_DIR/out" -name '.*' -type f 2>/dev/null | wc -l)
             echo "run $runs: SIGKILL to the $what after ${delay} s; report lines so far $lines; orphans 1 s later: $orphans; hidden files now: $hidden" | tee -a "$log"
             continue

@@ -7,9 +7,10 @@ import GifxFrames
 import Glibc
 #endif
 
-/// `gifx batch`: one subcommand over many GIFs, each conversion in its own child process, N at a time.
-/// A child that crashes or runs out of memory costs one input, never the batch; each child's memory is
-/// bounded by its own `--memory-budget`; a killed batch loses only the jobs in flight.
+/// `gifx batch`: one subcommand over many GIFs, N at a time, each job a worker process that converts input
+/// after input (`BatchWorker`). A conversion that crashes or runs out of memory costs one input, never the
+/// batch; each conversion's memory is bounded by its own `--memory-budget`; a killed batch
+/// loses only the jobs in flight.
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
@@ -39,6 +40,12 @@ struct BatchCommand: ParsableCommand {
             it), frames, duration (s), wallSeconds (plus the conversion's --stats as stats). status is \
             ok or skipped, or the kind of failure: failed (non-zero exit), timeout (--timeout ran out), \
             memory (an allocation failed under --max-memory), signal (killed by a signal).
+
+            Jobs: each of the --jobs is a worker process that converts input after input, so start-up is \
+            paid once per job, not per input; a conversion that crashes or times out ends its worker and \
+            costs that input only, and a fresh worker takes the next. Never more jobs \
+            run than there are inputs to convert: the cores and memory budget of the others go to them \
+            (4 inputs on 16 cores: 4 jobs of --threads 4).
 
             Limits: --timeout stops a conversion that runs too long (SIGTERM, then SIGKILL after 5 s); \
             --max-memory caps each conversion's data memory (RLIMIT_DATA, inherited by nothing else). \
@@ -72,7 +79,8 @@ struct BatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Folder for the outputs (created if missing).", valueName: "dir"))
     var outDir: String
 
-    @Option(help: ArgumentHelp("Conversions at a time (default: the number of cores).", valueName: "n"))
+    @Option(help: ArgumentHelp(
+        "Conversions at a time (default: the number of cores; never more than the inputs to convert).", valueName: "n"))
     var jobs: Int?
 
     @Option(help: ArgumentHelp("Append one JSON line per input to this file.", valueName: "file"))
@@ -166,7 +174,6 @@ struct BatchCommand: ParsableCommand {
             printError("batch", error.description)
             throw ExitCode(ExitStatus.usage)
         }
-        let jobs = self.jobs ?? CacheCapacity.availableCores
         let outDir = self.outDir.count > 1 && self.outDir.hasSuffix("/") ? String(self.outDir.dropLast()) : self.outDir
         do {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -187,6 +194,12 @@ struct BatchCommand: ParsableCommand {
             outDir + "/" + BatchRunner.removingExtension(input.relativePath) + target.outputExtension
         }
         let selected = all.filter { shard.contains(relativePath: $0.relativePath) }
+        // Inputs up to date (skipped) or refused (reported at once) take no job, nor the cores of one.
+        let toConvert = selected.filter { input in
+            input.problem == nil && !target.isUpToDate(
+                base: outDir + "/" + BatchRunner.removingExtension(input.relativePath), input: input.path)
+        }.count
+        let jobs = BatchTarget.runningJobs(requested: self.jobs, toConvert: toConvert)
 
         // From here on SIGINT/SIGTERM end the batch through the run loop (which forwards them), so
         // the scratch folder below is always removed.
@@ -210,7 +223,8 @@ struct BatchCommand: ParsableCommand {
                 memoryBudgetPerJob: memoryBudgetPerJob,
                 passthrough: passthrough + threadArguments,
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
-                showBar: progress.mode == .bar),
+                showBar: progress.mode == .bar,
+                inputsPerWorker: DeveloperSwitches.current.batchProcessPerInput ? 1 : nil),
             report: reportFile, signals: signals, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)

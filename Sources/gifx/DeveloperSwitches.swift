@@ -25,6 +25,9 @@ struct DeveloperSwitches {
     /// `GIFX_TEST_CRASH=SIGNAL@N` (tests only): die of SIGNAL once N GIF frames have been converted, as a
     /// library that crashes mid-encode does (`CrashSwitch`); `nil` when unset or unparsed.
     var crash: CrashSwitch?
+    /// `GIFX_BATCH_PROCESS_PER_INPUT=1`: `gifx batch` starts one process per input, as before its workers
+    /// (the batch-scaling benchmark's baseline).
+    var batchProcessPerInput = false
 
     static let current = DeveloperSwitches(environment: ProcessInfo.processInfo.environment)
 
@@ -38,6 +41,7 @@ struct DeveloperSwitches {
         encodeRepeats = environment["GIFX_REPEATS"] == "encode"
         repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
         crash = environment["GIFX_TEST_CRASH"].flatMap(CrashSwitch.init)
+        batchProcessPerInput = environment["GIFX_BATCH_PROCESS_PER_INPUT"] == "1"
     }
 
     func apply(to settings: inout RunSettings) {

@@ -19,7 +19,8 @@ struct Gifx: ParsableCommand {
             ServeCommand.self,
         ])
 
-    /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise).
+    /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise); a batch's
+    /// worker then serves its jobs and exits (`BatchWorker`).
     static func main() {
         guard let arguments = ProcessArguments.all else {
             // Never the help and 0: a script would read that as success with its arguments ignored.
@@ -30,6 +31,7 @@ struct Gifx: ParsableCommand {
             return
         }
         BatchChildSetup.applyFromEnvironment()
+        BatchWorker.serveIfRequested()
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()

@@ -1,6 +1,8 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import Testing
+@testable import gifx
 
 #if canImport(Glibc)
 import Glibc
@@ -228,5 +230,90 @@ import Glibc
         #expect(loser.status == "failed")
         #expect(loser.error?.contains("also the output of \(list[0])") == true, "\(loser.error ?? "nil")")
         #expect(filesUnder(out) == ["x.timeline.json", "y.timeline.json"])
+    }
+
+    // MARK: - Workers and the sharing of the cores (issue 39)
+
+    /// The rule: `--jobs` (default: the cores) but never more jobs than inputs to convert, the cores divided
+    /// among the jobs that run (at least one thread each); `--threads` after `--`, or `timeline`, sets none.
+    @Test func jobsNeverExceedTheInputsAndShareTheCores() {
+        let sprite = BatchTarget(command: .toSprite)
+        func threads(requested: Int?, toConvert: Int, cores: Int) -> [String] {
+            let jobs = BatchTarget.runningJobs(requested: requested, toConvert: toConvert, cores: cores)
+            return sprite.threadArguments(jobs: jobs, passthrough: [], cores: cores)
+        }
+        #expect(BatchTarget.runningJobs(requested: nil, toConvert: 4, cores: 16) == 4)
+        #expect(threads(requested: nil, toConvert: 4, cores: 16) == ["--threads", "4"])
+        #expect(threads(requested: nil, toConvert: 64, cores: 16) == ["--threads", "1"])
+        #expect(threads(requested: 8, toConvert: 3, cores: 16) == ["--threads", "5"])
+        #expect(threads(requested: 2, toConvert: 100, cores: 16) == ["--threads", "8"])
+        #expect(threads(requested: 32, toConvert: 100, cores: 16) == ["--threads", "1"])
+        #expect(BatchTarget.runningJobs(requested: nil, toConvert: 0, cores: 16) == 1, "nothing to convert: one job")
+        #expect(threads(requested: nil, toConvert: 1, cores: 1) == ["--threads", "1"])
+        #expect(sprite.threadArguments(jobs: 2, passthrough: ["--threads", "3"], cores: 16).isEmpty)
+        #expect(sprite.threadArguments(jobs: 2, passthrough: ["--threads=3"], cores: 16).isEmpty)
+        #expect(BatchTarget(command: .timeline).threadArguments(jobs: 1, passthrough: [], cores: 16).isEmpty)
+    }
+
+    /// One input with `--jobs 8` runs as one job with every core (counted by nproc(1), which reads the same
+    /// affinity mask); an input already up to date takes no job, so the one left still gets every core.
+    @Test(.enabled(if: ProcessInfo.processInfo.activeProcessorCount > 1, "one core: nothing to share"))
+    func leftoverCoresGoToTheRunningJobs() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = try BatchLibrary(count: 2, badCount: 0, in: folder.appendingPathComponent("lib"))
+        let nproc = try CapturedRun.run("/usr/bin/nproc", [], timeout: 10)
+        let cores = try #require(Int(String(decoding: nproc.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let out = folder.appendingPathComponent("out").path
+        let first = try runGifx(["batch", "to-sprite", library.good[0].path, "--out-dir", out, "--jobs", "8"], timeout: 60)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("each of 1 job(s): \(cores) thread(s)"), "\(first.stderr)")
+        let both = try runGifx(["batch", "to-sprite"] + library.good.map(\.path) + ["--out-dir", out], timeout: 60)
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(both.stderr.contains("1 converted, 1 skipped"), "\(both.stderr)")
+        #expect(both.stderr.contains("each of 1 job(s): \(cores) thread(s)"), "\(both.stderr)")
+    }
+
+    /// `--jobs 1`: one worker process converts every input, failures (exit 65, a malformed GIF) included,
+    /// and the report is what one process per input gives (`GIFX_BATCH_PROCESS_PER_INPUT=1`, where every
+    /// input has a process of its own): same statuses, exit codes, frames and durations, same outputs.
+    @Test func oneWorkerConvertsInputAfterInputAsProcessesOfTheirOwnWould() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = try BatchLibrary(count: 5, badCount: 2, in: folder.appendingPathComponent("lib"))
+        var results: [String: (pids: [Int], lines: [String: ReportLine], files: Set<String>, stderr: String)] = [:]
+        for (arm, perInput) in [("workers", false), ("per-input", true)] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["GIFX_BATCH_PROCESS_PER_INPUT"] = perInput ? "1" : nil
+            let out = folder.appendingPathComponent("out-\(arm)")
+            let report = folder.appendingPathComponent("\(arm).jsonl").path
+            let run = try runGifx(
+                ["batch", "timeline", library.root.path, "--out-dir", out.path, "--report", report, "--jobs", "1",
+                 "--progress", "json"], timeout: 60, environment: environment)
+            #expect(run.status == 1, "\(run.stderr)")
+            let pids = run.stderrLines.compactMap(ProgressJSONTests.object)
+                .filter { $0["event"] as? String == "jobStart" }.compactMap { $0["pid"] as? Int }
+            let lines = Dictionary(readReport(report).compactMap { $0 }.map { ($0.input, $0) }, uniquingKeysWith: { a, _ in a })
+            results[arm] = (pids, lines, filesUnder(out), run.stderr)
+        }
+        let workers = try #require(results["workers"]), perInput = try #require(results["per-input"])
+        #expect(workers.pids.count >= library.good.count, "a jobStart per conversion")
+        #expect(Set(workers.pids).count == 1, "one worker for every input: \(workers.pids)")
+        #expect(Set(perInput.pids).count == perInput.pids.count, "a process per input: \(perInput.pids)")
+        #expect(Set(workers.lines.keys) == library.allInputs)
+        #expect(Set(perInput.lines.keys) == library.allInputs)
+        for input in library.allInputs {
+            let a = try #require(workers.lines[input]), b = try #require(perInput.lines[input])
+            #expect(a.status == b.status, "\(input)")
+            #expect(a.exitCode == b.exitCode, "\(input)")
+            #expect(a.error == b.error, "\(input)")
+            #expect(a.frames == b.frames && a.duration == b.duration, "\(input)")
+        }
+        for good in library.good {
+            #expect(workers.lines[good.path]?.frames == good.frames, "\(good.relativePath)")
+            #expect(workers.lines[good.path]?.duration == Double(good.durationCentiseconds) / 100, "\(good.relativePath)")
+        }
+        #expect(workers.files == perInput.files)
+        #expect(workers.files.count == library.good.count)
     }
 }

@@ -180,6 +180,37 @@ import Glibc
         #expect(run.stderr.contains("1 out of memory"), "\(run.stderr)")
     }
 
+    /// The hungry GIF after a small one, on one worker: a worker that converted other inputs may hold heap
+    /// they freed, so its allocation failure is judged again in a fresh process (the retry's jobStart has
+    /// another pid) and reported once, as `memory`, exactly as a process of its own reports it.
+    @Test(.disabled(if: underAddressSanitizer, "AddressSanitizer's shadow memory does not fit under RLIMIT_DATA"))
+    func maxMemoryFailureAfterOtherInputsIsJudgedInAFreshWorker() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let small = try Self.makeSmallInput(in: folder, name: "a-small.gif")
+        let hungry = try Self.makeHungryInput(in: folder)
+        let out = folder.appendingPathComponent("out")
+        let report = folder.appendingPathComponent("report.jsonl").path
+        let run = try runGifx(
+            ["batch", "to-mp4", small, hungry.path, "--out-dir", out.path, "--report", report, "--jobs", "1",
+             "--max-memory", "256M", "--memory-budget", "64G", "--progress", "json"], timeout: 120)
+        #expect(run.status == 1, "\(run.stderr)")
+        let lines = readReport(report).compactMap { $0 }
+        #expect(lines.count == 2, "one line per input: \(lines.map(\.object))")
+        #expect(lines.first { $0.input == small }?.status == "ok")
+        let failed = try #require(lines.first { $0.input == hungry.path })
+        #expect(failed.status == "memory", "\(failed.object)")
+        #expect(failed.error == "\(hungry.path): out of memory: needs more than --max-memory 256M")
+        let starts = run.stderrLines.compactMap(ProgressJSONTests.object).filter { $0["event"] as? String == "jobStart" }
+        let pids = { (input: String) in starts.filter { $0["input"] as? String == input }.compactMap { $0["pid"] as? Int } }
+        #expect(pids(small).count == 1)
+        #expect(pids(hungry.path).count == 2, "tried on the worker, then in a fresh one: \(starts)")
+        #expect(pids(hungry.path).first == pids(small).first, "the first try on the small input's worker")
+        #expect(Set(pids(hungry.path)).count == 2)
+        #expect(filesUnder(out) == ["a-small.mp4"])
+        #expect(run.stderr.contains("1 out of memory"), "\(run.stderr)")
+    }
+
     /// The same canvas through outputs that open no encoder before decoding (a WebM's encoder waits for the
     /// first canvas, a poster has none): the decoder's own canvases do not fit, and that too is a clean
     /// exit 70 with one line, where Swift's allocator would abort (SIGABRT).

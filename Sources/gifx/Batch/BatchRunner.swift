@@ -7,8 +7,11 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Runs the conversions of a batch, at most `jobs` child processes at a time, and reports each
-/// input as it ends. Memory is bounded: one record per running child, no queue beyond the input list.
+/// Runs the conversions of a batch, at most `jobs` at a time, each in a worker process (`BatchWorker`)
+/// that converts input after input until the batch ends or the worker dies; and reports each input as it
+/// ends. A worker that dies (crash, `--timeout`, `--max-memory`, a signal) costs only its input in flight,
+/// reported from its wait status as a process of its own would have been; a fresh worker takes the next.
+/// Memory is bounded: one record per worker, no queue beyond the input list.
 final class BatchRunner {
     struct Settings {
         var target: BatchTarget
@@ -28,6 +31,9 @@ final class BatchRunner {
         var events: JSONProgress? = nil
         /// `--progress none` (or json): no bar even on a terminal.
         var showBar = true
+        /// Inputs a worker converts before it is replaced: nil, as many as come; 1, one process per input
+        /// (`GIFX_BATCH_PROCESS_PER_INPUT=1`, the model before workers, for comparison).
+        var inputsPerWorker: Int? = nil
     }
 
     struct Summary {
@@ -66,7 +72,14 @@ final class BatchRunner {
     private let report: BatchReport?
     private let signals: SignalForwarder
     private let scratch: String
-    private var running: [pid_t: Running] = [:]
+    /// Every live worker, busy or idle.
+    private var workers: [WorkerProcess] = []
+    /// The job each busy worker converts, by the worker's pid.
+    private var inFlight: [pid_t: Running] = [:]
+    /// Inputs whose conversion failed to allocate under `--max-memory` in a worker that had converted others:
+    /// run again, once, as the first job of a fresh worker (its heap may have held what earlier jobs freed).
+    private var retries: [BatchInput] = []
+    private var retried: Set<String> = []
     private var summary = Summary()
     private var sequence = 0
     private var progress: ProgressBar?
@@ -87,26 +100,100 @@ final class BatchRunner {
         progress = bar
         summary.leftoversRemoved += LeftoverTemporaries.sweep(
             bases: inputs.filter { $0.problem == nil }.map(base(of:)), target: settings.target)
+        // A worker that died has its pipe closed: writing a job to it must fail with EPIPE, not kill the batch.
+        signal(SIGPIPE, SIG_IGN)
         var next = 0
-        loop: while true {
-            while running.count < settings.jobs, next < inputs.count, signals.stoppingSignal == nil {
-                start(inputs[next])
-                next += 1
+        while true {
+            while inFlight.count < settings.jobs, signals.stoppingSignal == nil {
+                if !retries.isEmpty {
+                    start(retries.removeFirst(), freshWorker: true)
+                } else if next < inputs.count {
+                    start(inputs[next], freshWorker: false)
+                    next += 1
+                } else {
+                    break
+                }
             }
-            if running.isEmpty { break }
-            switch signals.waitForChild(until: nextDeadline()) {
-            case .ended(let pid, let status):
-                if let job = running.removeValue(forKey: pid) { finish(job, waitStatus: status) }
-            case .deadline:
-                enforceTimeouts()
-            case .noChildren:
-                break loop
-            }
+            if inFlight.isEmpty { break }
+            waitForAnswers(until: nextDeadline())
         }
+        // Idle workers exit 0 once their jobs pipe closes; a stopping batch's have the signal already.
+        for worker in workers {
+            worker.closeJobs()
+            _ = worker.reap(signals: signals)
+        }
+        workers.removeAll()
         bar.finish()
         summary.stoppedBy = signals.stoppingSignal
-        summary.notStarted += inputs.count - next
+        summary.notStarted += inputs.count - next + retries.count
         return summary
+    }
+
+    // MARK: - Workers
+
+    /// Sleeps in poll(2) until a worker answers or exits, or `deadline` (a `--timeout`) passes.
+    private func waitForAnswers(until deadline: Date?) {
+        var descriptors = workers.map { pollfd(fd: $0.resultsFD, events: Int16(POLLIN), revents: 0) }
+        let timeout = deadline.map { Int32(max(0, min(($0.timeIntervalSinceNow * 1000).rounded(.up), 3_600_000))) } ?? -1
+        let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+        if ready > 0 {
+            for (worker, descriptor) in zip(workers, descriptors) where descriptor.revents != 0 {
+                handleAnswers(of: worker)
+            }
+        }
+        if let deadline, Date() >= deadline { enforceTimeouts() }
+    }
+
+    /// Reports the jobs `worker` has answered; on its end-of-file, reaps it and reports its job in flight
+    /// (if any) from its wait status.
+    private func handleAnswers(of worker: WorkerProcess) {
+        let (statuses, ended) = worker.readAnswers()
+        for status in statuses {
+            guard let job = inFlight.removeValue(forKey: worker.pid) else { continue }
+            let earlier = worker.completed
+            worker.completed += 1
+            if worker.retiring || worker.completed >= (settings.inputsPerWorker ?? .max) { worker.closeJobs() }
+            conclude(job, waitStatus: (status & 0xFF) << 8, earlierJobs: earlier)
+        }
+        guard ended else { return }
+        let waitStatus = worker.reap(signals: signals)
+        workers.removeAll { $0 === worker }
+        guard let job = inFlight.removeValue(forKey: worker.pid) else { return }
+        conclude(job, waitStatus: waitStatus, earlierJobs: worker.completed)
+    }
+
+    /// Reports a job, unless it is an allocation failure under `--max-memory` in a worker that had converted
+    /// other inputs before (`earlierJobs`): its heap may hold what they freed, so the input runs once more as
+    /// the first job of a fresh worker and is judged as a process of its own would judge it.
+    private func conclude(_ job: Running, waitStatus: Int32, earlierJobs: Int) {
+        if earlierJobs > 0, settings.maxMemory != nil, !job.timedOut, signals.stoppingSignal == nil,
+           !retried.contains(job.input.path), ChildOutcome(waitStatus: waitStatus).exitStatus != 0,
+           AllocationFailure.isMentioned(in: ChildProcess.tail(ofFile: job.stderrPath)) {
+            discard(job, waitStatus: waitStatus)
+            retried.insert(job.input.path)
+            retries.append(job.input)
+            return
+        }
+        finish(job, waitStatus: waitStatus)
+    }
+
+    /// An idle worker that may take another job, or a new one; nil when the batch is stopping (the
+    /// failure is reported by the caller).
+    private func worker(fresh: Bool) -> Result<WorkerProcess, any Error>? {
+        while !fresh, settings.inputsPerWorker != 1,
+              let idle = workers.first(where: { inFlight[$0.pid] == nil && !$0.retiring && $0.jobsFD != nil }) {
+            // An idle worker that died meanwhile (killed from outside) must not take the input: its end of
+            // file would be reported as this input's. Whatever it left readable is handled first.
+            var descriptor = pollfd(fd: idle.resultsFD, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { return .success(idle) }
+            handleAnswers(of: idle)
+            idle.closeJobs()  // still there (a stray line): it exits once idle, and takes no more jobs
+        }
+        let started = WorkerProcess.start(
+            signals: signals, executable: ChildProcess.currentExecutable,
+            label: [settings.target.command.rawValue, settings.outDir], environment: childEnvironment)
+        if case .success(let worker) = started { workers.append(worker) }
+        return started
     }
 
     private var done: Int { summary.converted + summary.skipped + summary.failed }
@@ -119,7 +206,7 @@ final class BatchRunner {
 
     /// The next moment a running child must be signalled: its timeout, or the end of its grace after SIGTERM.
     private func nextDeadline() -> Date? {
-        running.values.compactMap { job -> Date? in
+        inFlight.values.compactMap { job -> Date? in
             if job.killed { return nil }
             if let terminatedAt = job.terminatedAt { return terminatedAt.addingTimeInterval(settings.terminationGrace) }
             return job.deadline
@@ -130,20 +217,22 @@ final class BatchRunner {
     /// to those still there `terminationGrace` later (their temporary files are removed in `finish`).
     private func enforceTimeouts() {
         let now = Date()
-        for (pid, job) in running {
+        for (pid, job) in inFlight {
             if let terminatedAt = job.terminatedAt {
                 if !job.killed, now >= terminatedAt.addingTimeInterval(settings.terminationGrace) {
                     signals.signalChild(pid, SIGKILL)
-                    running[pid]?.killed = true
+                    inFlight[pid]?.killed = true
                 }
             } else if let deadline = job.deadline, now >= deadline {
                 signals.signalChild(pid, SIGTERM)
-                running[pid]?.terminatedAt = now
+                inFlight[pid]?.terminatedAt = now
+                // Its answer may be on the way already: it still gets no further job.
+                workers.first { $0.pid == pid }?.retiring = true
             }
         }
     }
 
-    private func start(_ input: BatchInput) {
+    private func start(_ input: BatchInput, freshWorker: Bool) {
         let base = base(of: input)
         if let problem = input.problem {
             record(BatchReportLine(
@@ -189,20 +278,16 @@ final class BatchRunner {
         let arguments = settings.target.childArguments(
             input: input.path, base: base, memoryBudget: settings.memoryBudgetPerJob,
             passthrough: settings.passthrough)
-        let result = signals.startChild {
-            try ChildProcess.spawn(
-                executable: ChildProcess.currentExecutable, arguments: arguments,
-                stdoutPath: stdoutPath, stderrPath: stderrPath, environment: childEnvironment)
-        }
-        switch result {
-        case .success(let pid):
+        switch worker(fresh: freshWorker) {
+        case .success(let worker):
             settings.events?.event("jobStart", [
-                ("input", input.path), ("pid", Int(pid)), ("running", running.count + 1), ("done", done),
+                ("input", input.path), ("pid", Int(worker.pid)), ("running", inFlight.count + 1), ("done", done),
                 ("total", total),
             ])
-            running[pid] = Running(
+            inFlight[worker.pid] = Running(
                 input: input, base: base, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath,
                 temporaryOutput: temporaryOutput, deadline: settings.timeout.map { started.addingTimeInterval($0) })
+            worker.send(BatchWorker.Job(arguments: arguments, stdout: stdoutPath, stderr: stderrPath))
         case .failure(let error):
             if let temporaryOutput { unlink(temporaryOutput) }
             fail("\(displayName(input.path)): cannot start a child process: \(error)", 70)
@@ -223,6 +308,14 @@ final class BatchRunner {
         }
         return environment
     }()
+
+    /// Forgets a job that will run again: its captured streams, its output's temporary, and whatever
+    /// hidden temporaries its death left.
+    private func discard(_ job: Running, waitStatus: Int32) {
+        unlink(job.stderrPath)
+        unlink(job.temporaryOutput ?? job.stdoutPath)
+        summary.leftoversRemoved += LeftoverTemporaries.remove(base: job.base, target: settings.target)
+    }
 
     private func finish(_ job: Running, waitStatus: Int32) {
         let outcome = ChildOutcome(waitStatus: waitStatus)

@@ -6,9 +6,9 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Starts one child conversion (through `SpawnedProcess`, the project's one posix_spawn wrapper) and
-/// reads what it left. Standard input is /dev/null; stdout and stderr go to files, so nothing has
-/// to be drained while the child runs and a chatty child cannot fill memory.
+/// What the batch's children run and what a conversion left. Each conversion's stdout and stderr go to
+/// files (its worker points them there, `BatchWorker`), so nothing has to be drained while it runs and a
+/// chatty conversion cannot fill memory; its standard input is /dev/null.
 enum ChildProcess {
     /// This very binary: the children run the same code as the batch, whatever the PATH says.
     static var currentExecutable: String {
@@ -17,27 +17,6 @@ enum ChildProcess {
         #else
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
         #endif
-    }
-
-    /// Spawns `executable arguments…` and returns its pid. SIGINT, SIGTERM (and the other signals of
-    /// `SpawnedProcess.signalsReset`) are reset to their default action and the signal mask is cleared
-    /// in the child: the batch ignores those signals (it handles them on a dispatch source), and a child
-    /// that inherited "ignore" could not be stopped. `environment` is added to (and overrides) this
-    /// process's own environment.
-    static func spawn(
-        executable: String, arguments: [String], stdoutPath: String, stderrPath: String,
-        environment: [String: String] = [:]
-    ) throws -> pid_t {
-        var inherited = ProcessInfo.processInfo.environment
-        inherited.merge(environment) { _, new in new }
-        do throws(Errno) {
-            return try SpawnedProcess.spawn(
-                executable, arguments, environment: inherited, stdin: .null, stdout: .file(stdoutPath),
-                stderr: .file(stderrPath), fileMode: 0o600
-            ).pid
-        } catch {
-            throw POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO)
-        }
     }
 
     /// The last 8 KiB of a file as text (where a child's fatal error message is).

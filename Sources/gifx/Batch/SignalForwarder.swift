@@ -60,39 +60,15 @@ final class SignalForwarder: Sendable {
         }
     }
 
-    enum Wait {
-        case ended(pid: pid_t, status: Int32)
-        /// `deadline` passed with every child still running.
-        case deadline
-        /// No child left.
-        case noChildren
-    }
-
-    /// Blocks until a child has ended (then reaps it) or `deadline` passes. The reaping and its removal
-    /// from the set happen under the lock, so a signal is never sent to a reaped (possibly reused) pid.
-    /// Without a deadline it sleeps in waitid(2); with one it polls every 2 ms (no SIGCHLD handler to
-    /// share with the rest of the process), which costs nothing measurable next to a conversion.
-    func waitForChild(until deadline: Date? = nil) -> Wait {
-        while true {
-            var info = siginfo_t()
-            let options = WEXITED | WNOWAIT | (deadline == nil ? 0 : WNOHANG)
-            if waitid(P_ALL, 0, &info, options) != 0 {
-                if errno == EINTR { continue }
-                return .noChildren
-            }
-            if let deadline, info._sifields._sigchld.si_pid == 0 {
-                if Date() >= deadline { return .deadline }
-                usleep(2_000)
-                continue
-            }
-            let reaped: (pid_t, Int32)? = state.withLock { state in
-                var status: Int32 = 0
-                let pid = waitpid(-1, &status, WNOHANG)
-                guard pid > 0 else { return nil }
-                state.children.remove(pid)
-                return (pid, status)
-            }
-            if let reaped { return .ended(pid: reaped.0, status: reaped.1) }
+    /// Reaps `pid`, a child whose end the caller has seen (its pipe's end-of-file), waiting for it to
+    /// finish exiting; its wait status. Under the lock, so a signal is never sent to a reaped (possibly
+    /// reused) pid.
+    func reap(_ pid: pid_t) -> Int32 {
+        state.withLock { state in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            state.children.remove(pid)
+            return status
         }
     }
 }

@@ -1,0 +1,109 @@
+import ChildProcesses
+import Foundation
+import GifxPOSIXFiles
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The batch's side of one `BatchWorker` process: the pipe it sends jobs on, the pipe the answers come
+/// back on, and the job in flight. Both of the batch's pipe ends are close-on-exec, so no other worker
+/// inherits them: the answers pipe reads end-of-file exactly when this worker has exited.
+final class WorkerProcess {
+    let pid: pid_t
+    /// The batch's end of the jobs pipe; nil once closed (the worker then exits 0 when idle).
+    private(set) var jobsFD: Int32?
+    let resultsFD: Int32
+    private var results: LineReader
+    /// Jobs answered so far.
+    var completed = 0
+    /// Signalled (a `--timeout`): it gets no further job, whatever it answers.
+    var retiring = false
+
+    private init(pid: pid_t, jobsFD: Int32, resultsFD: Int32) {
+        self.pid = pid
+        self.jobsFD = jobsFD
+        self.resultsFD = resultsFD
+        results = LineReader(fd: resultsFD)
+    }
+
+    /// Starts a worker through `signals` (so a stopping batch starts none, and a signal reaches it);
+    /// nil when the batch is stopping.
+    /// `label` follows `--batch-worker` on its command line (ignored there: `ps` and `pgrep -f` show whose
+    /// worker it is, e.g. `--batch-worker to-mp4 OUT-DIR`).
+    static func start(
+        signals: SignalForwarder, executable: String, label: [String], environment: [String: String]
+    ) -> Result<WorkerProcess, any Error>? {
+        var jobs: [Int32] = [-1, -1], results: [Int32] = [-1, -1]
+        guard makePipe(&jobs) else { return .failure(lastError()) }
+        guard makePipe(&results) else {
+            let error = lastError()
+            close(jobs[0]); close(jobs[1])
+            return .failure(error)
+        }
+        var inherited = ProcessInfo.processInfo.environment
+        inherited.merge(environment) { _, new in new }
+        inherited[BatchWorker.variable] = "1"
+        let started = signals.startChild { () throws -> pid_t in
+            do throws(Errno) {
+                return try SpawnedProcess.spawn(
+                    executable, ["--batch-worker"] + label, environment: inherited,
+                    stdin: .descriptor(FileDescriptor(rawValue: jobs[0])),
+                    stdout: .descriptor(FileDescriptor(rawValue: results[1])), stderr: .null
+                ).pid
+            } catch {
+                throw POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO)
+            }
+        }
+        close(jobs[0])
+        close(results[1])
+        switch started {
+        case .success(let pid):
+            return .success(WorkerProcess(pid: pid, jobsFD: jobs[1], resultsFD: results[0]))
+        case .failure(let error):
+            close(jobs[1]); close(results[0])
+            return .failure(error)
+        case nil:
+            close(jobs[1]); close(results[0])
+            return nil
+        }
+    }
+
+    /// A close-on-exec pipe (the batch spawns from this one thread only, so nothing can start in between).
+    private static func makePipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    private static func lastError() -> POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+
+    /// Sends one job. A worker that has already died cannot read it (EPIPE, SIGPIPE being ignored): its
+    /// end-of-file then reports the job with the worker's wait status, as a child that died at start.
+    func send(_ job: BatchWorker.Job) {
+        guard let jobsFD else { return }
+        let line = BatchWorker.line(for: job)
+        _ = try? POSIXFiles.writeAll(FileDescriptor(rawValue: jobsFD), line)
+    }
+
+    /// No more jobs: an idle worker exits 0.
+    func closeJobs() {
+        if let jobsFD { close(jobsFD) }
+        jobsFD = nil
+    }
+
+    /// The exit statuses answered since the last call (the answers pipe was readable), and whether the
+    /// worker has closed it (it has exited, or is exiting).
+    func readAnswers() -> (statuses: [Int32], ended: Bool) {
+        let (lines, ended) = results.drain()
+        return (lines.compactMap { Int32(String(decoding: $0, as: UTF8.self)) }, ended)
+    }
+
+    /// After end-of-file: closes the batch's ends and reaps the process; its wait status.
+    func reap(signals: SignalForwarder) -> Int32 {
+        closeJobs()
+        close(resultsFD)
+        return signals.reap(pid)
+    }
+}
