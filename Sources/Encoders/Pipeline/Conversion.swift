@@ -93,6 +93,9 @@ public final class Conversion {
     private var total = 0
     /// The frame ring's share of the memory plan (bytes), set by `planMemory`.
     private var ringBudget: Int?
+    /// Whether any sink works per canvas (`ConversionSink.worksPerCanvas`): else a one-thread decode needs no
+    /// producer thread.
+    private var consumerWorks = true
     /// With `RunSettings.edit`: the edited canvases every pass delivers instead of the GIF's.
     private var edited: EditedCanvases?
 
@@ -112,6 +115,7 @@ public final class Conversion {
         context.editedCanvases = edited
         defer { edited = nil }  // closes the spool
         let sinks = try requests.map { try VerifyingSink.wrap(try makeSink($0, context), context: context) }
+        consumerWorks = sinks.contains { $0.worksPerCanvas }
         let memory = try planMemory(sinks, metadata)
         planProgress(sinks, frames: context.frameCount)
         try runPrePass(sinks, metadata)
@@ -269,7 +273,11 @@ public final class Conversion {
     private func decodeCanvases(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         let stream = try FrameStream(
             path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: ringBudget,
-            threads: settings.threads, producerThread: settings.resolvedThreads > 1)
+            threads: settings.threads,
+            // A producer thread overlaps decoding with the sinks' work; with none (frames --null) a one-thread
+            // decode runs on this thread, without a hand-over per frame.
+            producerThread: settings.resolvedThreads > 1
+                && (consumerWorks || (settings.threads ?? metadata.defaultDecodeThreads) > 1))
         defer {
             peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
             for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }

@@ -40,9 +40,14 @@ public protocol ConversionSink: AnyObject {
     var memoryDemand: MemoryDemand? { get }
     /// Runs at `level` of `memoryDemand`, the run's `plan` chose it (called once, before `open`).
     func useMemoryLevel(_ level: Int, plan: MemoryPlan)
+    /// Whether `consume` does work a decoding thread could overlap (default `true`).
+    var worksPerCanvas: Bool { get }
 }
 
 extension ConversionSink {
+    /// Whether `consume` does work a decoding thread could overlap (every real output); `false` for a sink
+    /// that only counts canvases, so a one-thread decode then runs on the consumer's thread (issue 39).
+    public var worksPerCanvas: Bool { true }
     public var needsPrePass: Bool { false }
     public func prePass(_ canvas: Canvas) throws {}
     public func endPrePass(delivered: Int) throws {}

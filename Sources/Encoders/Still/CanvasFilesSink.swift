@@ -12,6 +12,9 @@ public final class CanvasFilesSink: ConversionSink {
 
     public func open(in transaction: OutputTransaction) throws {}
     public var plannedPasses: Int { 1 }
+    /// Without a folder each canvas is only counted: a producer thread would cost a hand-over per frame
+    /// and overlap nothing.
+    public var worksPerCanvas: Bool { folder != nil }
     public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 
     public func consume(_ canvas: Canvas) throws -> Bool {
