@@ -22,3 +22,10 @@ const char *gifx_captured_argument(int index) {
     if (index < 0 || index >= captured_count) return NULL;
     return captured_vector[index];
 }
+
+#if defined(__linux__)
+#include <sys/auxv.h>
+const char *gifx_executed_path(void) { return (const char *)getauxval(AT_EXECFN); }
+#else
+const char *gifx_executed_path(void) { return NULL; }
+#endif

@@ -60,6 +60,24 @@ struct ArgumentsWithoutProcTests {
         #expect(frames.map { $0["delay"] as? Int } == [2, 3, 4, 5, 6])
     }
 
+    /// The batch starts its workers from its own file: /proc/self/exe, or without /proc the path the kernel
+    /// ran (it failed every input, "cannot start a child process", before).
+    @Test(arguments: binaries) func batchConvertsEveryInput(binary: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = folder.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        _ = try writeGIF(Self.fixture, to: inputs, name: "a.gif")
+        _ = try writeGIF(Self.fixture, to: inputs, name: "b.gif")
+        let run = try Self.runWithoutProc(binary, ["batch", "timeline", "in", "--out-dir", "out", "--jobs", "2"], in: folder)
+        #expect(run.status == 0, "stderr: \(run.stderrText)")
+        for name in ["a", "b"] {
+            let data = try Data(contentsOf: folder.appendingPathComponent("out/\(name).timeline.json"))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect((json["frames"] as? [[String: Any]])?.map { $0["delay"] as? Int } == [2, 3, 4, 5, 6])
+        }
+    }
+
     @Test(.enabled(if: ffprobeAvailable(), "ffprobe (Debian package ffmpeg), the oracle, is not installed"),
           arguments: binaries)
     func toMP4WritesTheOutputNamed(binary: String) throws {

@@ -13,4 +13,8 @@ int gifx_captured_argument_count(void);
 /// Argument `index` (0 ..< count), as the C runtime passed it; NULL out of range.
 const char *gifx_captured_argument(int index);
 
+/// The path the kernel executed (the auxiliary vector's AT_EXECFN, as given to execve: maybe relative), read
+/// without /proc; NULL where there is none.
+const char *gifx_executed_path(void);
+
 #endif

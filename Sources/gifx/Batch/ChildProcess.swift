@@ -1,3 +1,4 @@
+import CArguments
 import Foundation
 import ChildProcesses
 import SystemPackage
@@ -10,14 +11,25 @@ import Glibc
 /// files (its worker points them there, `BatchWorker`), so nothing has to be drained while it runs and a
 /// chatty conversion cannot fill memory; its standard input is /dev/null.
 enum ChildProcess {
-    /// This very binary: the children run the same code as the batch, whatever the PATH says.
-    static var currentExecutable: String {
+    /// This very binary: the children run the same code as the batch, whatever the PATH says. On Linux
+    /// /proc/self/exe (the running file even if it was replaced since); without /proc (a chroot, a sandbox,
+    /// issue 38) the path the kernel executed, from the auxiliary vector (`AT_EXECFN`, no /proc needed),
+    /// made absolute, since a relative one would not survive a child's other working folder.
+    static let currentExecutable: String = {
         #if os(Linux)
-        return "/proc/self/exe"
+        if access("/proc/self/exe", X_OK) == 0 { return "/proc/self/exe" }
+        if let name = gifx_executed_path() {
+            if let resolved = realpath(name, nil) {
+                defer { free(resolved) }
+                return String(cString: resolved)
+            }
+            return String(cString: name)
+        }
+        return ProcessArguments.all?.first ?? "gifx"
         #else
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
         #endif
-    }
+    }()
 
     /// The last 8 KiB of a file as text (where a child's fatal error message is).
     static func tail(ofFile path: String) -> String {
