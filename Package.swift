@@ -41,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
         .systemLibrary(name: "CProcess"),
+        // mallopt(3) constants live in malloc.h, which Glibc's Swift module leaves out (header only, libc).
+        .systemLibrary(name: "CMalloc"),
         // argc/argv kept by a constructor (glibc hands them to .init_array functions): the command line when the
         // statically linked Swift runtime finds no /proc/self/cmdline to read it from (Gifx.main).
         .target(name: "CArguments"),
@@ -71,7 +73,7 @@ let package = Package(
             path: "Sources/Frames"),
         // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
         .target(name: "GifxEncoders", dependencies: [
-            "CAV", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxTimeline",
+            "CAV", "CMalloc", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxTimeline",
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Sources/Encoders"),
         // The library's front door: GifConverter (async, progress, cancellation) and GifInput (path, fd, bytes).
@@ -112,7 +114,7 @@ let package = Package(
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
         .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng", "CWebP", "ChildProcesses"]),
-        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxTimeline", "GifFixtures", "CAV", "CPng", "ChildProcesses"]),
+        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxTimeline", "GifFixtures", "CAV", "CMalloc", "CPng", "ChildProcesses"]),
         .testTarget(name: "CLITests", dependencies: [
             "gifx", "GifFixtures", "GifxTimeline", "ChildProcesses",
             .product(name: "SystemPackage", package: "swift-system"),

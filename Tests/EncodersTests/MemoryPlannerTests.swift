@@ -61,6 +61,18 @@ import Testing
         #expect(rich.plannedBytes == 840)
     }
 
+    @Test("tight: a consumer leaner than its fastest, the ring short of what it wants, or over 7/8 of the budget")
+    func tightness() throws {
+        #expect(try plan(280).isTight)  // every consumer at its leanest
+        #expect(try plan(800).isTight)  // all fastest (760), the ring at 50 of the 90 it wants
+        // All fastest and the ring full: 840 bytes, over 7/8 of 900 (784) but not of 1000 (875).
+        let full = try plan(900)
+        #expect(full.shares.allSatisfy { $0.level == 0 })
+        #expect(full.isTight)
+        #expect(try !plan(1000).isTight)
+        #expect(try !plan(nil).isTight)
+    }
+
     @Test("no budget known: every consumer at its fastest and the ring what it wants")
     func noBudget() throws {
         let plan = try plan(nil)

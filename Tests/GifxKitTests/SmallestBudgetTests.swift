@@ -29,4 +29,30 @@ import Testing
         _ = try await GifConverter(settings: enough).convert(.bytes(data), to: outputs)
         #expect(FileManager.default.fileExists(atPath: target))
     }
+
+    /// The WebP and sprite-sheet shares at 1280×720, each the smallest budget of that output alone less that
+    /// of an output with no share (the timeline JSON), against figures worked by hand from docs/memory.md's
+    /// estimates (each smallest budget is rounded up to a whole MiB, so the difference is within 1 MiB).
+    /// The estimates were fitted to peak RSS measured alone (docs/memory.md, "Estimates").
+    @Test func webpAndSheetSharesAt720p() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-shares-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = try FixtureGIF.solidFrames(width: 1280, height: 720, colorIndices: [1, 2, 3, 4], delays: [4, 4, 4, 4])
+            .encode()
+        let converter = GifConverter(settings: RunSettings(threads: 1))
+        func smallest(_ output: OutputRequest) throws -> Int { try converter.smallestMemoryBudget(.bytes(data), to: [output]) }
+        let path = { (name: String) in folder.appendingPathComponent(name).path }
+        let base = try smallest(.timelineJSON(target: path("t.json")))
+        // A canvas C = 1280 × 720 × 4 = 3,686,400 bytes. WebP on one thread: 11 C + 4 MiB = 44,744,704 bytes
+        // (measured alone: 40-44 MiB; the estimate before was 7 C + 4 MiB, 29,999,104 bytes).
+        let webp = try smallest(.webp(target: path("o.webp"), options: WebPOptions()))
+        #expect(abs(webp - base - 44_744_704) < 1 << 20, "WebP share \(webp - base)")
+        // The sheet, indexed (the GIF's palettes hold its colours): one row of slots, 4096 pixels wide (four
+        // 1280-pixel cells would be 5120) × 720 rows × 1 byte, + 5 MiB of deflate blocks = 8,192,000 bytes
+        // (measured: 7.9 MiB; four bytes a pixel estimated 17,039,360).
+        let sheet = try smallest(.spriteSheet(SpriteOptions(pngPath: path("s.png"), jsonPath: path("s.json"))))
+        #expect(abs(sheet - base - 8_192_000) < 1 << 20, "sheet share \(sheet - base)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
 }

@@ -184,6 +184,7 @@ public final class Conversion {
             sink.useMemoryLevel(share.level, plan: plan)
         }
         ringBudget = plan.share(of: MemoryPlanner.ringConsumer)?.plannedBytes
+        if plan.isTight { HeapPolicy.returnLargeBlocksToTheKernel() }
         return plan
     }
 

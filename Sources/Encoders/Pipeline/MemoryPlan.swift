@@ -55,6 +55,14 @@ public struct MemoryPlan: Codable, Sendable, Hashable {
     /// The sum of the shares.
     public var plannedBytes: Int { shares.reduce(0) { $0 + $1.plannedBytes } }
 
+    /// Whether the budget binds: some consumer runs leaner than its fastest level (the frame ring included),
+    /// or the shares take more than 7/8 of the budget. Then the run also keeps large blocks out of the C
+    /// heap (`HeapPolicy`): the heap's retention is not in any consumer's estimate.
+    public var isTight: Bool {
+        guard let budgetBytes else { return false }
+        return shares.contains { $0.level > 0 } || plannedBytes > budgetBytes / 8 * 7
+    }
+
     /// The share of `consumer`, `nil` when it has none.
     public func share(of consumer: String) -> Share? { shares.first { $0.consumer == consumer } }
 }

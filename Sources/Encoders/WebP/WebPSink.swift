@@ -69,10 +69,11 @@ public final class WebPSink: ConversionSink {
 
     /// A constant, whatever the frame count: the writer's four canvases (current, its working copy, previous,
     /// previous disposed to the background), libwebp's working set for one frame and one encoded frame (at most
-    /// about a canvas), plus the scaled canvas when resizing. libwebp's working set: about six canvases with its
-    /// extra thread (lossless tries two settings at once, each with its hash chain and backward references),
-    /// about two on one thread (measured at 1280x720, dithered: peak RSS 36.7 and 21.3 MiB over the run without
-    /// WebP). The leaner level is one thread: the same bytes, slower.
+    /// about a canvas), plus the scaled canvas when resizing. Measured alone at 1280×720 (the dithered bench
+    /// GIF, lossless; release build): peak RSS 77.6 MiB on one thread and 77.9 MiB with libwebp's extra thread,
+    /// 40-44 MiB over the run's other consumers, which 11 canvases + 4 MiB (42.7 MiB) covers within the
+    /// budget's 10 % margin; the old estimate (7 canvases on one thread, fitted to runs beside other outputs)
+    /// let a 70 MiB budget peak at 77.6 MiB. The leaner level is one thread: the same bytes, slower.
     public let memoryDemand: MemoryDemand?
     private var threads: Int
 
@@ -84,11 +85,11 @@ public final class WebPSink: ConversionSink {
         let canvasBytes = canvas.width * canvas.height * 4
         let scaledBytes = canvas == context.canvas ? 0 : canvasBytes
         let kind = options.quality == nil ? "lossless" : "lossy"
-        let oneThread = MemoryDemand.Level(bytes: 7 * canvasBytes + scaledBytes + (4 << 20), setting: "\(kind), one thread")
+        let oneThread = MemoryDemand.Level(bytes: 11 * canvasBytes + scaledBytes + (4 << 20), setting: "\(kind), one thread")
         memoryDemand = MemoryDemand(
             consumer: "webp \(target)",
             levels: threads > 1
-                ? [MemoryDemand.Level(bytes: 11 * canvasBytes + scaledBytes + (4 << 20), setting: "\(kind), two threads"), oneThread]
+                ? [MemoryDemand.Level(bytes: 12 * canvasBytes + scaledBytes + (4 << 20), setting: "\(kind), two threads"), oneThread]
                 : [oneThread])
         self.options = options
         timeline = context.timeline
