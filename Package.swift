@@ -107,9 +107,11 @@ let package = Package(
         .target(name: "GifFixtures", dependencies: ["CGif", "CPng"], path: "Tests/GifFixtures"),
         // libFuzzer entry over GifxFrames and GifxTimeline (Fuzz/run.sh builds it with -sanitize=fuzzer,address);
         // a plain build makes it a replayer of saved inputs, so every build checks it still compiles.
-        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
-        .executableTarget(
-            name: "fuzz-decoder", dependencies: ["FuzzSupport", "GifxFrames", "GifxTimeline"], path: "Fuzz/FuzzDecoder"),
+        .target(name: "FuzzSupport", dependencies: ["GifxFrames", "GifxTimeline", "CPng"], path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "fuzz-decoder", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzDecoder"),
+        // The same for the WebP and the APNG reader alone, the container made valid around the fuzzed chunks.
+        .executableTarget(name: "fuzz-webp", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzWebP"),
+        .executableTarget(name: "fuzz-apng", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzAPNG"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
