@@ -60,7 +60,8 @@ library-usage: deps
 	@out=$$(mktemp -d); Examples/library-usage/.build/debug/library-usage Examples/bouncing-ball.gif $$out; \
 		status=$$?; rm -rf $$out; exit $$status
 
-## docs: DocC documentation of each library product (swift-docc-plugin); any DocC warning fails the build.
+## docs: DocC documentation of each library product (swift-docc-plugin); any DocC warning fails the build, and
+## so does a public GifxKit name that is not curated in GifxKit.docc (packaging/api_curation_check.py, at most 60).
 ## Archives land in .build/plugins/Swift-DocC/outputs/.
 ## docs/cli.md, the flag reference, is generated from the ArgumentParser declarations
 ## (packaging/cli_reference.py over `gifx --experimental-dump-help`): `make cli-reference` writes it, and
@@ -71,6 +72,7 @@ docs: deps cli-reference-check
 	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
+	@python3 packaging/api_curation_check.py
 
 .PHONY: cli-reference cli-reference-check
 cli-reference: deps

@@ -16,8 +16,8 @@ let package = Package(
         .executable(name: "gifx", targets: ["gifx"]),
         // The schedule alone: pure Swift, no C library, no I/O (a player or editor that wants the timing).
         .library(name: "GifxTimeline", targets: ["GifxTimeline"]),
-        // Conversion: GIF in, any outputs out, with progress, cancellation and typed errors (re-exports
-        // GifxTimeline, GifxFrames and GifxEncoders, so one import does).
+        // Conversion: GIF in, any outputs out, with progress, cancellation and typed errors (its settings,
+        // results and errors named in GifxKit by typealias: one import, 45 curated names; no @_exported).
         .library(name: "GifxKit", targets: ["GifxKit"]),
     ],
     dependencies: [

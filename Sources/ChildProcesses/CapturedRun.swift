@@ -8,16 +8,16 @@ import Glibc
 /// A program run to its end with its output kept: what the tests need of gifx, ffprobe or python3.
 /// Standard output and error go to files (no pipe to drain, so a chatty child never blocks), read back
 /// once it has ended.
-public struct CapturedRun: Sendable {
-    public var termination: ChildTermination
-    public var stdout: Data
-    public var stderr: Data
+package struct CapturedRun: Sendable {
+    package var termination: ChildTermination
+    package var stdout: Data
+    package var stderr: Data
     /// The child was killed with SIGKILL after its timeout.
-    public var timedOut: Bool
+    package var timedOut: Bool
 
     /// Runs `executable arguments…` with `stdin` as its standard input (nil: /dev/null) and
     /// `environment` (nil: this process's own), killing it after `timeout` seconds.
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
         timeout: TimeInterval = 600
     ) throws -> CapturedRun {
@@ -38,7 +38,7 @@ public struct CapturedRun: Sendable {
     }
 
     /// The shell's status: the exit status, or 128 + the signal that killed the child.
-    public var status: Int32 { termination.shellStatus }
-    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    package var status: Int32 { termination.shellStatus }
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    package var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Where a child's standard input, output or error goes.
-public enum StandardStream: Sendable {
+package enum StandardStream: Sendable {
     /// /dev/null.
     case null
     /// A file: read for standard input; for output created if missing and truncated, with `fileMode`.
@@ -25,21 +25,21 @@ public enum StandardStream: Sendable {
 /// monitor thread), so neither the child's rusage (peak RSS, which the memory tests measure per process)
 /// nor the batch's wait-for-any-child loop is available; and on Linux it has no pre-spawn hook. What it
 /// does cover (signal reset, process groups, a teardown sequence on cancellation) is a few lines here.
-public struct SpawnedProcess: Sendable, Hashable {
+package struct SpawnedProcess: Sendable, Hashable {
     /// The signals whose disposition a child gets back as default, with an empty signal mask: a parent
     /// that ignores SIGINT/SIGTERM (the batch forwards them itself) or SIGPIPE (the Swift runtime's
     /// Foundation) must not pass "ignore" on, or the child could not be stopped, or would not die on a
     /// closed pipe.
-    public static let signalsReset: [Int32] = [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT]
+    package static let signalsReset: [Int32] = [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT]
 
-    public let pid: pid_t
+    package let pid: pid_t
 
-    public init(pid: pid_t) { self.pid = pid }
+    package init(pid: pid_t) { self.pid = pid }
 
     /// Starts `executable arguments…` (no PATH search) with `environment` (nil: this process's own),
     /// its three standard streams redirected as given (files created with `fileMode`), the signals of
     /// `signalsReset` at their default action and no signal blocked.
-    public static func spawn(
+    package static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         stdin: StandardStream = .null, stdout: StandardStream = .null, stderr: StandardStream = .null,
         fileMode: mode_t = 0o644
@@ -85,12 +85,12 @@ public struct SpawnedProcess: Sendable, Hashable {
 
     /// Sends `signal`; false if it could not be sent (the child is already reaped).
     @discardableResult
-    public func send(_ signal: Int32) -> Bool { kill(pid, signal) == 0 }
+    package func send(_ signal: Int32) -> Bool { kill(pid, signal) == 0 }
 
     /// Reaps the child once it has ended, or returns nil when `deadline` passes first (it runs on).
     /// Without a deadline it sleeps in wait4; with one it polls every millisecond. Throws wait4's errno
     /// (ECHILD: not a child of this process, or already reaped).
-    public func wait(until deadline: Date? = nil) throws(Errno) -> ChildTermination? {
+    package func wait(until deadline: Date? = nil) throws(Errno) -> ChildTermination? {
         var status: Int32 = 0
         var usage = rusage()
         while true {
@@ -108,7 +108,7 @@ public struct SpawnedProcess: Sendable, Hashable {
     }
 
     /// Waits until the child ends, killing it with SIGKILL once `deadline` passes; `timedOut` says so.
-    public func waitKilling(after deadline: Date) throws(Errno) -> (termination: ChildTermination, timedOut: Bool) {
+    package func waitKilling(after deadline: Date) throws(Errno) -> (termination: ChildTermination, timedOut: Bool) {
         if let ended = try wait(until: deadline) { return (ended, false) }
         send(SIGKILL)
         return (try wait()!, true)
@@ -116,21 +116,21 @@ public struct SpawnedProcess: Sendable, Hashable {
 }
 
 /// How a reaped child ended, from its wait status.
-public struct ChildTermination: Sendable, Equatable {
+package struct ChildTermination: Sendable, Equatable {
     /// The raw wait status.
-    public let waitStatus: Int32
+    package let waitStatus: Int32
     /// The child's peak resident set size (wait4's ru_maxrss), 0 when not measured.
-    public let peakRSSBytes: Int
+    package let peakRSSBytes: Int
 
-    public init(waitStatus: Int32, peakRSSBytes: Int = 0) {
+    package init(waitStatus: Int32, peakRSSBytes: Int = 0) {
         self.waitStatus = waitStatus
         self.peakRSSBytes = peakRSSBytes
     }
 
     /// The exit status (0...255) of a child that exited, nil if a signal killed it.
-    public var exitStatus: Int32? { waitStatus & 0x7F == 0 ? (waitStatus >> 8) & 0xFF : nil }
+    package var exitStatus: Int32? { waitStatus & 0x7F == 0 ? (waitStatus >> 8) & 0xFF : nil }
     /// The signal that killed the child, nil if it exited.
-    public var signal: Int32? { waitStatus & 0x7F == 0 ? nil : waitStatus & 0x7F }
+    package var signal: Int32? { waitStatus & 0x7F == 0 ? nil : waitStatus & 0x7F }
     /// The shell's view: the exit status, or 128 + the signal.
-    public var shellStatus: Int32 { exitStatus ?? 128 + (signal ?? 0) }
+    package var shellStatus: Int32 { exitStatus ?? 128 + (signal ?? 0) }
 }

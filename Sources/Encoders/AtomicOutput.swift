@@ -51,28 +51,28 @@ public struct OutputError: GifxError {
 ///
 /// The target `-` is standard output (`StandardOutput`): the temporary file is then private (in `TMPDIR`) and
 /// `commit` copies it out, unless the writer streamed straight to standard output (`markStreamed`).
-public final class AtomicOutput {
+package final class AtomicOutput {
     /// Where the finished file goes.
-    public let targetPath: String
+    package let targetPath: String
     /// The hidden temporary file being written (same folder, so the final rename is atomic).
-    public let temporaryPath: String
+    package let temporaryPath: String
     /// Open descriptor on the temporary file, nil once flushed or discarded.
     private(set) var descriptor: FileDescriptor?
     /// The raw descriptor, for the C writers that take one (libpng); -1 once closed. libav opens
     /// `temporaryPath` itself.
-    public var fileDescriptor: Int32 { descriptor?.rawValue ?? -1 }
+    package var fileDescriptor: Int32 { descriptor?.rawValue ?? -1 }
     private let overwrite: Bool
     private var finished = false
     /// Whether the target is standard output (`-`).
-    public let isStandardOutput: Bool
+    package let isStandardOutput: Bool
     /// Standard output only: the writer sent its bytes there itself, so `commit` copies nothing.
-    public private(set) var streamed = false
+    package private(set) var streamed = false
     /// How errors name the target: its path, or `<stdout>`.
-    public var displayPath: String { isStandardOutput ? StandardOutput.displayName : targetPath }
+    package var displayPath: String { isStandardOutput ? StandardOutput.displayName : targetPath }
 
     /// Creates the temporary file; fails (`cannotCreateOutput`) when the target exists (without `overwrite`)
     /// or its folder cannot be written.
-    public init(targetPath: String, overwrite: Bool) throws {
+    package init(targetPath: String, overwrite: Bool) throws {
         self.targetPath = targetPath
         self.overwrite = overwrite
         isStandardOutput = StandardOutput.isTarget(targetPath)
@@ -94,14 +94,14 @@ public final class AtomicOutput {
 
     /// The writer sends the output to standard output itself, as it encodes (fragmented MP4, WebM): the
     /// temporary file stays empty and `commit` only removes it.
-    public func markStreamed() {
+    package func markStreamed() {
         precondition(isStandardOutput, "only standard output is streamed")
         streamed = true
     }
 
     /// Flushes and renames the temporary file to the target (refusing to replace a file that
     /// appeared meanwhile unless `overwrite`).
-    public func commit() throws {
+    package func commit() throws {
         flush()
         try publish()
     }
@@ -151,7 +151,7 @@ public final class AtomicOutput {
     }
 
     /// Removes the temporary file; the target is untouched.
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         closeDescriptor()
@@ -174,14 +174,14 @@ public final class AtomicOutput {
 }
 
 /// Several outputs that appear together or not at all (sprite sheet pages and their JSON).
-public final class OutputTransaction {
-    public private(set) var outputs: [AtomicOutput] = []
+package final class OutputTransaction {
+    package private(set) var outputs: [AtomicOutput] = []
     private let overwrite: Bool
 
-    public init(overwrite: Bool) { self.overwrite = overwrite }
+    package init(overwrite: Bool) { self.overwrite = overwrite }
 
     /// Starts one more output; all targets are checked before anything is written.
-    public func add(_ targetPath: String) throws -> AtomicOutput {
+    package func add(_ targetPath: String) throws -> AtomicOutput {
         let output = try AtomicOutput(targetPath: targetPath, overwrite: overwrite)
         outputs.append(output)
         return output
@@ -190,7 +190,7 @@ public final class OutputTransaction {
     /// Commits every output: all are flushed first, then renamed; if a rename fails, or SIGINT/SIGTERM
     /// arrives meanwhile, the targets already renamed are removed again, so none appears alone.
     /// Standard output, which cannot be taken back, goes last: only once every file is in place.
-    public func commit() throws {
+    package func commit() throws {
         for output in outputs { output.flush() }
         var committed: [AtomicOutput] = []
         defer { for output in committed { TemporaryFiles.shared.unregister(output.targetPath) } }
@@ -209,7 +209,7 @@ public final class OutputTransaction {
         }
     }
 
-    public func discard() {
+    package func discard() {
         for output in outputs { output.discard() }
     }
 }

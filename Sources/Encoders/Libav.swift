@@ -21,24 +21,24 @@ enum Libav {
 }
 
 /// The libav shared libraries could not be opened: an installation problem, reported as `internalError`.
-public struct LibavUnavailable: GifxError {
-    public let description: String
-    public var failureClass: FailureClass { .internalError }
+package struct LibavUnavailable: GifxError {
+    package let description: String
+    package var failureClass: FailureClass { .internalError }
 }
 
 /// The libav libraries as this process loads them, for a version report: opening them is the point, so this
 /// loads the encoder group (as `to-mp4` would) and reports each library's run-time version and file.
-public enum LibavVersions {
-    public struct Library: Sendable {
-        public let name: String
+package enum LibavVersions {
+    package struct Library: Sendable {
+        package let name: String
         /// major.minor.micro, from the library's own `*_version()` (not the headers gifx was built with).
-        public let version: String
+        package let version: String
         /// The file dlopen picked (dlinfo), e.g. /lib/x86_64-linux-gnu/libavcodec.so.59.
-        public let path: String?
+        package let path: String?
     }
 
     /// The four libraries in load order, and FFmpeg's release string (`av_version_info`).
-    public static func load() throws -> (libraries: [Library], ffmpeg: String) {
+    package static func load() throws -> (libraries: [Library], ffmpeg: String) {
         try Libav.require(GIFX_AV_ENCODER)
         func dotted(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
         let versions: [(String, UInt32)] = [

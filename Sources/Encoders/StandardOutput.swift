@@ -11,17 +11,17 @@ import Glibc
 /// named `-` is `./-`). Streamable outputs (fragmented MP4, WebM, animated WebP) go out as they are encoded; every other
 /// kind is written to a private temporary file and copied out once complete, so a failed run sends nothing
 /// (docs/delivery.md).
-public enum StandardOutput {
+package enum StandardOutput {
     /// The target name that means standard output.
-    public static let target = "-"
+    package static let target = "-"
     /// How errors name it.
-    public static let displayName = "<stdout>"
+    package static let displayName = "<stdout>"
 
     /// Whether `path` names standard output.
-    public static func isTarget(_ path: String) -> Bool { path == target }
+    package static func isTarget(_ path: String) -> Bool { path == target }
 
     /// Whether standard output is a terminal (binary output there is refused by the CLI).
-    public static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    package static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Copies the whole file open at `source` (from its start) to standard output; the reader going away
     /// throws `OutputError.readerGone` (`OutputError.writing` maps EPIPE to it), any other failure

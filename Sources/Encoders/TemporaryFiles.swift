@@ -8,27 +8,27 @@ import Glibc
 
 /// The temporary outputs in flight, so that whoever handles SIGINT/SIGTERM (the CLI, see
 /// `installCleanupSignalHandlers`) can remove them and an interrupted run leaves nothing behind.
-public final class TemporaryFiles: Sendable {
-    public static let shared = TemporaryFiles()
+package final class TemporaryFiles: Sendable {
+    package static let shared = TemporaryFiles()
 
     /// Where gifx keeps private scratch files (a piped output's spool, canvases for edits and further
     /// encodes, rate statistics): `TMPDIR`, else /tmp.
-    public static var folder: String {
+    package static var folder: String {
         ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }
 
     private let paths = Mutex<Set<String>>([])
 
     /// Adds a file to remove if the process is interrupted.
-    public func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
+    package func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
     /// Forgets a file that was committed or removed.
-    public func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
+    package func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
 
     /// The files registered now (the CLI's JSON progress sums their sizes as the bytes written so far).
-    public var registeredPaths: [String] { paths.withLock { Array($0) } }
+    package var registeredPaths: [String] { paths.withLock { Array($0) } }
 
     /// Unlinks every registered temporary file.
-    public func removeAll() {
+    package func removeAll() {
         let all = paths.withLock { paths in
             defer { paths.removeAll() }
             return paths

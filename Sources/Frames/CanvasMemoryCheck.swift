@@ -5,12 +5,12 @@ import Glibc
 /// The memory for a canvas could not be had (a memory limit such as an rlimit on the process, or a machine out
 /// of memory): an environment failure reported as one line (`internalError`), where Swift's own allocator would
 /// abort the process.
-public struct CanvasMemoryError: GifxError {
-    public let bytes: Int
-    public var description: String {
+package struct CanvasMemoryError: GifxError {
+    package let bytes: Int
+    package var description: String {
         "out of memory: cannot allocate \(bytes >> 20) MiB for the decoder's canvases (Cannot allocate memory)"
     }
-    public var failureClass: FailureClass { .internalError }
+    package var failureClass: FailureClass { .internalError }
 }
 
 enum CanvasMemoryCheck {

@@ -1,12 +1,12 @@
 internal import CGif
 
 /// A GIF colour table copied out of giflib: `count` RGB triples.
-public struct ColorTable: Hashable, Sendable {
+package struct ColorTable: Hashable, Sendable {
     /// Red, green, blue bytes of each entry in order.
-    public var rgb: [UInt8]
-    public var count: Int { rgb.count / 3 }
+    package var rgb: [UInt8]
+    package var count: Int { rgb.count / 3 }
 
-    public init(rgb: [UInt8]) { self.rgb = rgb }
+    package init(rgb: [UInt8]) { self.rgb = rgb }
 
     init(_ map: UnsafeMutablePointer<ColorMapObject>) {
         let count = Int(max(0, map.pointee.ColorCount))

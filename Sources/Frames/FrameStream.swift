@@ -10,15 +10,15 @@ import GifxTimeline
 /// window, see `CacheCapacity.plan`) and composites horizontal bands of the frames straight into their
 /// slots, each band in frame order (`BandedFrameProducer`): the canvases, warnings and errors are exactly
 /// the sequential decoder's.
-public final class FrameStream {
-    public let metadata: GifMetadata
+package final class FrameStream {
+    package let metadata: GifMetadata
     /// Canvases the ring may hold.
-    public let capacity: Int
+    package let capacity: Int
     /// Threads decoding (the producer counts as one); 1 is the sequential decoder.
-    public let threads: Int
+    package let threads: Int
     /// Frames decoded ahead of the compositor at most (0 when sequential).
-    public let decodeWindow: Int
-    public var canvasSize: CanvasSize { metadata.canvas }
+    package let decodeWindow: Int
+    package var canvasSize: CanvasSize { metadata.canvas }
     private let ring: CanvasRing
     private let producer: Thread?
     /// Without a producer thread: the decoder, run on the consumer's thread, and the one canvas it lends.
@@ -29,7 +29,7 @@ public final class FrameStream {
     /// `metadata.defaultDecodeThreads` (by the work: frames × canvas pixels, at most the cores).
     /// `producerThread` false: no thread at all; each `nextCanvas` decodes its frame on the caller's thread
     /// (a run limited to one thread: `--threads 1`, or a cgroup quota of one core), one canvas held.
-    public convenience init(
+    package convenience init(
         path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
         threads: Int? = nil, producerThread: Bool = true
     ) throws {
@@ -87,23 +87,23 @@ public final class FrameStream {
     deinit { close() }
 
     /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for the caller's statistics.
-    public var peakCacheBytes: Int { inline?.peakBytes ?? ring.peakBytes }
+    package var peakCacheBytes: Int { inline?.peakBytes ?? ring.peakBytes }
 
     /// Most bytes the decode-ahead window's index buffers have held at once (0 when sequential); final once
     /// the producer has stopped (after the last canvas's `nextCanvas` returned `nil`, or `close()`).
-    public var peakDecodeAheadBytes: Int { ring.peakDecodeAheadBytes }
+    package var peakDecodeAheadBytes: Int { ring.peakDecodeAheadBytes }
 
     /// Threads, window and the window's peak bytes, for the caller's statistics (final like `peakDecodeAheadBytes`).
-    public var decodeStats: DecodeStats {
+    package var decodeStats: DecodeStats {
         if inline == nil, let stats = ring.stats { return stats }
         return DecodeStats(threads: threads, window: decodeWindow, peakWindowBytes: 0)
     }
 
     /// Warnings about damaged image data found so far (final once every canvas has been delivered).
-    public var warnings: [String] { inline?.warnings ?? ring.warnings }
+    package var warnings: [String] { inline?.warnings ?? ring.warnings }
 
     /// Lends the next canvas (in frame order) to `body`; `nil` after the last one.
-    public func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
+    package func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
         if let inline {
             guard let (index, pixels) = try inline.next() else { return nil }
             return try body(
@@ -120,7 +120,7 @@ public final class FrameStream {
     }
 
     /// Stops the producer and waits for it; safe to call more than once.
-    public func close() {
+    package func close() {
         if inline == nil { ring.cancelAndJoin() }
     }
 

@@ -6,8 +6,8 @@ import GifxTimeline
 /// restore-previous) one saved screen.
 /// Yields exactly `metadata.images.count` canvases: canvas i is the screen while image i is displayed.
 /// Damaged image data keeps the rows decoded so far and adds a warning (an error when `limits.strict`).
-public final class GifFrameDecoder {
-    public let metadata: GifMetadata
+package final class GifFrameDecoder {
+    package let metadata: GifMetadata
     private let limits: DecodeLimits
     private let reader: GifFileReader
     private let compositor: Compositor
@@ -16,15 +16,15 @@ public final class GifFrameDecoder {
     /// gifx's own LZW decoder and its data buffer; `nil` when `limits.decoder` is giflib.
     private let lzw: (decoder: LZWDecoder, data: ImageDataBlocks)?
     /// Index of the next image to decode.
-    public private(set) var nextIndex = 0
+    package private(set) var nextIndex = 0
     /// Damage found while decoding pixels, one line each (at most `WarningLog.limit`, then a summary line).
-    public var warnings: [String] { warningLog.lines }
+    package var warnings: [String] { warningLog.lines }
     /// Changes exactly when `warnings` does (cheap to poll per frame).
     var warningTotal: Int { warningLog.total }
     private var warningLog = WarningLog()
 
     /// Opens `path` for pixel decoding; `metadata` must come from `readGifMetadata` on the same file.
-    public init(path: String, metadata: GifMetadata, limits: DecodeLimits = .default) throws {
+    package init(path: String, metadata: GifMetadata, limits: DecodeLimits = .default) throws {
         let reader = try GifFileReader(path: path)
         try checkScreen(reader, limits: limits)
         guard reader.screenWidth == metadata.canvas.width, reader.screenHeight == metadata.canvas.height else {
@@ -44,7 +44,7 @@ public final class GifFrameDecoder {
 
     /// Decodes and composites the next image; returns `false` when every image has been delivered.
     /// Afterwards `copyCanvas(to:)` gives the screen while that image is displayed.
-    public func advance() throws -> Bool {
+    package func advance() throws -> Bool {
         guard nextIndex < metadata.images.count else { return false }
         let index = nextIndex
         nextIndex += 1
@@ -115,7 +115,7 @@ public final class GifFrameDecoder {
     }
 
     /// Copies the current canvas (`metadata.canvasBytes` bytes of RGBA8) to `destination`.
-    public func copyCanvas(to destination: UnsafeMutableRawPointer) {
+    package func copyCanvas(to destination: UnsafeMutableRawPointer) {
         compositor.copyScreen(to: destination)
     }
 

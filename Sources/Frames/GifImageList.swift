@@ -5,9 +5,9 @@ import GifxTimeline
 /// (see `OffsetColumn`). A GIF of 5 million 1x1 frames keeps about 85 MB of metadata this way instead of
 /// ~500 MB (issue 17). Values a GIF cannot produce (a palette size that is not a power of two up to 256)
 /// are kept exactly in a side table.
-public struct GifImageList: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+package struct GifImageList: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
     /// The schedule's view of every image, in file order.
-    public private(set) var descriptors = FrameDescriptorList()
+    package private(set) var descriptors = FrameDescriptorList()
     /// 0: no local palette; k in 1...8: 2^k entries; `outlier`: the size is in `outlierPaletteSizes`.
     private var paletteSizeCodes = ChunkedColumn<UInt8>()
     private var outlierPaletteSizes: [Int: Int] = [:]
@@ -15,18 +15,18 @@ public struct GifImageList: RandomAccessCollection, Hashable, Sendable, Expressi
 
     private static let outlier = UInt8.max
 
-    public init() {}
+    package init() {}
 
-    public init<S: Sequence>(_ images: S) where S.Element == GifImageInfo {
+    package init<S: Sequence>(_ images: S) where S.Element == GifImageInfo {
         for image in images { append(image) }
     }
 
-    public init(arrayLiteral images: GifImageInfo...) { self.init(images) }
+    package init(arrayLiteral images: GifImageInfo...) { self.init(images) }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { paletteSizeCodes.count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { paletteSizeCodes.count }
 
-    public subscript(position: Int) -> GifImageInfo {
+    package subscript(position: Int) -> GifImageInfo {
         let code = paletteSizeCodes[position]
         let paletteSize: Int? =
             switch code {
@@ -38,7 +38,7 @@ public struct GifImageList: RandomAccessCollection, Hashable, Sendable, Expressi
             descriptor: descriptors[position], localPaletteSize: paletteSize, byteOffset: byteOffsets[position])
     }
 
-    public mutating func append(_ image: GifImageInfo) {
+    package mutating func append(_ image: GifImageInfo) {
         let position = paletteSizeCodes.count
         descriptors.append(image.descriptor)
         byteOffsets.append(image.byteOffset)

@@ -1,15 +1,15 @@
 import GifxTimeline
 
 /// What the metadata pass learned about one image, plus what the pixel decoder needs to find it again.
-public struct GifImageInfo: Hashable, Sendable {
+package struct GifImageInfo: Hashable, Sendable {
     /// The schedule's view of the image (delay, rect, disposal, transparency, interlace).
-    public var descriptor: FrameDescriptor
+    package var descriptor: FrameDescriptor
     /// Entries in the image's local colour table, `nil` when it uses the global one.
-    public var localPaletteSize: Int?
+    package var localPaletteSize: Int?
     /// File offset of the image separator (0x2C) that starts this image's descriptor.
-    public var byteOffset: Int
+    package var byteOffset: Int
 
-    public init(descriptor: FrameDescriptor, localPaletteSize: Int?, byteOffset: Int) {
+    package init(descriptor: FrameDescriptor, localPaletteSize: Int?, byteOffset: Int) {
         self.descriptor = descriptor; self.localPaletteSize = localPaletteSize; self.byteOffset = byteOffset
     }
 }
@@ -18,42 +18,42 @@ public struct GifImageInfo: Hashable, Sendable {
 /// an animated WebP or APNG (`format`; `readGifMetadata` sniffs the container): their frames' rects,
 /// disposals and stored delays (WebP ms, APNG `delay_num` over `delayDenominators`) in `images`, the
 /// byte offset of each frame's header in `byteOffset`, no palette.
-public struct GifMetadata: Hashable, Sendable {
+package struct GifMetadata: Hashable, Sendable {
     /// The container (decides the frame decoder and the unit of the stored delays).
-    public var format: SourceFormat = .gif
+    package var format: SourceFormat = .gif
     /// APNG only: each frame's `delay_den`; empty otherwise.
-    public var delayDenominators: [UInt16] = []
-    public var canvas: CanvasSize
+    package var delayDenominators: [UInt16] = []
+    package var canvas: CanvasSize
     /// The logical screen's background colour index (not used for compositing: cleared areas are transparent).
-    public var backgroundIndex: Int
+    package var backgroundIndex: Int
     /// Entries in the global colour table, `nil` when there is none.
-    public var globalPaletteSize: Int?
+    package var globalPaletteSize: Int?
     /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 loop extension, `nil` when there is none.
-    public var loopCount: Int?
+    package var loopCount: Int?
     /// One entry per image descriptor, in file order: every image is a frame (17 bytes each).
-    public var images: GifImageList
+    package var images: GifImageList
     /// Recoverable damage found while reading (e.g. the file ends early).
-    public var warnings: [String]
+    package var warnings: [String]
     /// Whether the data stopped before the trailer (the images read so far are kept).
-    public var isTruncated: Bool
+    package var isTruncated: Bool
 
-    public var hasGlobalPalette: Bool { globalPaletteSize != nil }
+    package var hasGlobalPalette: Bool { globalPaletteSize != nil }
 
     /// Per image, what `Timeline` needs (the same storage as `images`, not a copy).
-    public var frames: FrameDescriptorList { images.descriptors }
+    package var frames: FrameDescriptorList { images.descriptors }
 
     /// Decoded bytes of one canvas (width * height * 4).
-    public var canvasBytes: Int { canvas.width * canvas.height * 4 }
+    package var canvasBytes: Int { canvas.width * canvas.height * 4 }
 
     /// The schedule's input.
-    public var timelineInput: TimelineInput {
+    package var timelineInput: TimelineInput {
         var input = TimelineInput(canvas: canvas, loopCount: loopCount, frames: frames, warnings: warnings)
         input.format = format
         input.delayDenominators = delayDenominators
         return input
     }
 
-    public init(
+    package init(
         canvas: CanvasSize, backgroundIndex: Int, globalPaletteSize: Int?, loopCount: Int?,
         images: GifImageList, warnings: [String], isTruncated: Bool
     ) {
@@ -62,7 +62,7 @@ public struct GifMetadata: Hashable, Sendable {
     }
 
     /// The same from an array of images (tests, hand-built metadata).
-    public init(
+    package init(
         canvas: CanvasSize, backgroundIndex: Int, globalPaletteSize: Int?, loopCount: Int?,
         images: [GifImageInfo], warnings: [String], isTruncated: Bool
     ) {
@@ -75,7 +75,7 @@ public struct GifMetadata: Hashable, Sendable {
 extension GifMetadata {
     /// The decoding threads a stream uses when none are asked for (`CacheCapacity.defaultThreads`: from
     /// the canvas and the frame count).
-    public var defaultDecodeThreads: Int {
+    package var defaultDecodeThreads: Int {
         CacheCapacity.defaultThreads(canvasBytes: canvasBytes, frameCount: images.count)
     }
 }

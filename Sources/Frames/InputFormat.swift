@@ -9,10 +9,10 @@ import Darwin
 
 /// The one place the readers are registered (issue 35): the container is told by its first bytes, never
 /// by the file name, and each format's metadata reader and frame decoder are chosen here.
-public enum InputFormat {
+package enum InputFormat {
     /// The container `path` holds, from its first 12 bytes: `GIF`, `RIFF....WEBP`, or PNG's signature.
     /// Anything else (an empty file too) is malformed data, refused in one line.
-    public static func sniff(path: String) throws -> SourceFormat {
+    package static func sniff(path: String) throws -> SourceFormat {
         let source = try FileByteSource(path: path)
         var head = [UInt8](repeating: 0, count: 12)
         let count = head.withUnsafeMutableBytes { source.copyBytes(into: $0.baseAddress!, count: 12) }
@@ -27,7 +27,7 @@ public enum InputFormat {
     }
 
     /// The container of a file starting with `head` (at least 12 bytes for WebP), `nil` when unknown.
-    public static func sniff(_ head: some Collection<UInt8>) -> SourceFormat? {
+    package static func sniff(_ head: some Collection<UInt8>) -> SourceFormat? {
         let bytes = Array(head.prefix(12))
         // "GIF" alone, as giflib checks it (its version bytes are not checked: `GIF$9a` decodes as before).
         if bytes.starts(with: Array("GIF".utf8)) { return .gif }
@@ -60,12 +60,12 @@ public enum InputFormat {
 /// Reads the metadata of a GIF, an animated (or still) WebP, or an APNG (or still PNG), told apart by the
 /// first bytes (`InputFormat.sniff`); the name is GIF's for the callers written before issue 35.
 /// Throws `GifDecodeError`: `.cannotOpen`, `.malformed`/`.truncated`/`.tooLarge`, `.io`.
-public func readGifMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
+package func readGifMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
     try InputFormat.readMetadata(try InputFormat.sniff(path: path), path: path, limits: limits)
 }
 
 /// The same under the name that says what it reads.
-public func readAnimationMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
+package func readAnimationMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
     try readGifMetadata(path: path, limits: limits)
 }
 

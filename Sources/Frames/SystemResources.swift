@@ -151,36 +151,36 @@ package struct SystemResources: Sendable {
 /// The cores this process may use: the smaller of its CPU affinity mask (`taskset`, a Slurm or Kubernetes
 /// cpuset) and its cgroup's CPU quota (v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`, rounded
 /// up). Foundation's `activeProcessorCount` reports the machine's online cores on Linux, whatever the mask.
-public struct AvailableCores: Sendable, Hashable {
+package struct AvailableCores: Sendable, Hashable {
     /// Cores, at least 1.
-    public var count: Int
+    package var count: Int
     /// Where the figure came from: `affinity mask`, `cgroup v2 cpu.max`, `cgroup v1 cpu quota`, or `online cores`.
-    public var source: String
+    package var source: String
 
-    public init(count: Int, source: String) {
+    package init(count: Int, source: String) {
         self.count = Swift.max(1, count)
         self.source = source
     }
 
     /// Read once per process (a system call and two small files).
-    public static let current: AvailableCores = SystemResources().availableCores()
+    package static let current: AvailableCores = SystemResources().availableCores()
 }
 
 /// How much memory this process can still use, read from the system: the cgroup limit (v2 `memory.max`
 /// minus `memory.current`, or v1 `memory.limit_in_bytes` minus `memory.usage_in_bytes`, for this process's
 /// own cgroup) and `MemAvailable` from /proc/meminfo, whichever is smaller. It decides whether libx264's
 /// low-memory settings are needed when no memory budget is given.
-public struct AvailableMemory: Sendable, Hashable {
+package struct AvailableMemory: Sendable, Hashable {
     /// Bytes available, `nil` when nothing could be read (then no low-memory settings are imposed).
-    public var bytes: Int?
+    package var bytes: Int?
     /// Where the figure came from: `cgroup v2 limit`, `cgroup v1 limit`, `MemAvailable`, or `unknown`.
-    public var source: String
+    package var source: String
 
-    public init(bytes: Int?, source: String) {
+    package init(bytes: Int?, source: String) {
         self.bytes = bytes
         self.source = source
     }
 
     /// Reads the figures of the running system (a few small files; about 0.1 ms).
-    public static func current() -> AvailableMemory { SystemResources().availableMemory() }
+    package static func current() -> AvailableMemory { SystemResources().availableMemory() }
 }

@@ -13,9 +13,9 @@ import Glibc
 /// lent to and is removed when the body returns or throws: no object's release decides when, so it cannot
 /// go before the last read. It is registered with `TemporaryFiles` meanwhile, so a program that cleans up
 /// on a signal removes it too.
-public enum InputSpool {
+package enum InputSpool {
     /// Runs `body` with a readable path for `input`. Throws `GifDecodeError` (`.io`) when the copy fails.
-    public static func withPath<Result>(
+    package static func withPath<Result>(
         _ input: GifInput, temporaryFolder: String = NSTemporaryDirectory(), _ body: (_ path: String) throws -> Result
     ) throws -> Result {
         let path: String

@@ -5,25 +5,25 @@ import GifxTimeline
 /// One output's own settings, as `key=value` items: `convert`'s `-o` prefix (`width=480,crf=28:small.mp4`) and
 /// `gifx serve`'s query (`?format=mp4&width=480&crf=28`) are read by this one parser, with the same error texts.
 /// Each replaces the command's (or the service's default) setting of the same name for that output only.
-public struct OutputSettings: Hashable, Sendable {
-    public var size: SizeRequest?
-    public var codec: VideoCodec?
-    public var crf: Double?
-    public var timing: OutputTimingChoice?
-    public var maxFps: Rational?
-    public var quality: Float?
+package struct OutputSettings: Hashable, Sendable {
+    package var size: SizeRequest?
+    package var codec: VideoCodec?
+    package var crf: Double?
+    package var timing: OutputTimingChoice?
+    package var maxFps: Rational?
+    package var quality: Float?
     /// A size cap in bytes (`target-size=10M`).
-    public var targetSize: Int?
+    package var targetSize: Int?
 
-    public init() {}
+    package init() {}
 
     /// Keys accepted, for help and errors.
-    public static let keys = ["width", "height", "scale", "codec", "crf", "fps", "max-fps", "quality", "target-size"]
+    package static let keys = ["width", "height", "scale", "codec", "crf", "fps", "max-fps", "quality", "target-size"]
 
-    public var isEmpty: Bool { self == OutputSettings() }
+    package var isEmpty: Bool { self == OutputSettings() }
 
     /// Sets `key` from `text`; `value` is the whole item list as the user wrote it, quoted in errors.
-    public mutating func set(_ key: String, _ text: String, in value: String) throws(OutputSettingsError) {
+    package mutating func set(_ key: String, _ text: String, in value: String) throws(OutputSettingsError) {
         func bad(_ what: String) -> OutputSettingsError { OutputSettingsError("'\(value)': \(key)=\(text): \(what)") }
         switch key {
         case "width", "height":
@@ -65,7 +65,7 @@ public struct OutputSettings: Hashable, Sendable {
 
     /// A canonical text of the settings, the same for the same settings however they were written
     /// (`width=0480` and `width=480`): part of `gifx serve`'s cache key.
-    public var canonicalText: String {
+    package var canonicalText: String {
         var items: [String] = []
         switch size {
         case .width(let pixels)?: items.append("width=\(pixels)")
@@ -92,17 +92,17 @@ public struct OutputSettings: Hashable, Sendable {
 
 /// A setting that does not parse, in the words `convert` prints after `Error:` and `gifx serve` returns as
 /// its 400's message.
-public struct OutputSettingsError: Error, CustomStringConvertible, Equatable, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct OutputSettingsError: Error, CustomStringConvertible, Equatable, Sendable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// A rendition's `fps=`: the timing modes of `--fps` and `--vfr`.
-public enum OutputTimingChoice: Hashable, Sendable {
+package enum OutputTimingChoice: Hashable, Sendable {
     case tick, auto, vfr
     case rate(Rational)
 
-    public var request: OutputPlan.Request {
+    package var request: OutputPlan.Request {
         switch self {
         case .tick: .tick
         case .auto: .auto
@@ -113,9 +113,9 @@ public enum OutputTimingChoice: Hashable, Sendable {
 }
 
 /// The texts a setting's value is written in, read the same way by the command line and the service.
-public enum SettingText {
+package enum SettingText {
     /// A size in bytes written the way people type it: `512M`, `2G`, `64k`, `1048576`.
-    public static func byteCount(_ argument: String) -> Int? {
+    package static func byteCount(_ argument: String) -> Int? {
         let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
         let units: [(String, Int)] = [("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40)]
         var digits = Substring(text.hasSuffix("IB") ? String(text.dropLast(2)) : text)
@@ -132,7 +132,7 @@ public enum SettingText {
     }
 
     /// A rate: a whole number, a decimal (`29.97`) or an exact fraction (`30000/1001`), at most 1000.
-    public static func frameRate(_ argument: String) -> Rational? {
+    package static func frameRate(_ argument: String) -> Rational? {
         let rate: Rational
         let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
         if parts.count == 2 {
@@ -152,7 +152,7 @@ public enum SettingText {
     }
 
     /// `--fps`: `auto`, `tick` or a rate (`vfr` is its own flag on the command line).
-    public static func frameRateChoice(_ argument: String) -> OutputTimingChoice? {
+    package static func frameRateChoice(_ argument: String) -> OutputTimingChoice? {
         switch argument {
         case "auto": return .auto
         case "tick": return .tick

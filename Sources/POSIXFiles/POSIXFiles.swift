@@ -11,9 +11,9 @@ import Darwin
 /// EINTR and writes everything): a unique new file, a hidden temporary beside its target, and a durable
 /// rename. Failures come back as swift-system's `Errno`, so each caller words them in its own terms (a GIF
 /// read error, an output error, a batch line).
-public enum POSIXFiles {
+package enum POSIXFiles {
     /// Who may read a file made by `makeUniqueFile`.
-    public enum NewFileAccess: Sendable {
+    package enum NewFileAccess: Sendable {
         /// 0600 (what mkstemp gives): a scratch file of this process, such as the stdin spool.
         case ownerOnly
         /// 0666 as the creation mode, so the kernel applies the process's umask as it does to any new
@@ -25,7 +25,7 @@ public enum POSIXFiles {
 
     /// Writes all of `bytes` to `fd`: swift-system's `writeAll` (short writes continued, EINTR retried),
     /// with its error typed, since it only ever throws `Errno`.
-    public static func writeAll<Bytes: Sequence<UInt8>>(_ fd: FileDescriptor, _ bytes: Bytes) throws(Errno) {
+    package static func writeAll<Bytes: Sequence<UInt8>>(_ fd: FileDescriptor, _ bytes: Bytes) throws(Errno) {
         do {
             try fd.writeAll(bytes)
         } catch let error as Errno {
@@ -40,7 +40,7 @@ public enum POSIXFiles {
     /// another suffix); the creation mode comes from `access` and the kernel applies the umask to it, so
     /// the process-wide umask is never read or changed (mkstemp plus `umask(0); umask(mask)` raced with
     /// every other thread creating a file).
-    public static func makeUniqueFile(
+    package static func makeUniqueFile(
         prefix: String, access: NewFileAccess = .ownerOnly
     ) -> Result<(fd: FileDescriptor, path: String), Errno> {
         let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -66,7 +66,7 @@ public enum POSIXFiles {
 
     /// A hidden temporary file beside `target` (`.NAME.gifx-XXXXXX` in the same folder, so renaming it
     /// over the target is atomic), open for writing, with the permissions a new file gets under the umask.
-    public static func makeHiddenTemporary(beside target: String) -> Result<(fd: FileDescriptor, path: String), Errno> {
+    package static func makeHiddenTemporary(beside target: String) -> Result<(fd: FileDescriptor, path: String), Errno> {
         let url = URL(fileURLWithPath: target)
         return makeUniqueFile(
             prefix: "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).gifx-", access: .asNewFile)
@@ -74,12 +74,12 @@ public enum POSIXFiles {
 
     /// Puts a file's data on disk (fsync, EINTR retried) before any name points at it, so a crash never
     /// shows a truncated target; `fd` stays open. swift-system has no fsync.
-    public static func sync(_ fd: FileDescriptor) {
+    package static func sync(_ fd: FileDescriptor) {
         while fsync(fd.rawValue) != 0 && errno == EINTR {}
     }
 
     /// Flushes the file at `temporary` to disk and renames it over `target`; throws rename's errno.
-    public static func durableRename(_ temporary: String, to target: String) throws(Errno) {
+    package static func durableRename(_ temporary: String, to target: String) throws(Errno) {
         if let fd = try? FileDescriptor.open(FilePath(temporary), .readOnly, options: .closeOnExec) {
             sync(fd)
             try? fd.close()
@@ -88,13 +88,13 @@ public enum POSIXFiles {
     }
 
     /// rename(2), which swift-system (1.8) does not wrap: replaces `target` atomically.
-    public static func rename(_ source: String, to target: String) throws(Errno) {
+    package static func rename(_ source: String, to target: String) throws(Errno) {
         guard renameCall(source, target) == 0 else { throw Errno(rawValue: errno) }
     }
 
     /// link(2), which swift-system (1.8) does not wrap: fails with EEXIST when `target` exists, so a
     /// file that appeared meanwhile is never replaced.
-    public static func link(_ source: String, to target: String) throws(Errno) {
+    package static func link(_ source: String, to target: String) throws(Errno) {
         guard linkCall(source, target) == 0 else { throw Errno(rawValue: errno) }
     }
 }

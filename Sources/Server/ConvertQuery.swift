@@ -3,10 +3,10 @@ import GifxKit
 import GifxTimeline
 
 /// The formats `POST /v1/convert?format=` names.
-public enum ServedFormat: String, Sendable, CaseIterable {
+package enum ServedFormat: String, Sendable, CaseIterable {
     case mp4, webm, webp, avif, jpg, sheet, timeline
 
-    public var contentType: String {
+    package var contentType: String {
         switch self {
         case .mp4: "video/mp4"
         case .webm: "video/webm"

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import GifxKit
+import GifxFrames
+import GifxTimeline
 import GifxPOSIXFiles
 import HTTPTypes
 import Hummingbird
@@ -16,8 +18,8 @@ import Glibc
 
 /// `gifx serve`: the conversion as an HTTP service (docs/serve.md). One instance owns its cache folder,
 /// its admission (one memory budget, a number of slots, a bounded queue) and its metrics.
-public final class GifxService: Sendable {
-    public let configuration: ServerConfiguration
+package final class GifxService: Sendable {
+    package let configuration: ServerConfiguration
     let logger: Logger
     let cache: ObjectCache
     let admission: Admission
@@ -25,7 +27,7 @@ public final class GifxService: Sendable {
     let metrics = ServiceMetrics()
     private let state = ServiceState()
 
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve")) throws {
+    package init(configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve")) throws {
         if let problem = configuration.problem { throw ServiceError.badQuery(problem) }
         self.configuration = configuration
         self.logger = logger
@@ -38,7 +40,7 @@ public final class GifxService: Sendable {
     /// Serves until graceful shutdown (`gracefulShutdownSignals`, or `shutdown()`): then it stops
     /// accepting, reports not ready, lets in-flight conversions finish within the grace period, and
     /// cancels what is left (a cancelled conversion removes its temporaries). `onListening` gets the port.
-    public func run(
+    package func run(
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
@@ -63,7 +65,7 @@ public final class GifxService: Sendable {
     }
 
     /// Starts the graceful shutdown SIGTERM starts.
-    public func shutdown() async {
+    package func shutdown() async {
         await state.group?.triggerGracefulShutdown()
     }
 

@@ -6,21 +6,21 @@ import Hummingbird
 
 /// Every error the service answers: a status, a stable `code` (clients branch on it, docs/serve.md lists
 /// them) and a one-line `message`, sent as JSON `{"code": "...", "message": "..."}`.
-public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var status: HTTPResponse.Status
-    public var code: String
-    public var message: String
+package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var status: HTTPResponse.Status
+    package var code: String
+    package var message: String
     /// `Retry-After` in seconds (503).
-    public var retryAfter: Int?
+    package var retryAfter: Int?
     /// Where the input is damaged (422).
-    public var byteOffset: Int?
+    package var byteOffset: Int?
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil, byteOffset: Int? = nil) {
+    package init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil, byteOffset: Int? = nil) {
         self.status = status; self.code = code; self.message = message
         self.retryAfter = retryAfter; self.byteOffset = byteOffset
     }
 
-    public var description: String { "\(status.code) \(code): \(message)" }
+    package var description: String { "\(status.code) \(code): \(message)" }
 
     // The stable codes.
     static func badQuery(_ message: String) -> ServiceError { ServiceError(.badRequest, "bad_query", message) }

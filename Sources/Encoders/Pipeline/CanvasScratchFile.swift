@@ -60,11 +60,11 @@ final class CanvasScratchFile {
 }
 
 /// Canvases could not be kept in the scratch folder, or read back (disk full, say).
-public struct ScratchSpaceError: GifxError {
-    public let folder: String
-    public let errno: Errno
-    public var failureClass: FailureClass { .io }
-    public var description: String {
+package struct ScratchSpaceError: GifxError {
+    package let folder: String
+    package let errno: Errno
+    package var failureClass: FailureClass { .io }
+    package var description: String {
         "cannot keep frames in \(folder) (width x height x 4 bytes a frame; set TMPDIR elsewhere): \(errno)"
     }
 }

@@ -51,7 +51,7 @@ public struct ConversionReport: Sendable {
     /// Decoding threads and the decode-ahead window (the largest of the passes).
     public var decode: DecodeStats
     /// How the memory budget was shared among the run's consumers (planned bytes, settings chosen).
-    public var memory: MemoryPlan
+    package var memory: MemoryPlan
     /// Canvases decoded and composited in all (pre-pass and every pass): the GIF's frame count when one
     /// decode fed every output.
     public var decodedCanvases: Int = 0
@@ -61,7 +61,7 @@ public struct ConversionReport: Sendable {
 }
 
 /// Progress: canvases streamed so far and the total expected (pre-pass and every pass).
-public typealias ConversionProgress = (_ done: Int, _ total: Int) -> Void
+package typealias ConversionProgress = (_ done: Int, _ total: Int) -> Void
 
 /// A conversion of one GIF into any number of outputs: the single owner of the steps every command runs.
 ///
@@ -70,12 +70,12 @@ public typealias ConversionProgress = (_ done: Int, _ total: Int) -> Void
 /// the bounded cache (`FrameStream`) into every sink that needs pixels, once per pass; finish and commit
 /// all outputs together, or none (`OutputTransaction`). Errors come up typed (`GifDecodeError`,
 /// `LibavError`, `OutputError`, …); the CLI words them.
-public final class Conversion {
-    public let inputPath: String
-    public let settings: RunSettings
+package final class Conversion {
+    package let inputPath: String
+    package let settings: RunSettings
 
     /// A conversion of the GIF at `inputPath`; throws `RunSettingsProblem` when `settings` cannot run.
-    public init(inputPath: String, settings: RunSettings = RunSettings()) throws {
+    package init(inputPath: String, settings: RunSettings = RunSettings()) throws {
         if let problem = settings.problem { throw problem }
         self.inputPath = inputPath
         self.settings = settings
@@ -102,7 +102,7 @@ public final class Conversion {
     /// Writes every requested output, all or none. `shouldStop` is asked after every canvas: when it says
     /// true the run stops there, removes every temporary output and throws `CancellationError` (the async
     /// API passes the Task's cancellation through it).
-    public func run(
+    package func run(
         _ requests: [OutputRequest], progress: ConversionProgress? = nil, shouldStop: (() -> Bool)? = nil
     ) throws -> ConversionReport {
         self.progress = progress

@@ -2,22 +2,22 @@ import GifxFrames
 import GifxTimeline
 
 /// What every sink's plan is built from: the GIF's metadata, its schedule, and the run's resource settings.
-public struct ConversionContext {
+package struct ConversionContext {
     /// A readable path of the GIF (the metadata reader and each pass open it again).
-    public let inputPath: String
-    public let metadata: GifMetadata
+    package let inputPath: String
+    package let metadata: GifMetadata
     /// The schedule every output follows: the GIF's, or, with `RunSettings.edit`, the edited one (its frames
     /// are the output frames; canvases are delivered in its order, numbered by its indices).
-    public let timeline: Timeline
+    package let timeline: Timeline
     /// The run's settings (policy, limits, budget, threads, overwrite), already checked.
-    public let settings: RunSettings
+    package let settings: RunSettings
     /// With `RunSettings.edit`: the edited schedule and, per output frame, the GIF frame it shows.
-    public var edit: EditedTimeline? = nil
+    package var edit: EditedTimeline? = nil
     /// The edit's canvas source (what its spool learnt), for the sinks of this module.
     var editedCanvases: EditedCanvases? = nil
 
     /// The size of every canvas the sinks get: the GIF's canvas, or the crop's.
-    public var canvas: CanvasSize { timeline.canvas }
+    package var canvas: CanvasSize { timeline.canvas }
     /// Canvases per pass: the GIF's frames, or the edited schedule's output frames.
-    public var frameCount: Int { timeline.frames.count }
+    package var frameCount: Int { timeline.frames.count }
 }

@@ -15,7 +15,7 @@ import GifxFrames
 /// A sink that needs no pixels (the timeline JSON) takes no pass: `plannedPasses` 0, and `beginPass`
 /// returns false. Its plan (repeat counts, timestamps, layout) is built from the `ConversionContext`
 /// when the sink is made, before any file is opened, so a bad request fails before anything is written.
-public protocol ConversionSink: AnyObject {
+package protocol ConversionSink: AnyObject {
     /// Whether the sink needs every canvas once before `open`.
     var needsPrePass: Bool { get }
     /// One canvas of the pre-pass.
@@ -47,10 +47,10 @@ public protocol ConversionSink: AnyObject {
 extension ConversionSink {
     /// Whether `consume` does work a decoding thread could overlap (every real output); `false` for a sink
     /// that only counts canvases, so a one-thread decode then runs on the consumer's thread (issue 39).
-    public var worksPerCanvas: Bool { true }
-    public var needsPrePass: Bool { false }
-    public func prePass(_ canvas: Canvas) throws {}
-    public func endPrePass(delivered: Int) throws {}
-    public var memoryDemand: MemoryDemand? { nil }
-    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {}
+    package var worksPerCanvas: Bool { true }
+    package var needsPrePass: Bool { false }
+    package func prePass(_ canvas: Canvas) throws {}
+    package func endPrePass(delivered: Int) throws {}
+    package var memoryDemand: MemoryDemand? { nil }
+    package func useMemoryLevel(_ level: Int, plan: MemoryPlan) {}
 }

@@ -125,9 +125,9 @@ final class EditedCanvases {
 }
 
 /// An edit that does not fit the GIF (a cut after its end, a crop outside its canvas, a speed too high).
-public struct EditError: GifxError, Equatable {
-    public let problem: TimelineEditError
-    public init(_ problem: TimelineEditError) { self.problem = problem }
-    public var failureClass: FailureClass { .usage }
-    public var description: String { problem.description }
+package struct EditError: GifxError, Equatable {
+    package let problem: TimelineEditError
+    package init(_ problem: TimelineEditError) { self.problem = problem }
+    package var failureClass: FailureClass { .usage }
+    package var description: String { problem.description }
 }

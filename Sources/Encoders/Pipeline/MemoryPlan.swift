@@ -2,69 +2,69 @@ import GifxFrames
 
 /// What one consumer of memory can run with: its settings from the fastest (first) to the leanest (last),
 /// each with the bytes it is estimated to hold at its peak. A consumer with one level has no choice.
-public struct MemoryDemand: Sendable, Hashable {
+package struct MemoryDemand: Sendable, Hashable {
     /// One way to run and its estimated peak bytes.
-    public struct Level: Sendable, Hashable {
-        public var bytes: Int
+    package struct Level: Sendable, Hashable {
+        package var bytes: Int
         /// What the level is, as `--stats` reports it (`x264 lookahead 10`).
-        public var setting: String
+        package var setting: String
 
-        public init(bytes: Int, setting: String) {
+        package init(bytes: Int, setting: String) {
             self.bytes = Swift.max(0, bytes)
             self.setting = setting
         }
     }
 
     /// Who holds the memory (`video out.mp4 (libx264)`, `frame ring`).
-    public var consumer: String
+    package var consumer: String
     /// Fastest first; never empty.
-    public var levels: [Level]
+    package var levels: [Level]
 
-    public init(consumer: String, levels: [Level]) {
+    package init(consumer: String, levels: [Level]) {
         precondition(!levels.isEmpty)
         self.consumer = consumer
         self.levels = levels
     }
 
     /// A consumer with a single way to run.
-    public init(consumer: String, bytes: Int, setting: String) {
+    package init(consumer: String, bytes: Int, setting: String) {
         self.init(consumer: consumer, levels: [Level(bytes: bytes, setting: setting)])
     }
 }
 
 /// How a run's memory budget is shared: one share per consumer, planned before anything large is
 /// allocated. `--stats` reports it beside the peak RSS the process reached.
-public struct MemoryPlan: Codable, Sendable, Hashable {
+package struct MemoryPlan: Codable, Sendable, Hashable {
     /// One consumer's share.
-    public struct Share: Codable, Sendable, Hashable {
-        public var consumer: String
-        public var plannedBytes: Int
+    package struct Share: Codable, Sendable, Hashable {
+        package var consumer: String
+        package var plannedBytes: Int
         /// The level chosen (`x264 lookahead 10`, `3 canvases`).
-        public var setting: String
+        package var setting: String
         /// 0 for the fastest level; higher when the budget made the consumer leaner.
-        public var level: Int
+        package var level: Int
     }
 
     /// The budget planned against; `nil` when no limit is known (every consumer at its fastest level).
-    public var budgetBytes: Int?
+    package var budgetBytes: Int?
     /// Where the budget came from: `--memory-budget`, `cgroup v2 limit`, `1/2 of MemAvailable`, `none known`.
-    public var budgetSource: String
+    package var budgetSource: String
     /// Every consumer, the process's fixed cost first, the frame ring last.
-    public var shares: [Share]
+    package var shares: [Share]
 
     /// The sum of the shares.
-    public var plannedBytes: Int { shares.reduce(0) { $0 + $1.plannedBytes } }
+    package var plannedBytes: Int { shares.reduce(0) { $0 + $1.plannedBytes } }
 
     /// Whether the budget binds: some consumer runs leaner than its fastest level (the frame ring included),
     /// or the shares take more than 7/8 of the budget. Then the run also keeps large blocks out of the C
     /// heap (`HeapPolicy`): the heap's retention is not in any consumer's estimate.
-    public var isTight: Bool {
+    package var isTight: Bool {
         guard let budgetBytes else { return false }
         return shares.contains { $0.level > 0 } || plannedBytes > budgetBytes / 8 * 7
     }
 
     /// The share of `consumer`, `nil` when it has none.
-    public func share(of consumer: String) -> Share? { shares.first { $0.consumer == consumer } }
+    package func share(of consumer: String) -> Share? { shares.first { $0.consumer == consumer } }
 }
 
 /// The budget is too small for the leanest settings of this GIF and these outputs. `smallestBudget` is the
@@ -92,11 +92,11 @@ public struct MemoryBudgetTooSmall: GifxError, Equatable {
 /// smallest budget that fits. Then all consumers step up together, one level at a time (a "stage"), while
 /// the total fits; the frame ring, whose extra canvases only buy overlap, takes what is left after the
 /// last stage. Each share therefore grows with the budget (monotone) and the shares add up to at most it.
-public enum MemoryPlanner {
+package enum MemoryPlanner {
     /// The plan for `demands` (the process's fixed cost and every output's encoder) and a frame ring
     /// that needs `ringMinimum` bytes and would use up to `ringWanted`. `ringSetting` words a share in bytes.
     /// Without a budget, every consumer takes its fastest level and the ring what it wants.
-    public static func plan(
+    package static func plan(
         budget: Int?, source: String, demands: [MemoryDemand], ringMinimum: Int, ringWanted: Int,
         ringSetting: (Int) -> String
     ) throws -> MemoryPlan {
@@ -131,7 +131,7 @@ public enum MemoryPlanner {
     }
 
     /// The frame ring's name in a plan.
-    public static let ringConsumer = "frame ring"
+    package static let ringConsumer = "frame ring"
 
     static func roundedUpToMebibyte(_ bytes: Int) -> Int { ((bytes + (1 << 20) - 1) >> 20) << 20 }
 

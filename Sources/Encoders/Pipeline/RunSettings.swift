@@ -37,7 +37,7 @@ public struct RunSettings: Sendable, Equatable {
     public var encodeRepeats = false
     /// With repeat pictures, the durations the encoder is shown (docs/repeats.md): real up to 0.1 s (the
     /// default), real (`GIFX_REPEATS=real`) or one output frame each (`GIFX_REPEATS=dense`).
-    public var repeatTimestamps: RepeatTimestamps = .capped
+    package var repeatTimestamps: RepeatTimestamps = .capped
     /// Read every output back before the commit and refuse to commit one that does not show the GIF
     /// (`VerifyingSink`); `nil`: no verification.
     public var verify: VerifySettings?
@@ -110,7 +110,7 @@ public enum RunSettingsProblem: GifxError, Equatable {
 /// What the encoder is told of each distinct picture's duration when repeats are repeat pictures
 /// (docs/repeats.md, measured in docs/benchmarks.md). x264's rate control divides a frame's complexity by its
 /// duration (clipped to 0.04-1 s), so a picture held long gets a lower QP.
-public enum RepeatTimestamps: String, Sendable, Equatable {
+package enum RepeatTimestamps: String, Sendable, Equatable {
     /// Real durations up to 0.1 s; a longer hold is shown to the encoder as 0.1 s (the default: about the old
     /// path's bytes at a better picture; real durations give key frames forced in long holds 1.1-1.3× the bytes).
     case capped

@@ -5,41 +5,41 @@ import GifxTimeline
 /// The schedule as JSON (schema gifx.timeline/1): needs no pixels. Streamed by `TimelineJSONWriter` in
 /// fixed pieces, as the CLI's `timeline` command streams it, so the two are the same bytes and a schedule of
 /// millions of frames is never one document in memory.
-public final class TimelineJSONSink: ConversionSink {
-    public let target: String
+package final class TimelineJSONSink: ConversionSink {
+    package let target: String
     private let timeline: Timeline
     private let edit: EditedTimeline?
     private var output: AtomicOutput?
 
-    public init(target: String, context: ConversionContext) {
+    package init(target: String, context: ConversionContext) {
         self.target = target
         timeline = context.timeline
         edit = context.edit
     }
 
-    public func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
-    public var plannedPasses: Int { 0 }
-    public func beginPass(_ pass: Int) throws -> Bool { false }
-    public func consume(_ canvas: Canvas) throws -> Bool { false }
-    public func endPass(delivered: Int) throws {}
-    public func finish() throws {
+    package func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
+    package var plannedPasses: Int { 0 }
+    package func beginPass(_ pass: Int) throws -> Bool { false }
+    package func consume(_ canvas: Canvas) throws -> Bool { false }
+    package func endPass(delivered: Int) throws {}
+    package func finish() throws {
         guard let output else { return }
         let extra = try edit.map { [try TimelineEditJSON.member($0)] } ?? []
         try TimelineJSONWriter(timeline, extraMembers: extra).write { try writeAll($0, to: output) }
         try writeAll(Data("\n".utf8), to: output)
     }
-    public var result: OutputResult { .timelineJSON(path: target) }
+    package var result: OutputResult { .timelineJSON(path: target) }
 }
 
 /// The `edit` member a `gifx.timeline/1` document gets when its schedule is edited (`timeline --json` with an
 /// edit option, a `.timeline.json` output of an edited run): the edit as asked (cut times in cs, `null` when not
 /// given), the frames the speed dropped, and per output frame the GIF frame it shows (`source`).
-public struct TimelineEditJSON: Encodable {
-    public let edited: EditedTimeline
-    public init(_ edited: EditedTimeline) { self.edited = edited }
+package struct TimelineEditJSON: Encodable {
+    package let edited: EditedTimeline
+    package init(_ edited: EditedTimeline) { self.edited = edited }
 
     /// The member for `TimelineJSONWriter.extraMembers`.
-    public static func member(_ edited: EditedTimeline) throws -> (key: String, prettyJSON: String) {
+    package static func member(_ edited: EditedTimeline) throws -> (key: String, prettyJSON: String) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return ("edit", String(decoding: try encoder.encode(TimelineEditJSON(edited)), as: UTF8.self))
@@ -49,7 +49,7 @@ public struct TimelineEditJSON: Encodable {
         case from, to, speed, reverse, boomerang, crop, framesDroppedBySpeed, source
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         let edit = edited.edit
         try c.encode(edit.from, forKey: .from)

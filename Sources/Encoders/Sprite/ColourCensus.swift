@@ -7,9 +7,9 @@ import Foundation
 /// Every pixel whose alpha is 0 counts as the one transparent value 0 (its RGB is invisible). Memory is
 /// fixed: a 512-slot table for the first 257 colours, then, only while every pixel is opaque, a 2 MiB
 /// bitmap of the RGB values seen, from which an unused colour can serve as the RGB sheet's tRNS key.
-public final class ColourCensus {
+package final class ColourCensus {
     /// Most colours an indexed PNG holds.
-    public static let paletteLimit = 256
+    package static let paletteLimit = 256
     private static let slots = 512
     private var keys: UnsafeMutablePointer<UInt32>
     private var used: UnsafeMutablePointer<Bool>
@@ -17,11 +17,11 @@ public final class ColourCensus {
     private var rgbSeen: UnsafeMutablePointer<UInt64>?
     private var last: UInt32?
     /// More than `paletteLimit` distinct values were seen.
-    public private(set) var overflowed = false
+    package private(set) var overflowed = false
     /// No pixel so far had alpha < 255.
-    public private(set) var allOpaque = true
+    package private(set) var allOpaque = true
 
-    public init() {
+    package init() {
         keys = .allocate(capacity: Self.slots)
         keys.initialize(repeating: 0, count: Self.slots)
         used = .allocate(capacity: Self.slots)
@@ -35,13 +35,13 @@ public final class ColourCensus {
     }
 
     /// The distinct values in first-seen order (alpha-0 pixels as 0); meaningful only when not `overflowed`.
-    public var colours: [UInt32] { order }
+    package var colours: [UInt32] { order }
 
     /// Nothing more can change the outcome: too many colours and some not opaque.
-    public var isSettled: Bool { overflowed && !allOpaque }
+    package var isSettled: Bool { overflowed && !allOpaque }
 
     /// Adds `count` RGBA pixels (as the canvas holds them: R in the low byte), rows `stride` bytes apart.
-    public func add(_ pixels: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
+    package func add(_ pixels: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
         for y in 0..<height {
             if isSettled { return }
             let row = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
@@ -95,7 +95,7 @@ public final class ColourCensus {
 
     /// An opaque RGB value no pixel used (black first), for an RGB sheet's transparent key; `nil` when
     /// some pixel was not opaque or every one of the 2^24 colours occurs.
-    public func unusedRGB() -> UInt32? {
+    package func unusedRGB() -> UInt32? {
         guard allOpaque else { return nil }
         guard let rgbSeen else {
             let seen = Set(order.map { $0 & 0xFF_FFFF })

@@ -4,12 +4,12 @@ import GifxTimeline
 /// the two 64-bit lanes are independent multiply-rotate hashes over every byte plus the length, so an
 /// accidental collision (about 2^-128 per pair) is not a practical concern for animation frames. It is not
 /// a cryptographic hash: a crafted GIF could make two different frames share a cell.
-public struct CanvasDigest: Hashable, Sendable {
-    public var low: UInt64
-    public var high: UInt64
+package struct CanvasDigest: Hashable, Sendable {
+    package var low: UInt64
+    package var high: UInt64
 
     /// Hashes `bytes` 32 at a time in four lanes (so the loop is not bound by one multiply chain).
-    public init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         let p1: UInt64 = 0x9E37_79B1_85EB_CA87
         let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
         let p3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -62,19 +62,19 @@ public struct CanvasDigest: Hashable, Sendable {
 /// Assigns sprite cells to frames: byte-identical canvases share the cell of the first one.
 /// Fed one digest per frame in order (the first pass of deduplication), it yields the cell count, which the
 /// PNG header needs before the first pixel row is written.
-public struct FrameDeduper: Sendable {
+package struct FrameDeduper: Sendable {
     private var cellOfDigest: [CanvasDigest: Int] = [:]
     /// Cell index of each frame so far (4 bytes a frame: a 5-million-frame GIF's aliases take 20 MB), in
     /// chunks, so growing it never holds two copies (an array doubling from 4M to 8M slots would peak at 48 MB).
-    public private(set) var cellOfFrame = ChunkedColumn<UInt32>()
+    package private(set) var cellOfFrame = ChunkedColumn<UInt32>()
     /// Frame that fills each cell (the first frame showing that canvas).
-    public private(set) var sourceFrameOfCell: [Int] = []
+    package private(set) var sourceFrameOfCell: [Int] = []
 
-    public init() {}
+    package init() {}
 
     /// Records the next frame; returns its cell.
     @discardableResult
-    public mutating func add(_ digest: CanvasDigest) -> Int {
+    package mutating func add(_ digest: CanvasDigest) -> Int {
         let frame = cellOfFrame.count
         if let cell = cellOfDigest[digest] {
             cellOfFrame.append(UInt32(cell))
@@ -87,7 +87,7 @@ public struct FrameDeduper: Sendable {
         return cell
     }
 
-    public var cellCount: Int { sourceFrameOfCell.count }
+    package var cellCount: Int { sourceFrameOfCell.count }
     /// Frames that reuse an earlier cell.
-    public var cellsSaved: Int { cellOfFrame.count - sourceFrameOfCell.count }
+    package var cellsSaved: Int { cellOfFrame.count - sourceFrameOfCell.count }
 }

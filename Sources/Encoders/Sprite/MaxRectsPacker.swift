@@ -7,14 +7,14 @@ import GifxTimeline
 /// Rects are inserted one at a time in cell order (the online variant), so each page holds a contiguous
 /// run of cells and the writer needs only one page in memory; a rect that no free rectangle fits returns
 /// `nil`, and the caller starts the next page.
-public struct MaxRectsBin: Sendable {
-    public let width: Int, height: Int
+package struct MaxRectsBin: Sendable {
+    package let width: Int, height: Int
     private var free: [PixelRect]
     private var newFree: [PixelRect] = []
     /// The bottom-right extent of everything placed (the page is cropped to it).
-    public private(set) var usedWidth = 0, usedHeight = 0
+    package private(set) var usedWidth = 0, usedHeight = 0
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
         free = [PixelRect(x: 0, y: 0, width: width, height: height)]
@@ -22,7 +22,7 @@ public struct MaxRectsBin: Sendable {
 
     /// Places a `width`×`height` rect at the free position whose shorter leftover side is smallest (ties:
     /// the longer leftover side), and returns its top-left; `nil` when it fits nowhere.
-    public mutating func insert(width w: Int, height h: Int) -> (x: Int, y: Int)? {
+    package mutating func insert(width w: Int, height h: Int) -> (x: Int, y: Int)? {
         var best: PixelRect?
         var bestShort = Int.max, bestLong = Int.max
         for rect in free where rect.width >= w && rect.height >= h {

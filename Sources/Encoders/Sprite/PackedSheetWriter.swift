@@ -6,8 +6,8 @@ import GifxTimeline
 /// in memory (its width × height in the buffer format), cells are copied in cell order from their frame's
 /// pixels (only their source rect) and extruded, and when a page's last cell has arrived the page goes to
 /// libpng row by row. Memory is bounded by the page size limit squared (64 MiB RGBA at 4096, 16 MiB indexed).
-public final class PackedSheetWriter {
-    public let layout: PackedLayout
+package final class PackedSheetWriter {
+    package let layout: PackedLayout
     private let descriptors: [Int32]
     private let paths: [String]
     private let settings: PNGSettings
@@ -19,9 +19,9 @@ public final class PackedSheetWriter {
     private var stride = 0
     private var nextCell = 0
     /// Largest page buffer held (for the caller's statistics).
-    public private(set) var pageBufferBytes = 0
+    package private(set) var pageBufferBytes = 0
 
-    public init(
+    package init(
         layout: PackedLayout, fileDescriptors: [Int32], paths: [String], settings: PNGSettings,
         format: SheetPixelFormat
     ) {
@@ -37,11 +37,11 @@ public final class PackedSheetWriter {
 
     deinit { page?.deallocate() }
 
-    public var cellsWritten: Int { nextCell }
+    package var cellsWritten: Int { nextCell }
 
     /// Adds the next cell from its frame's tightly packed RGBA pixels (`frameSize`); only the cell's
     /// source rect is copied. Throws `PaletteMiss` when indexed and a pixel is not in the palette.
-    public func addCell(frame pixels: UnsafeRawBufferPointer, frameSize: CanvasSize) throws {
+    package func addCell(frame pixels: UnsafeRawBufferPointer, frameSize: CanvasSize) throws {
         precondition(nextCell < layout.cellCount, "more cells than the layout holds")
         let (pageOfCell, rect) = layout.region(ofCell: nextCell)
         if pageOfCell != pageIndex { try beginPage(pageOfCell) }
@@ -69,7 +69,7 @@ public final class PackedSheetWriter {
     }
 
     /// Checks every cell was written.
-    public func finish() throws {
+    package func finish() throws {
         guard nextCell == layout.cellCount else {
             throw GifDecodeError(.truncated, at: nil, "only \(nextCell) of \(layout.cellCount) sprite cells could be decoded")
         }

@@ -3,9 +3,9 @@ import GifxFrames
 import GifxTimeline
 
 /// Why a scaler could not be set up.
-public struct ScalerError: GifxError {
-    public let description: String
-    public var failureClass: FailureClass { .internalError }
+package struct ScalerError: GifxError {
+    package let description: String
+    package var failureClass: FailureClass { .internalError }
 }
 
 /// Resizes straight-alpha RGBA canvases with libswscale: the area filter when shrinking (each output pixel
@@ -15,15 +15,15 @@ public struct ScalerError: GifxError {
 /// Colour is filtered premultiplied by alpha, so the transparent (0,0,0,0) pixels around a GIF's subject
 /// do not darken its edges. Each channel is scaled as its own 8-bit grey plane: swscale converts packed
 /// RGB to YUV internally, which would shift colours; grey to grey is a pure resampling.
-public final class RGBAScaler {
-    public let source: CanvasSize
-    public let destination: CanvasSize
+package final class RGBAScaler {
+    package let source: CanvasSize
+    package let destination: CanvasSize
     private let context: OpaquePointer
     /// Four premultiplied planes of the source (R, G, B, A), then four of the destination.
     private let sourcePlanes: UnsafeMutablePointer<UInt8>
     private let destinationPlanes: UnsafeMutablePointer<UInt8>
 
-    public init(from source: CanvasSize, to destination: CanvasSize) throws {
+    package init(from source: CanvasSize, to destination: CanvasSize) throws {
         self.source = source
         self.destination = destination
         try Libav.require(GIFX_AV_SCALER)
@@ -51,7 +51,7 @@ public final class RGBAScaler {
 
     /// Scales `pixels` (source size, tightly packed RGBA) into `output`: `destination.height` rows of
     /// `destination.width` RGBA pixels, `stride` bytes apart.
-    public func scale(_ pixels: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, stride: Int) {
+    package func scale(_ pixels: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, stride: Int) {
         let sourceCount = source.width * source.height
         precondition(pixels.count >= sourceCount * 4)
         let input = pixels.bindMemory(to: UInt8.self).baseAddress!

@@ -3,7 +3,7 @@ import GifxTimeline
 /// Where each distinct cell of a sheet sits: what the writers and the JSON formats read, whether the
 /// layout is the arithmetic grid (`SpriteLayout`) or a packed one (`PackedLayout`). Cells are numbered in
 /// the order they are written, and each page holds a contiguous run of them.
-public protocol SheetGeometry {
+package protocol SheetGeometry {
     var pageCount: Int { get }
     /// Size of page `index` in pixels.
     func pageSize(_ index: Int) -> CanvasSize
@@ -44,7 +44,7 @@ public enum SpritePacking: String, CaseIterable, Sendable {
 /// A layout of cells of different sizes (trimmed, or packed with MaxRects), each page a contiguous run of
 /// cells. Per cell it keeps 12 bytes (source rect as four UInt16, position as two UInt16), per page its
 /// first cell and size.
-public struct PackedLayout: SheetGeometry, Sendable {
+package struct PackedLayout: SheetGeometry, Sendable {
     /// Source rects, four UInt16 a cell: x, y, width, height.
     private var sources: [UInt16] = []
     /// Page positions, two UInt16 a cell.
@@ -52,17 +52,17 @@ public struct PackedLayout: SheetGeometry, Sendable {
     /// First cell of each page, and one past the last.
     private var pageStarts: [Int] = [0]
     private var pageSizes: [CanvasSize] = []
-    public let padding: Int
-    public let extrude: Int
-    public let trimmed: Bool
+    package let padding: Int
+    package let extrude: Int
+    package let trimmed: Bool
 
-    public var pageCount: Int { pageSizes.count }
-    public var cellCount: Int { sources.count / 4 }
-    public func pageSize(_ index: Int) -> CanvasSize { pageSizes[index] }
+    package var pageCount: Int { pageSizes.count }
+    package var cellCount: Int { sources.count / 4 }
+    package func pageSize(_ index: Int) -> CanvasSize { pageSizes[index] }
     /// The cells on page `index`.
-    public func cells(onPage index: Int) -> Range<Int> { pageStarts[index]..<pageStarts[index + 1] }
+    package func cells(onPage index: Int) -> Range<Int> { pageStarts[index]..<pageStarts[index + 1] }
 
-    public func region(ofCell cell: Int) -> (page: Int, rect: PixelRect) {
+    package func region(ofCell cell: Int) -> (page: Int, rect: PixelRect) {
         // Pages are contiguous runs: binary search the page starts.
         var low = 0, high = pageCount - 1
         while low < high {
@@ -74,14 +74,14 @@ public struct PackedLayout: SheetGeometry, Sendable {
             x: Int(positions[2 * cell]), y: Int(positions[2 * cell + 1]), width: s.width, height: s.height))
     }
 
-    public func source(ofCell cell: Int) -> PixelRect {
+    package func source(ofCell cell: Int) -> PixelRect {
         PixelRect(
             x: Int(sources[4 * cell]), y: Int(sources[4 * cell + 1]), width: Int(sources[4 * cell + 2]),
             height: Int(sources[4 * cell + 3]))
     }
 
     /// Whether some page pixel belongs to no cell (always, unless one cell fills a page exactly).
-    public var hasGaps: Bool {
+    package var hasGaps: Bool {
         if padding > 0 { return true }
         var covered = 0, area = 0
         for k in 0..<pageCount { area += pageSizes[k].width * pageSizes[k].height }
@@ -95,7 +95,7 @@ public struct PackedLayout: SheetGeometry, Sendable {
     /// Packs cells whose source rects `source(cell)` are given (all `cellCount` of them), `packing` them
     /// on pages of at most `maxSize` per side. Grid slots are the largest source size. Throws when one
     /// cell (with its extrusion) exceeds `maxSize`.
-    public init(
+    package init(
         cellCount: Int, source: (Int) -> PixelRect, packing: SpritePacking, padding: Int, extrude: Int,
         maxSize requested: Int, powerOfTwo: Bool, trimmed: Bool
     ) throws {

@@ -13,16 +13,16 @@ import Glibc
 /// local palettes number at most 255 the sheet fits. Entry 0 is transparent whenever the sheet has any
 /// transparent pixel, so a zeroed buffer is transparent in both formats. A pixel outside the palette is
 /// reported by `map`, and the encoder starts over in RGBA rather than write a wrong colour.
-public final class SheetPalette {
+package final class SheetPalette {
     /// RGBA entries as the canvas holds them in memory (`UInt32` loads, R in the low byte on little endian).
-    public let entries: [UInt32]
+    package let entries: [UInt32]
     /// Open-addressing table RGBA → entry (1024 slots, so at most a quarter full).
     private let keys: UnsafeMutablePointer<UInt32>
     private let values: UnsafeMutablePointer<Int16>
     private static let slots = 1024
 
     /// A palette of exactly `entries` (1...256, distinct; alpha-0 entries must be 0).
-    public init(entries: [UInt32]) {
+    package init(entries: [UInt32]) {
         precondition(!entries.isEmpty && entries.count <= 256)
         self.entries = entries
         keys = .allocate(capacity: Self.slots)
@@ -39,7 +39,7 @@ public final class SheetPalette {
 
     /// The palette for the census's colours plus transparent when the sheet has gaps (transparent first),
     /// or `nil` when that makes more than 256.
-    public convenience init?(census: ColourCensus, needsTransparent: Bool) {
+    package convenience init?(census: ColourCensus, needsTransparent: Bool) {
         guard !census.overflowed else { return nil }
         var colours = census.colours
         if let clear = colours.firstIndex(of: 0) {
@@ -75,7 +75,7 @@ public final class SheetPalette {
 
     /// The palette of the GIF at `path`, or `nil` when its palettes hold more than 255 distinct colours
     /// or cannot be read back.
-    public static func make(path: String, metadata: GifMetadata) -> SheetPalette? {
+    package static func make(path: String, metadata: GifMetadata) -> SheetPalette? {
         guard let colors = readDistinctPaletteColors(path: path, metadata: metadata, limit: 255) else { return nil }
         return SheetPalette(entries: [0] + colors)
     }

@@ -14,7 +14,7 @@ public enum PNGLevel: String, CaseIterable, Sendable {
 }
 
 /// The PNG colour type of a sheet, chosen from its pixels (`ColourCensus`, or the GIF's palettes).
-public enum SheetPixelFormat {
+package enum SheetPixelFormat {
     /// One byte per pixel: ≤ 256 distinct RGBA values (alpha in tRNS).
     case indexed(SheetPalette)
     /// Three bytes per pixel: every frame pixel is opaque. `key` (an opaque colour no frame uses) is
@@ -31,7 +31,7 @@ public enum SheetPixelFormat {
     }
 
     /// "indexed", "rgb" or "rgba" (for the caller's statistics).
-    public var name: String {
+    package var name: String {
         switch self {
         case .indexed: return "indexed"
         case .rgb: return "rgb"
@@ -41,7 +41,7 @@ public enum SheetPixelFormat {
 
     /// The smallest faithful type: indexed when the census's colours (plus transparent, if the sheet has
     /// gaps) are at most 256; RGB when every frame pixel is opaque (with a tRNS key for the gaps); RGBA.
-    public static func choose(census: ColourCensus, hasGaps: Bool) -> SheetPixelFormat {
+    package static func choose(census: ColourCensus, hasGaps: Bool) -> SheetPixelFormat {
         if let palette = SheetPalette(census: census, needsTransparent: hasGaps) { return .indexed(palette) }
         if census.allOpaque {
             if !hasGaps { return .rgb(key: nil) }
@@ -53,7 +53,7 @@ public enum SheetPixelFormat {
     /// Row filter and zlib settings for this colour type at `level`. Indexed rows are never filtered
     /// (prediction across palette indices only scatters them); RGB/RGBA rows use libpng's adaptive
     /// per-row choice except at `fast`. Measured on the benchmark GIFs: see docs/sprites.md.
-    public func settings(_ level: PNGLevel) -> PNGSettings {
+    package func settings(_ level: PNGLevel) -> PNGSettings {
         let adaptive = Int32(PNG_FILTER_NONE | PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_AVG | PNG_FILTER_PAETH)
         let none = Int32(PNG_FILTER_NONE)
         let filters: Int32

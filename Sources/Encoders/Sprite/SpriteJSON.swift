@@ -24,51 +24,51 @@ public enum SpriteJSONFormat: String, Codable, Sendable, CaseIterable {
 
 /// Everything the format writers need to know about a finished sheet. Frames are produced on demand by
 /// `frame`, so nothing here grows with the frame count.
-public struct SpriteSheetDescription {
-    public struct Image: Sendable {
+package struct SpriteSheetDescription {
+    package struct Image: Sendable {
         /// Path written into the document (relative to the document's folder).
-        public var name: String
-        public var size: CanvasSize
-        public init(name: String, size: CanvasSize) { self.name = name; self.size = size }
+        package var name: String
+        package var size: CanvasSize
+        package init(name: String, size: CanvasSize) { self.name = name; self.size = size }
     }
 
-    public struct Frame: Sendable {
+    package struct Frame: Sendable {
         /// The distinct region (cell) showing this frame; aliases share one.
-        public var cell: Int
-        public var page: Int
+        package var cell: Int
+        package var page: Int
         /// The frame's own pixels on its page, top-left origin (trimmed when `trimmed`).
-        public var rect: PixelRect
+        package var rect: PixelRect
         /// Where `rect`'s pixels sit in the frame (`frameSize`); all of it unless trimmed.
-        public var source: PixelRect
+        package var source: PixelRect
         /// Resolved delay in centiseconds.
-        public var delay: Int
-        public init(cell: Int, page: Int, rect: PixelRect, source: PixelRect, delay: Int) {
+        package var delay: Int
+        package init(cell: Int, page: Int, rect: PixelRect, source: PixelRect, delay: Int) {
             self.cell = cell; self.page = page; self.rect = rect; self.source = source; self.delay = delay
         }
     }
 
     /// Base for frame and animation names (the input's file name without extension).
-    public var name: String
-    public var images: [Image]
-    public var frameCount: Int
-    public var frame: (Int) -> Frame
-    public var cellCount: Int
+    package var name: String
+    package var images: [Image]
+    package var frameCount: Int
+    package var frame: (Int) -> Frame
+    package var cellCount: Int
     /// The first frame showing each cell (the cell's own placement comes from that frame).
-    public var cellFrame: (Int) -> Frame
+    package var cellFrame: (Int) -> Frame
     /// The GIF's canvas.
-    public var sourceSize: CanvasSize
+    package var sourceSize: CanvasSize
     /// Frame size on the sheet before trimming (the canvas after resizing).
-    public var frameSize: CanvasSize
-    public var trimmed: Bool
-    public var loopCount: Int?
-    public var plays: Int?
-    public var policy: TimelinePolicy
-    public var padding: Int
-    public var extrude: Int
+    package var frameSize: CanvasSize
+    package var trimmed: Bool
+    package var loopCount: Int?
+    package var plays: Int?
+    package var policy: TimelinePolicy
+    package var padding: Int
+    package var extrude: Int
     /// Frames sharing an earlier frame's cell (deduplication), `nil` when deduplication was off.
-    public var cellsSaved: Int?
+    package var cellsSaved: Int?
 
-    public init(
+    package init(
         name: String, images: [Image], frameCount: Int, frame: @escaping (Int) -> Frame, cellCount: Int,
         cellFrame: @escaping (Int) -> Frame, sourceSize: CanvasSize, frameSize: CanvasSize, trimmed: Bool,
         loopCount: Int?, plays: Int?, policy: TimelinePolicy, padding: Int, extrude: Int, cellsSaved: Int?
@@ -105,7 +105,7 @@ public struct SpriteSheetDescription {
 
 /// The documents a format writes for `jsonPath`: one, or for TexturePacker multipacks `NAME.json` (page 0,
 /// the one to load) then `NAME-1.json`, `NAME-2.json`, … listed in its `meta.related_multi_packs`.
-public func spriteDocumentPaths(_ jsonPath: String, format: SpriteJSONFormat, pageCount: Int) -> [String] {
+package func spriteDocumentPaths(_ jsonPath: String, format: SpriteJSONFormat, pageCount: Int) -> [String] {
     guard format.documentPerPage && pageCount > 1 else { return [jsonPath] }
     let url = URL(fileURLWithPath: jsonPath)
     let ext = url.pathExtension.isEmpty ? "json" : url.pathExtension

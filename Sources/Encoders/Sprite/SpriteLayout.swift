@@ -3,7 +3,7 @@ import GifxTimeline
 
 /// Why frames cannot be laid out on a sheet with the options given. A usage error (`FailureClass.usage`): the GIF is
 /// fine, the remedy is an option (the page size limit, the frame size, the column count, the padding).
-public enum SpriteLayoutError: GifxError, Equatable {
+package enum SpriteLayoutError: GifxError, Equatable {
     /// A frame (`width`×`height`, plus `extrude` on every side) is wider or taller than the sheet may be.
     case frameTooLarge(width: Int, height: Int, extrude: Int, maxSize: Int)
     /// `columns` slots of `slotWidth` (with `padding` between) exceed `maxSize`; `fitting` would fit.
@@ -13,10 +13,10 @@ public enum SpriteLayoutError: GifxError, Equatable {
     /// A one-sheet format (Aseprite) would need `pages` pages of `maxSize`.
     case singleSheetFormat(name: String, pages: Int, maxSize: Int)
 
-    public var failureClass: FailureClass { .usage }
+    package var failureClass: FailureClass { .usage }
 
     /// The problem in the library's terms (no command-line flag): the CLI adds the options that fix it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .frameTooLarge(let width, let height, let extrude, let maxSize):
             let border = extrude > 0 ? " with \(extrude) px of extrusion (\(width + 2 * extrude)x\(height + 2 * extrude))" : ""

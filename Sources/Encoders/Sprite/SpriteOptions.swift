@@ -53,10 +53,10 @@ public struct SpriteResult: Sendable {
     /// Decoding threads and decode-ahead window (set by the conversion).
     public var decode = DecodeStats(threads: 1, window: 0, peakWindowBytes: 0)
     /// How the run's memory budget was shared (set by the conversion).
-    public var memory: MemoryPlan?
+    package var memory: MemoryPlan?
     /// Decoder and schedule warnings (damaged data kept, and the like).
     public var warnings: [String]
 }
 
 /// Progress callback: frames handled so far and the total (twice the frame count when a pre-pass runs).
-public typealias SpriteProgress = (_ done: Int, _ total: Int) -> Void
+package typealias SpriteProgress = (_ done: Int, _ total: Int) -> Void

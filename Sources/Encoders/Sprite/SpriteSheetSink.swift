@@ -11,7 +11,7 @@ import Glibc
 /// Writes the sprite sheet of the GIF at `inputPath`: PNG page(s) streamed a row of cells at a time, then
 /// the JSON; every file appears together (committed atomically) or none does. A `Conversion` with one
 /// `SpriteSheetSink`.
-public func writeSpriteSheet(
+package func writeSpriteSheet(
     inputPath: String, options: SpriteOptions, settings: RunSettings = RunSettings(), progress: SpriteProgress? = nil
 ) throws -> SpriteResult {
     let conversion = try Conversion(inputPath: inputPath, settings: settings)
@@ -31,8 +31,8 @@ public func writeSpriteSheet(
 /// frames repeat), trimming / max-rects packing (the regions' sizes), or a colour type the GIF's palettes
 /// cannot settle (`SpritePrePass`, `ColourCensus`). Nothing but digests, bounds and a bounded colour count
 /// is kept between the passes.
-public final class SpriteSheetSink: ConversionSink {
-    public let options: SpriteOptions
+package final class SpriteSheetSink: ConversionSink {
+    package let options: SpriteOptions
     private let context: ConversionContext
     private let cellSize: CanvasSize
     private var prePassState: SpritePrePass?
@@ -55,7 +55,7 @@ public final class SpriteSheetSink: ConversionSink {
 
     /// Plans the sheet: fails (before any decoding) when there are no frames, when one cell cannot fit
     /// the sheet (untrimmed), or when the description exists and may not be replaced.
-    public init(options: SpriteOptions, context: ConversionContext) throws {
+    package init(options: SpriteOptions, context: ConversionContext) throws {
         self.options = options
         self.context = context
         guard context.frameCount > 0 else {
@@ -86,7 +86,7 @@ public final class SpriteSheetSink: ConversionSink {
     /// A grid known to be indexed before any pixel (the GIF's palettes hold the sheet's colours, no pre-pass)
     /// buffers one byte a pixel, else four. Measured at 1280×720 (250 cells, 17 pages of 3 × 5): 7.9 MiB of
     /// peak RSS over the same run without the sheet, where four bytes a pixel estimated 16.2 MiB.
-    public var memoryDemand: MemoryDemand? {
+    package var memoryDemand: MemoryDemand? {
         let border = 2 * (options.padding + options.extrude)
         let slot = (width: cellSize.width + border, height: cellSize.height + border)
         let side = max(1, options.maxSize)
@@ -117,17 +117,17 @@ public final class SpriteSheetSink: ConversionSink {
 
     // MARK: Pre-pass: repeats, trim bounds, colours.
 
-    public var needsPrePass: Bool { prePassState != nil }
+    package var needsPrePass: Bool { prePassState != nil }
 
-    public func prePass(_ canvas: Canvas) throws { prePassState?.add(canvas, cellPixels: cellPixels) }
+    package func prePass(_ canvas: Canvas) throws { prePassState?.add(canvas, cellPixels: cellPixels) }
 
-    public func endPrePass(delivered: Int) throws {
+    package func endPrePass(delivered: Int) throws {
         try requireAllFrames(prePassState?.framesSeen ?? delivered, of: frameCount)
     }
 
     // MARK: Open: the geometry and colour type, then every output before the first pixel is written.
 
-    public func open(in transaction: OutputTransaction) throws {
+    package func open(in transaction: OutputTransaction) throws {
         let hasGaps: Bool
         if packed, let prePassState {
             let layout = try PackedLayout(
@@ -176,11 +176,11 @@ public final class SpriteSheetSink: ConversionSink {
 
     // MARK: The sheet pass.
 
-    public var plannedPasses: Int { 1 }
+    package var plannedPasses: Int { 1 }
 
     private var cellsWritten: Int { gridWriter?.cellsWritten ?? packedWriter?.cellsWritten ?? 0 }
 
-    public func beginPass(_ pass: Int) throws -> Bool {
+    package func beginPass(_ pass: Int) throws -> Bool {
         guard passesWritten == 0 || restartInRGBA else { return false }
         if restartInRGBA {
             restartInRGBA = false
@@ -207,7 +207,7 @@ public final class SpriteSheetSink: ConversionSink {
         return true
     }
 
-    public func consume(_ canvas: Canvas) throws -> Bool {
+    package func consume(_ canvas: Canvas) throws -> Bool {
         guard gridWriter != nil || packedWriter != nil, !restartInRGBA else { return false }
         if let deduper, deduper.sourceFrameOfCell[cellsWritten] != canvas.index { return true }
         do {
@@ -224,7 +224,7 @@ public final class SpriteSheetSink: ConversionSink {
         return deduper == nil || cellsWritten < cellCount
     }
 
-    public func endPass(delivered: Int) throws {
+    package func endPass(delivered: Int) throws {
         guard !restartInRGBA else { return }
         if deduper == nil { try requireAllFrames(delivered, of: frameCount) }
         try gridWriter?.finish()
@@ -237,7 +237,7 @@ public final class SpriteSheetSink: ConversionSink {
 
     // MARK: The description, streamed, written last.
 
-    public func finish() throws {
+    package func finish() throws {
         try description().write(
             options.format,
             to: documentOutputs.map { TextOutput(fileDescriptor: $0.fileDescriptor, path: $0.displayPath) },
@@ -273,7 +273,7 @@ public final class SpriteSheetSink: ConversionSink {
             padding: options.padding, extrude: options.extrude, cellsSaved: deduper?.cellsSaved)
     }
 
-    public var result: OutputResult {
+    package var result: OutputResult {
         .spriteSheet(SpriteResult(
             pagePaths: pagePaths, jsonPath: options.jsonPath,
             pageSizes: geometry.map { g in (0..<g.pageCount).map(g.pageSize) } ?? [],
@@ -284,7 +284,7 @@ public final class SpriteSheetSink: ConversionSink {
 }
 
 /// `OUT.png` for one page; `OUT-0.png`, `OUT-1.png`, … for several.
-public func spritePagePaths(_ pngPath: String, pageCount: Int) -> [String] {
+package func spritePagePaths(_ pngPath: String, pageCount: Int) -> [String] {
     guard pageCount > 1 else { return [pngPath] }
     let url = URL(fileURLWithPath: pngPath)
     let ext = url.pathExtension.isEmpty ? "png" : url.pathExtension

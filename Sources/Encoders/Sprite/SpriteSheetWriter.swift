@@ -7,27 +7,27 @@ import Glibc
 #endif
 
 /// libpng settings for sprite sheets.
-public struct PNGSettings: Hashable, Sendable {
+package struct PNGSettings: Hashable, Sendable {
     /// zlib level 0...9.
-    public var level: Int32
+    package var level: Int32
     /// PNG row filters, a mask of libpng's PNG_FILTER_* bits.
-    public var filters: Int32
+    package var filters: Int32
     /// zlib strategy: 0 default, 1 filtered, 2 Huffman only, 3 RLE.
-    public var strategy: Int32
+    package var strategy: Int32
     /// Threads deflating a page's blocks (zlib is most of a noisy sheet's time); 1 deflates them on the
     /// writing thread, with the same bytes. Only with `blockDeflate`.
-    public var deflateThreads: Int
+    package var deflateThreads: Int
     /// Deflate the image data in independent 512 KiB blocks (pigz's scheme) so that the bytes do not depend
     /// on the thread count; false keeps libpng's single stream.
-    public var blockDeflate = false
+    package var blockDeflate = false
 
-    public init(level: Int32, filters: Int32, strategy: Int32, deflateThreads: Int = 1) {
+    package init(level: Int32, filters: Int32, strategy: Int32, deflateThreads: Int = 1) {
         self.level = level; self.filters = filters; self.strategy = strategy; self.deflateThreads = deflateThreads
     }
 
     /// `PNGLevel.fast`: zlib level 1, no row filter, default strategy (the writers' default when no
     /// settings are given; `SheetPixelFormat.settings(_:)` chooses per colour type and level).
-    public static let fast = PNGSettings(level: 1, filters: Int32(PNG_FILTER_NONE), strategy: 0)
+    package static let fast = PNGSettings(level: 1, filters: Int32(PNG_FILTER_NONE), strategy: 0)
 }
 
 /// A colour outside the sheet's palette: the encoder starts over in RGBA.
@@ -37,10 +37,10 @@ struct PaletteMiss: Error {}
 /// one row of slots (the widest page's width × one slot's height), and each completed row of slots is
 /// written to libpng at once. The sheet itself never exists in memory. Pixels are buffered as RGBA, or one
 /// palette index each for an indexed sheet (entry 0 transparent, so zero bytes are transparent either way).
-public final class SpriteSheetWriter {
-    public let layout: SpriteLayout
+package final class SpriteSheetWriter {
+    package let layout: SpriteLayout
     /// Bytes of the row-of-cells buffer (for the caller's statistics).
-    public var rowBufferBytes: Int { rowCapacity }
+    package var rowBufferBytes: Int { rowCapacity }
     private let descriptors: [Int32]
     private let paths: [String]
     private let settings: PNGSettings
@@ -57,7 +57,7 @@ public final class SpriteSheetWriter {
 
     /// `fileDescriptors[k]` receives page `k` (named `paths[k]` in errors); the caller owns and closes them.
     /// An indexed sheet takes cells through `addCell(copying:)` (RGBA canvases, mapped to indices).
-    public init(
+    package init(
         layout: SpriteLayout, fileDescriptors: [Int32], paths: [String], settings: PNGSettings = .fast,
         format: SheetPixelFormat = .rgba
     ) {
@@ -77,7 +77,7 @@ public final class SpriteSheetWriter {
     }
 
     /// Whether the pages are indexed-colour PNGs.
-    public var isIndexed: Bool { palette != nil }
+    package var isIndexed: Bool { palette != nil }
 
     deinit {
         rowBuffer.deallocate()
@@ -85,12 +85,12 @@ public final class SpriteSheetWriter {
     }
 
     /// Cells written so far.
-    public var cellsWritten: Int { nextCell }
+    package var cellsWritten: Int { nextCell }
 
     /// Adds the next cell: `fill` writes `layout.cellSize` RGBA pixels at the pointer, rows `stride` bytes
     /// apart (a scaler writes straight into the row buffer this way). Then the edges are extruded and,
     /// when the row of slots is complete, it goes to the PNG.
-    public func addCell(_ fill: (_ pixels: UnsafeMutableRawPointer, _ stride: Int) throws -> Void) throws {
+    package func addCell(_ fill: (_ pixels: UnsafeMutableRawPointer, _ stride: Int) throws -> Void) throws {
         precondition(palette == nil, "an indexed sheet takes canvases through addCell(copying:)")
         try placeCell(fill)
     }
@@ -113,7 +113,7 @@ public final class SpriteSheetWriter {
 
     /// Adds a cell from tightly packed RGBA pixels of `layout.cellSize`. Throws `PaletteMiss` when the sheet
     /// is indexed and a pixel is not in the palette.
-    public func addCell(copying pixels: UnsafeRawBufferPointer) throws {
+    package func addCell(copying pixels: UnsafeRawBufferPointer) throws {
         let width = layout.cellSize.width
         let rowBytes = width * 4
         precondition(pixels.count >= rowBytes * layout.cellSize.height)
@@ -138,7 +138,7 @@ public final class SpriteSheetWriter {
     }
 
     /// Checks every cell was written (each page was finished when its last cell arrived).
-    public func finish() throws {
+    package func finish() throws {
         guard nextCell == layout.cellCount else {
             throw GifDecodeError(.truncated, at: nil, "only \(nextCell) of \(layout.cellCount) sprite cells could be decoded")
         }

@@ -8,7 +8,7 @@ import Glibc
 
 /// Writes one composited canvas as an RGBA PNG at `path` (created or truncated), streamed row by row
 /// through libpng: what `gifx frames` shows of the encoders' input, and the core of a still output.
-public func writeCanvasPNG(_ canvas: Canvas, to path: String) throws {
+package func writeCanvasPNG(_ canvas: Canvas, to path: String) throws {
     let fd: FileDescriptor
     do {
         fd = try FileDescriptor.open(

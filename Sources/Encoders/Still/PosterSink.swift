@@ -23,13 +23,13 @@ public enum PosterFrame: Sendable, Equatable {
 }
 
 /// A poster frame asked for that the GIF does not have: a usage problem found once the frames are counted.
-public struct PosterFrameError: GifxError {
-    public let path: String
-    public let requested: Int
-    public let frameCount: Int
-    public var description: String { "poster frame \(requested) does not exist (the GIF has \(frameCount) frames)" }
-    public var failureClass: FailureClass { .usage }
-    public var subjectPath: String? { path }
+package struct PosterFrameError: GifxError {
+    package let path: String
+    package let requested: Int
+    package let frameCount: Int
+    package var description: String { "poster frame \(requested) does not exist (the GIF has \(frameCount) frames)" }
+    package var failureClass: FailureClass { .usage }
+    package var subjectPath: String? { path }
 }
 
 /// A poster's file format.
@@ -52,15 +52,15 @@ public struct PosterResult: Sendable {
 /// A still of one composited frame: an RGBA PNG (alpha kept, as the canvas has it) or a JPEG over the
 /// background. The pass stops asking for canvases once its frame is written, so a frame-0 poster costs
 /// one frame's decode.
-public final class PosterSink: ConversionSink {
-    public let target: String
-    public let frame: Int
-    public let format: PosterFormat
+package final class PosterSink: ConversionSink {
+    package let target: String
+    package let frame: Int
+    package let format: PosterFormat
     private let size: CanvasSize
     private var output: AtomicOutput?
     private var written = false
 
-    public init(target: String, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
+    package init(target: String, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
         let count = context.frameCount
         guard let index = frame.resolved(frameCount: count) else {
             let requested: Int
@@ -73,10 +73,10 @@ public final class PosterSink: ConversionSink {
         size = context.canvas
     }
 
-    public func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
+    package func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
 
     /// A JPEG is the canvas over the background, then libav's 4:2:0 frame and its packet; a PNG goes row by row.
-    public var memoryDemand: MemoryDemand? {
+    package var memoryDemand: MemoryDemand? {
         let canvas = size.width * size.height * 4
         switch format {
         case .png: return MemoryDemand(consumer: "poster \(target)", bytes: size.width * 8 + (1 << 20), setting: "rows")
@@ -84,10 +84,10 @@ public final class PosterSink: ConversionSink {
         }
     }
 
-    public var plannedPasses: Int { 1 }
-    public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
+    package var plannedPasses: Int { 1 }
+    package func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 
-    public func consume(_ canvas: Canvas) throws -> Bool {
+    package func consume(_ canvas: Canvas) throws -> Bool {
         guard canvas.index == frame, let output else { return canvas.index < frame }
         switch format {
         case .png: try writeCanvasPNG(canvas, fileDescriptor: output.fileDescriptor, path: target)
@@ -98,7 +98,7 @@ public final class PosterSink: ConversionSink {
         return false
     }
 
-    public func endPass(delivered: Int) throws {
+    package func endPass(delivered: Int) throws {
         guard written else {
             throw OutputError(
                 path: target, reason: "frame \(frame) could not be decoded (\(delivered) frames were)",
@@ -106,8 +106,8 @@ public final class PosterSink: ConversionSink {
         }
     }
 
-    public func finish() throws {}
-    public var result: OutputResult {
+    package func finish() throws {}
+    package var result: OutputResult {
         .poster(PosterResult(target: target, format: format, frame: frame, width: size.width, height: size.height))
     }
 }

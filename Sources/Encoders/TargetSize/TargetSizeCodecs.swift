@@ -63,13 +63,13 @@ public struct TargetSizeReport: Codable, Sendable, Hashable {
 }
 
 /// No quality the search may use fits the cap: refused, naming the smallest size reached.
-public struct TargetSizeUnreachable: GifxError {
-    public let path: String
-    public let target: Int
-    public let smallest: TargetSizeEncode
-    public var description: String {
+package struct TargetSizeUnreachable: GifxError {
+    package let path: String
+    package let target: Int
+    package let smallest: TargetSizeEncode
+    package var description: String {
         "cannot fit \(target) bytes: the smallest encode (\(smallest.setting)) is \(smallest.bytes) bytes"
     }
-    public var failureClass: FailureClass { .usage }
-    public var subjectPath: String? { path }
+    package var failureClass: FailureClass { .usage }
+    package var subjectPath: String? { path }
 }

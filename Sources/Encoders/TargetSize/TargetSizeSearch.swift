@@ -9,47 +9,47 @@ import Foundation
 /// are known, the slope between the two nearest the target replaces it (a secant on log size). The search
 /// aims at 95 % of the cap and stops at the first encode within [90 %, 100 %] of it, when the best quality
 /// allowed already fits, when the worst does not, or after `maximumEncodes`.
-public struct TargetSizeSearch: Sendable, Hashable {
+package struct TargetSizeSearch: Sendable, Hashable {
     /// One encode: the rate factor used and the bytes it wrote.
-    public struct Attempt: Codable, Sendable, Hashable {
-        public var factor: Double
-        public var bytes: Int
-        public init(factor: Double, bytes: Int) { self.factor = factor; self.bytes = bytes }
+    package struct Attempt: Codable, Sendable, Hashable {
+        package var factor: Double
+        package var bytes: Int
+        package init(factor: Double, bytes: Int) { self.factor = factor; self.bytes = bytes }
     }
 
     /// The cap in bytes.
-    public let target: Int
+    package let target: Int
     /// Rate factors allowed: the lower bound is the best quality worth its bytes, the upper the worst.
-    public let range: ClosedRange<Double>
+    package let range: ClosedRange<Double>
     /// Rate-factor change that halves the size, for the first estimate.
-    public let halvingStep: Double
+    package let halvingStep: Double
     /// Whether the encoder takes whole factors only (libvpx, SVT-AV1, libwebp quality).
-    public let wholeSteps: Bool
+    package let wholeSteps: Bool
     /// At most this many encodes in all (the bound: 3).
-    public let maximumEncodes: Int
-    public private(set) var attempts: [Attempt] = []
+    package let maximumEncodes: Int
+    package private(set) var attempts: [Attempt] = []
 
-    public static let lowestShare = 0.90
-    public static let aimedShare = 0.95
+    package static let lowestShare = 0.90
+    package static let aimedShare = 0.95
 
-    public init(target: Int, range: ClosedRange<Double>, halvingStep: Double, wholeSteps: Bool, maximumEncodes: Int = 3) {
+    package init(target: Int, range: ClosedRange<Double>, halvingStep: Double, wholeSteps: Bool, maximumEncodes: Int = 3) {
         self.target = target; self.range = range; self.halvingStep = halvingStep
         self.wholeSteps = wholeSteps; self.maximumEncodes = maximumEncodes
     }
 
     /// Records an encode.
-    public mutating func record(_ attempt: Attempt) { attempts.append(attempt) }
+    package mutating func record(_ attempt: Attempt) { attempts.append(attempt) }
 
     /// The encode to keep: the largest that fits (the best quality under the cap); `nil` when none fits.
-    public var best: Attempt? { attempts.filter { $0.bytes <= target }.max { $0.bytes < $1.bytes } }
+    package var best: Attempt? { attempts.filter { $0.bytes <= target }.max { $0.bytes < $1.bytes } }
 
     /// Whether an encode is as good as the search can do: within [90 %, 100 %] of the cap.
-    public func isWithinWindow(_ attempt: Attempt) -> Bool {
+    package func isWithinWindow(_ attempt: Attempt) -> Bool {
         attempt.bytes <= target && Double(attempt.bytes) >= Self.lowestShare * Double(target)
     }
 
     /// The next factor to try, or `nil`: the search is over (see the type's description).
-    public var next: Double? {
+    package var next: Double? {
         guard let last = attempts.last, attempts.count < maximumEncodes else { return nil }
         if let best, isWithinWindow(best) { return nil }
         // The best quality allowed already fits below the window: nothing better to try.

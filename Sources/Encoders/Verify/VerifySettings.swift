@@ -18,19 +18,19 @@ public struct VerifySettings: Sendable, Equatable {
 }
 
 /// The defaults, documented in docs/guide.md's "verify" section.
-public enum VerifyDefaults {
+package enum VerifyDefaults {
     /// Timing slack of an exact mode (VFR, the tick, a rate whose period divides every delay): container
     /// timestamps are rounded to their time base (WebM keeps whole ms, MP4 the muxer's timescale).
-    public static let exactTimingMs = 1.0
+    package static let exactTimingMs = 1.0
     /// The identification window: an output frame that does not show the expected GIF frame is looked for
     /// among the GIF frames scheduled within this many ms of it, so a frame shown early or late is named
     /// with its error instead of counting as wrong pixels.
-    public static let searchWindowMs = 1000.0
+    package static let searchWindowMs = 1000.0
 
     /// The lowest PSNR (dB) a lossy output must reach: RGB as a player shows it (the stream's own matrix and range),
     /// against the GIF frame taken through the same YUV format and back, so what is measured is the encoder's loss,
     /// not the chroma subsampling every 4:2:0 output shares. gifx's own outputs at their default quality score
     /// 33-55 dB on the Examples and the test fixtures (worst frames); a frame replaced by a distant one, or the wrong
     /// colours, score 5-20 dB. 30 dB is the usual threshold of a visibly faithful encode.
-    public static let minPSNR = 30.0
+    package static let minPSNR = 30.0
 }

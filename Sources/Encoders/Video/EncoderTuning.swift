@@ -7,30 +7,30 @@ import GifxTimeline
 /// with half-resolution lookahead planes and, for references, half-pel planes: about 3 bytes per padded
 /// pixel (measured ≈ 25 MB a frame at 3840×2160), which at 4K dwarfs gifx's own frame cache. The
 /// `MemoryPlanner` picks one level of `ladder` to fit the run's budget.
-public struct EncoderTuning: Codable, Sendable, Hashable {
+package struct EncoderTuning: Codable, Sendable, Hashable {
     /// libavcodec encoder name (`libx264`, `libx265`).
-    public var encoder: String
-    public var preset: String
-    public var crf: Double
+    package var encoder: String
+    package var preset: String
+    package var crf: Double
     /// Whether the settings are leaner than the preset's own (fewer frames held).
-    public var lowMemory: Bool
+    package var lowMemory: Bool
     /// The level's name (`x264 lookahead 10`), as the memory plan reports it.
-    public var setting: String = ""
+    package var setting: String = ""
     /// Encoder threads (`AVCodecContext.thread_count`): `--threads`, else 0 (the encoder decides) when every core is ours.
-    public var threads: Int
+    package var threads: Int
     /// Frames the rate control looks ahead, `nil` for the preset's default (40 for x264 medium).
-    public var lookahead: Int?
+    package var lookahead: Int?
     /// The `x264-params` / `x265-params` string passed, empty when none (and for VP9 and AV1).
-    public var params: String
+    package var params: String
     /// Every private option set on the encoder, in the order set (preset, crf, params, or libvpx's
     /// `deadline`, `cpu-used`, `row-mt`; SVT-AV1's numbered `preset`): what reproduces the run.
-    public var options: [EncoderOption] = []
+    package var options: [EncoderOption] = []
     /// Bytes these settings are estimated to hold at this frame size (docs/memory.md gives the formulas).
-    public var estimatedBytes: Int
+    package var estimatedBytes: Int
     /// The run's memory budget the choice was made against (bytes), `nil` when none was known.
-    public var budgetBytes: Int?
+    package var budgetBytes: Int?
     /// Why this level was chosen, one line for the caller's statistics.
-    public var reason: String
+    package var reason: String
 
     /// The encoder's settings from the fastest to the leanest, each with its estimated peak bytes
     /// (`estimatedBytes`), for `MemoryPlanner` to choose from; every level runs `threads` encoder threads.
@@ -44,7 +44,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     /// - SVT-AV1 and libaom: their own settings only.
     /// `threads` 0: the encoder's own choice (x264 runs 1.5 threads a core: 8-10 % faster than one a core on
     /// 2 cores, measured at 854×480), estimated as that many.
-    public static func ladder(options: VideoSettings, frameSize: CanvasSize, threads: Int) -> [EncoderTuning] {
+    package static func ladder(options: VideoSettings, frameSize: CanvasSize, threads: Int) -> [EncoderTuning] {
         let threads = max(0, threads)
         let counted = threads > 0 ? threads : (3 * ProcessInfo.processInfo.activeProcessorCount + 1) / 2
         let pools = threads > 0 ? ["pools=\(threads)"] : []
@@ -133,7 +133,7 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
     }
 
     /// Encoder bytes above which a leaner level is used by default (when one exists).
-    public static let defaultCeiling = 320 << 20
+    package static let defaultCeiling = 320 << 20
 
     /// Bytes an encoder frame costs: libx264 about 3 per pixel of the 32-pixel-padded picture (planes,
     /// half-resolution lookahead planes, half-pel planes); libx265 4 per pixel of 64-padded CTUs; libvpx
@@ -196,9 +196,9 @@ public struct EncoderTuning: Codable, Sendable, Hashable {
 }
 
 /// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as the result reports it.
-public struct EncoderOption: Codable, Sendable, Hashable {
-    public var name: String
-    public var value: String
+package struct EncoderOption: Codable, Sendable, Hashable {
+    package var name: String
+    package var value: String
 
-    public init(_ name: String, _ value: String) { self.name = name; self.value = value }
+    package init(_ name: String, _ value: String) { self.name = name; self.value = value }
 }

@@ -2,31 +2,31 @@ import GifxTimeline
 
 /// An H.264 level (Annex A): what a decoder must sustain. Players guarantee only some (Android: Main 3.1;
 /// many hardware decoders stop at 4.2), so gifx states the level of every stream and warns above 4.2.
-public struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+package struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
     /// `level_idc` as written in the SPS: 10 × the level (31 for 3.1), 9 for 1b.
-    public var levelIDC: Int
+    package var levelIDC: Int
 
-    public init(levelIDC: Int, constraintSet3: Bool = false) {
+    package init(levelIDC: Int, constraintSet3: Bool = false) {
         // Baseline/Main signal 1b as level_idc 11 with constraint_set3_flag; High uses 9.
         self.levelIDC = levelIDC == 11 && constraintSet3 ? 9 : levelIDC
     }
 
     /// `3.1`, `4`, `1b`.
-    public var description: String {
+    package var description: String {
         if levelIDC == 9 { return "1b" }
         return levelIDC % 10 == 0 ? "\(levelIDC / 10)" : "\(levelIDC / 10).\(levelIDC % 10)"
     }
 
     /// Order by capability (1b sits between 1 and 1.1).
-    public static func < (a: H264Level, b: H264Level) -> Bool { a.rank < b.rank }
+    package static func < (a: H264Level, b: H264Level) -> Bool { a.rank < b.rank }
     private var rank: Int { levelIDC == 9 ? 105 : levelIDC * 10 }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         if text == "1b" { self.init(levelIDC: 9); return }
         let parts = text.split(separator: ".").compactMap { Int($0) }
@@ -34,7 +34,7 @@ public struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// The highest level players can be counted on for (hardware decoders of the last decade).
-    public static let widelySupported = H264Level(levelIDC: 42)
+    package static let widelySupported = H264Level(levelIDC: 42)
 
     /// Table A-1 limits: macroblocks per second and per frame, and the bit rate (1000 bit/s) and coded picture
     /// buffer (1000 bits) of Baseline/Main (High: × 1.25), and the decoded picture buffer in macroblocks.
@@ -71,7 +71,7 @@ public struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertible
     /// decoded picture buffer, which only matters with many references at small sizes (not at the presets'
     /// defaults), so the level actually written is read back from the SPS (`VideoWriter.signalledLevel`).
     /// Beyond 6.2: 6.2.
-    public static func required(width: Int, height: Int, fps: Rational) -> H264Level {
+    package static func required(width: Int, height: Int, fps: Rational) -> H264Level {
         let mbWidth = (width + 15) / 16, mbHeight = (height + 15) / 16
         let frameMBs = mbWidth * mbHeight
         for limits in table {

@@ -47,9 +47,9 @@ public struct LevelRequest: Hashable, Sendable, Codable, CustomStringConvertible
 /// What a level allows a stream (H.264 Table A-1; HEVC Tables A.8/A.9, Main tier) and how gifx keeps to it:
 /// the largest frame rate at a frame size (the cap the output plan resamples under, as `--max-fps`), the
 /// frame size itself, and the VBV (maximum bit rate and buffer) that makes the encoder's bit stream conform.
-public struct LevelLimits: Sendable, Hashable {
-    public let level: LevelRequest
-    public let codec: VideoCodec
+package struct LevelLimits: Sendable, Hashable {
+    package let level: LevelRequest
+    package let codec: VideoCodec
     /// H.264: macroblocks per second and per frame. HEVC: luma samples per second and per picture.
     let maxUnitsPerSecond: Int
     let maxUnitsPerFrame: Int
@@ -58,14 +58,14 @@ public struct LevelLimits: Sendable, Hashable {
     /// (ultrafast writes Constrained Baseline, the others High), and High's 1.25 × would break a Baseline
     /// stream's limit, so the lower bound is used for all (a High stream stays 20 % under its own).
     /// HEVC Main: MaxBR and MaxCPB of the Main tier (CpbVclFactor 1000).
-    public let vbvMaxRateKbps: Int
-    public let vbvBufferKbit: Int
+    package let vbvMaxRateKbps: Int
+    package let vbvBufferKbit: Int
     /// H.264's decoded picture buffer in macroblocks (x264 warns and writes a stream beyond it otherwise);
     /// 0 for HEVC, where x265 lowers its references to the level itself.
     let maxDpbMbs: Int
 
     /// The limits of `level` for `codec`; nil when the codec has no such level (or no levels gifx sets: VP9, AV1).
-    public init?(_ level: LevelRequest, codec: VideoCodec) {
+    package init?(_ level: LevelRequest, codec: VideoCodec) {
         self.level = level
         self.codec = codec
         switch codec {
@@ -89,7 +89,7 @@ public struct LevelLimits: Sendable, Hashable {
     }
 
     /// The levels `codec` has, lowest first (what `--level` takes).
-    public static func levels(of codec: VideoCodec) -> [LevelRequest] {
+    package static func levels(of codec: VideoCodec) -> [LevelRequest] {
         switch codec {
         case .h264: H264Level.table.map { LevelRequest(tenths: $0.levelIDC) }
         case .hevc: hevcMainTier.map { LevelRequest(tenths: $0.tenths) }
@@ -103,7 +103,7 @@ public struct LevelLimits: Sendable, Hashable {
     }
 
     /// Why `size` cannot be coded at this level (the picture size, or a side beyond √(8 × the maximum)), or nil.
-    public func sizeProblem(_ size: CanvasSize) -> String? {
+    package func sizeProblem(_ size: CanvasSize) -> String? {
         let frame = units(size)
         let side = Int(Double(maxUnitsPerFrame * 8).squareRoot())
         let sides = codec == .h264 ? [(size.width + 15) / 16, (size.height + 15) / 16] : [size.width, size.height]
@@ -121,7 +121,7 @@ public struct LevelLimits: Sendable, Hashable {
 
     /// The highest frame rate the level allows at `size`, exact: MaxMBPS / macroblocks (H.264), MaxLumaSr /
     /// luma samples (HEVC).
-    public func maxFrameRate(at size: CanvasSize) -> Rational {
+    package func maxFrameRate(at size: CanvasSize) -> Rational {
         Rational(maxUnitsPerSecond, max(1, units(size)))
     }
 

@@ -8,17 +8,17 @@ import Glibc
 /// A libav call that failed, reported as one line with libav's own text (`av_strerror`) and a failure
 /// class that says whose fault it is: a full disk or I/O failure is `io`, an unwritable output
 /// `cannotCreateOutput`, anything else in the encoder `internalError`.
-public struct LibavError: GifxError {
+package struct LibavError: GifxError {
     /// What gifx was doing, e.g. "opening the libx264 encoder".
-    public let operation: String
+    package let operation: String
     /// libav's error code (a negative AVERROR), or 0 when the failure has no code.
-    public let code: Int32
-    public let failureClass: FailureClass
-    public let subjectPath: String?
+    package let code: Int32
+    package let failureClass: FailureClass
+    package let subjectPath: String?
     /// Set when the canvas itself is beyond the encoder's limits: encoding a resized video would work.
-    public let resizingHelps: Bool
+    package let resizingHelps: Bool
 
-    public var description: String {
+    package var description: String {
         code == 0 ? operation : "\(operation): \(Self.text(for: code))"
     }
 
@@ -33,7 +33,7 @@ public struct LibavError: GifxError {
     }
 
     /// The same failure named after `path`: users asked for the target, not the hidden temporary file.
-    public func naming(_ path: String) -> LibavError {
+    package func naming(_ path: String) -> LibavError {
         LibavError(operation, code: code, failure: failureClass, path: path, resizingHelps: resizingHelps)
     }
 

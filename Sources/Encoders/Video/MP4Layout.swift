@@ -6,7 +6,7 @@ import Glibc
 /// (about 76 bytes: size, offset, duration, flags) until the trailer writes the `moov`, so a faststart file
 /// of 5 million video frames needs ~380 MB for its index alone. A fragmented MP4 writes the index per
 /// fragment (`moof`) and frees it, so memory stays flat in the frame count.
-public enum MP4Layout: String, Sendable, Hashable, Codable {
+package enum MP4Layout: String, Sendable, Hashable, Codable {
     /// One `moov` with the whole index, moved in front of the data (players start before the file arrives).
     /// Every player and editor reads it.
     case faststart
@@ -18,11 +18,11 @@ public enum MP4Layout: String, Sendable, Hashable, Codable {
     /// Output frames above which the MP4 is fragmented: 250,000 frames keep a faststart index at ~19 MB
     /// (about 42 minutes at 100 fps, longer than any real GIF). `RunSettings.fragmentedMP4Above` overrides
     /// it (tests use 0 to exercise the fragmented layout on small GIFs).
-    public static let defaultFragmentAbove = 250_000
+    package static let defaultFragmentAbove = 250_000
 
     /// The layout for a video of `outputFrames` frames in `container` (`nil` for WebM, whose cues are
     /// written per cluster anyway), fragmented above `fragmentAbove` frames.
-    public static func choose(
+    package static func choose(
         outputFrames: Int, container: VideoContainer, fragmentAbove: Int = defaultFragmentAbove
     ) -> MP4Layout? {
         guard container == .mp4 else { return nil }

@@ -20,7 +20,7 @@ public struct VideoSummary: Sendable, Hashable {
     public var repeatPictures = 0
     public var repeatBytes = 0
 
-    public init(canvases: Int, outputFrames: Int) {
+    package init(canvases: Int, outputFrames: Int) {
         self.canvases = canvases
         self.outputFrames = outputFrames
     }
@@ -29,7 +29,7 @@ public struct VideoSummary: Sendable, Hashable {
 /// One video being written: canvases in frame order, one play after another (`endLoop` between plays), then
 /// `finish`. Each canvas is converted once and sent as the samples its `OutputPlan` placement says, at the
 /// plan's timestamps (offset by whole plays).
-public final class VideoSession {
+package final class VideoSession {
     private let plan: OutputPlan
     private let timeline: Timeline
     private let converter: YUVConverter
@@ -39,9 +39,9 @@ public final class VideoSession {
     private var index = 0
     private var loop = 0
     /// Canvases received (GIF frames × plays so far).
-    public private(set) var canvases = 0
+    package private(set) var canvases = 0
     /// Video frames encoded so far.
-    public private(set) var outputFrames = 0
+    package private(set) var outputFrames = 0
     /// Sees every packet before the muxer does, in the encoder's time base (a verifying conversion decodes them as they come).
     var packetObserver: ((UnsafeMutablePointer<AVPacket>, AVRational) throws -> Void)?
     /// Sees every converted frame before it is encoded (a verifying conversion keeps a copy until it is decoded);
@@ -84,7 +84,7 @@ public final class VideoSession {
     deinit { gifx_av_packet_free(&scratch) }
 
     /// Encodes the next canvas of the current play (ignored past the play's last frame).
-    public func add(_ canvas: Canvas) throws {
+    package func add(_ canvas: Canvas) throws {
         canvases += 1
         guard index < timeline.frames.count else { return }
         let placement = plan.placement(of: index, in: timeline)
@@ -203,7 +203,7 @@ public final class VideoSession {
     }
 
     /// Ends one play: every GIF frame must have arrived.
-    public func endLoop() throws {
+    package func endLoop() throws {
         guard index == timeline.frames.count else {
             throw LibavError(
                 "the frame source delivered \(index) of \(timeline.frames.count) frames", failure: .internalError)
@@ -213,7 +213,7 @@ public final class VideoSession {
     }
 
     /// Drains the encoder and writes the trailer.
-    public func finish() throws -> VideoSummary {
+    package func finish() throws -> VideoSummary {
         let timeBase = self.timeBase
         if splicer != nil {
             try encoder.finish { try splice($0) }

@@ -151,5 +151,5 @@ public struct VideoSettings: Sendable, Hashable {
     }
 
     /// The limits of the level asked for (`nil` when none was, or the codec has no such level: `problem`).
-    public var levelLimits: LevelLimits? { level.flatMap { LevelLimits($0, codec: codec) } }
+    package var levelLimits: LevelLimits? { level.flatMap { LevelLimits($0, codec: codec) } }
 }

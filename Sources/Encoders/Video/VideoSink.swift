@@ -15,11 +15,11 @@ public struct VideoResult: Sendable {
     /// Where each GIF frame went in time.
     public var plan: OutputPlan
     /// How the MP4's index was written; `nil` for WebM.
-    public var layout: MP4Layout?
+    package var layout: MP4Layout?
     /// The H.264 level libx264 wrote in the stream's SPS; `nil` for other codecs.
-    public var signalledH264Level: H264Level?
+    package var signalledH264Level: H264Level?
     /// The H.264 level the size and peak rate require; `nil` for other codecs.
-    public var requiredH264Level: H264Level?
+    package var requiredH264Level: H264Level?
     /// The highest rate the level asked for (`settings.level`) allows at `outputSize`: the cap the plan was
     /// made under (unless a lower `--max-fps` was given); `nil` without a level.
     public var levelRateCap: Rational?
@@ -33,7 +33,7 @@ public struct VideoResult: Sendable {
     public var frameRate: Rational
     public var outputSize: CanvasSize
     public var loops: Int
-    public var tuning: EncoderTuning
+    package var tuning: EncoderTuning
     /// Whether the stream kept the GIF's transparency (VP9 in WebM, yuva420p) rather than compositing it.
     public var keepsAlpha: Bool
     /// With `VideoSettings.targetSize`: the encodes spent and the one kept.
@@ -43,10 +43,10 @@ public struct VideoResult: Sendable {
 /// The video sink (MP4 or WebM): its plan is an `VideoWriter` (frame rate, size, repeat counts, encoder tuning,
 /// all checked when the sink is made); one pass per play pushes canvases into an `VideoSession`.
 /// A VP9 WebM opens its encoder on the first canvas, which decides whether the stream keeps alpha.
-public final class VideoSink: ConversionSink {
-    public let target: String
+package final class VideoSink: ConversionSink {
+    package let target: String
     /// The plan of the output kept (with `--target-size`, the encode that fit best).
-    public private(set) var writer: VideoWriter
+    package private(set) var writer: VideoWriter
     private let metadata: GifMetadata
     /// With an edit whose first canvas is not the earliest GIF frame shown (a reversal): its canvas source,
     /// whose spool learnt whether that earliest canvas is opaque (`Transparency.mayShow` reasons from it).
@@ -65,7 +65,7 @@ public final class VideoSink: ConversionSink {
     /// Called with the session when it opens (a verifying conversion watches its packets).
     var sessionOpened: ((VideoSession) throws -> Void)?
 
-    public init(target: String, options: VideoSettings, context: ConversionContext) throws {
+    package init(target: String, options: VideoSettings, context: ConversionContext) throws {
         self.target = target
         writer = try VideoWriter(
             timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
@@ -81,7 +81,7 @@ public final class VideoSink: ConversionSink {
 
     /// Opens the encoder now (so a frame size the encoder cannot hold fails before any decoding), or, for a
     /// VP9 WebM, on the first canvas, which decides whether the stream keeps alpha.
-    public func open(in transaction: OutputTransaction) throws {
+    package func open(in transaction: OutputTransaction) throws {
         let output = try transaction.add(target)
         self.output = output
         // To standard output, MP4 and WebM stream as they are encoded; a verified output is first read back
@@ -119,13 +119,13 @@ public final class VideoSink: ConversionSink {
         return cores >= ProcessInfo.processInfo.activeProcessorCount ? 0 : cores
     }
 
-    public var memoryDemand: MemoryDemand? {
+    package var memoryDemand: MemoryDemand? {
         MemoryDemand(
             consumer: "video \(target) (\(writer.tuning.encoder))",
             levels: writer.tuningLadder.map { .init(bytes: $0.estimatedBytes, setting: $0.setting) })
     }
 
-    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
+    package func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
         let budget = plan.budgetBytes.map { "\(MemoryPlanner.mebibytes($0)) budget (\(plan.budgetSource))" }
             ?? "no memory limit known"
         let reason = level == 0
@@ -135,11 +135,11 @@ public final class VideoSink: ConversionSink {
         memoryLevel = level
     }
 
-    public var plannedPasses: Int { writer.options.loops }
+    package var plannedPasses: Int { writer.options.loops }
 
-    public func beginPass(_ pass: Int) throws -> Bool { pass < writer.options.loops }
+    package func beginPass(_ pass: Int) throws -> Bool { pass < writer.options.loops }
 
-    public func consume(_ canvas: Canvas) throws -> Bool {
+    package func consume(_ canvas: Canvas) throws -> Bool {
         if session == nil, let output {
             // Canvases only lose transparency as frames are drawn (unless a disposal clears, which `mayShow`
             // checks), so an edit showing a later frame first reasons from the earliest one, which the spool
@@ -162,9 +162,9 @@ public final class VideoSink: ConversionSink {
     /// Canvases of one pass (what the spool keeps for further encodes).
     private var plannedCanvases: Int { context.timeline.frames.count }
 
-    public func endPass(delivered: Int) throws { try namingTarget { try openSession().endLoop() } }
+    package func endPass(delivered: Int) throws { try namingTarget { try openSession().endLoop() } }
 
-    public func finish() throws {
+    package func finish() throws {
         summary = try namingTarget { try openSession().finish() }
         if let targetSize = writer.options.targetSize, let output, let spool {
             // Closing the first encoder is what completes its rate statistics file (x264 renames it then).
@@ -217,7 +217,7 @@ public final class VideoSink: ConversionSink {
         return session
     }
 
-    public var result: OutputResult {
+    package var result: OutputResult {
         .video(VideoResult(
             target: target, settings: writer.options, plan: writer.plan, layout: writer.layout,
             signalledH264Level: writer.signalledLevel, requiredH264Level: writer.requiredLevel,

@@ -14,38 +14,38 @@ import Glibc
 /// so the duration equals the GIF's, last delay included; at another rate the plan's drift-free resample;
 /// in VFR one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
 /// (frame size, rate) is checked in `init`, before anything is encoded or written.
-public final class VideoWriter {
-    public let timeline: Timeline
-    public let options: VideoSettings
-    public let canvasSize: CanvasSize
+package final class VideoWriter {
+    package let timeline: Timeline
+    package let options: VideoSettings
+    package let canvasSize: CanvasSize
     /// The encoded frame size: the canvas padded to even, or the requested size rounded to even.
-    public let outputSize: CanvasSize
+    package let outputSize: CanvasSize
     /// Output frames per second (exact): the constant rate, or for VFR the peak rate (100 / shortest delay),
     /// which is what the encoder's level must allow.
-    public let frameRate: Rational
+    package let frameRate: Rational
     /// Where every GIF frame goes in the video (computed per frame on demand, nothing stored per frame).
-    public let plan: OutputPlan
+    package let plan: OutputPlan
     /// The encoder settings: `tuningLadder[0]` until the run's memory plan picks a level (`useTuning`).
-    public private(set) var tuning: EncoderTuning
+    package private(set) var tuning: EncoderTuning
     /// The encoder's settings from the fastest to the leanest, with their estimated bytes.
-    public let tuningLadder: [EncoderTuning]
+    package let tuningLadder: [EncoderTuning]
     /// The H.264 level the stream needs at `outputSize` and `frameRate` (Annex A); `nil` for HEVC.
-    public let requiredLevel: H264Level?
+    package let requiredLevel: H264Level?
     /// The limits of the level asked for (`VideoSettings.level`), `nil` when none was.
-    public let levelLimits: LevelLimits?
+    package let levelLimits: LevelLimits?
     /// The highest rate that level allows at `outputSize`, exact: the cap the plan was made under (unless a
     /// lower `--max-fps` was given); `nil` without a level.
-    public let levelRateCap: Rational?
+    package let levelRateCap: Rational?
     /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
     /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
-    public private(set) var layout: MP4Layout?
+    package private(set) var layout: MP4Layout?
     /// Whether libav may print its own warnings and errors (a debugging aid).
     private let libavLogging: Bool
     /// Whether the video's repeats (a canvas shown for several output frames) are written as codec-level
     /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 at a constant rate whose plan
     /// repeats some frame, in MP4, unless `RunSettings.encodeRepeats` keeps the old path. The encoder then
     /// runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`).
-    public let repeatsAsPictures: Bool
+    package let repeatsAsPictures: Bool
     /// With repeat pictures: the durations the encoder is shown (`RunSettings.repeatTimestamps`).
     private let repeatTimestamps: RepeatTimestamps
 
@@ -61,15 +61,15 @@ public final class VideoWriter {
     }
 
     /// Output frames for one play of the animation.
-    public var framesPerLoop: Int { plan.outputFrames }
+    package var framesPerLoop: Int { plan.outputFrames }
     /// Output frames in the whole video.
-    public var totalOutputFrames: Int { framesPerLoop * options.loops }
+    package var totalOutputFrames: Int { framesPerLoop * options.loops }
 
     /// Plans the video. `threads`: the encoder's threads (the run's `--threads`, else the cores); the
     /// encoder's settings are `tuningLadder[0]` until `useTuning` picks a leaner level.
     /// Throws `LibavError` (`usage`) when the request is unusable (size, rate, loops), or (`malformedData`) when the GIF
     /// itself is (no frames, canvas beyond the encoder's limits).
-    public init(
+    package init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
         fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false,
         repeatTimestamps: RepeatTimestamps = .capped
@@ -186,7 +186,7 @@ public final class VideoWriter {
     }
 
     /// Uses level `level` of `tuningLadder` (the memory plan's choice), recording why and against what budget.
-    public func useTuning(_ level: Int, reason: String, budget: Int?) {
+    package func useTuning(_ level: Int, reason: String, budget: Int?) {
         tuning = tuningLadder[min(max(0, level), tuningLadder.count - 1)]
         tuning.reason = reason
         tuning.budgetBytes = budget
@@ -194,22 +194,22 @@ public final class VideoWriter {
 
     /// Whether the stream can carry transparency: VP9 in WebM (yuva420p). Whether it does is decided from
     /// the first canvas (`VideoSink`), since a GIF without transparency should not pay for an alpha plane.
-    public var canKeepAlpha: Bool { options.codec.carriesAlpha && options.container == .webm }
+    package var canKeepAlpha: Bool { options.codec.carriesAlpha && options.container == .webm }
 
     /// x264/x265 rate-control parameters for this encode (`--target-size`'s two-pass: `pass=1:stats=…` on the
     /// first, CRF encode; `pass=2:stats=…:bitrate=…` on the next), applied by `begin`.
-    public var rateControlParams: [String] = []
+    package var rateControlParams: [String] = []
 
     /// Whether the container can be written to a pipe as it is encoded, with no seek back: MP4 (fragmented)
     /// and WebM.
-    public var canStream: Bool { options.container == .mp4 || options.container == .webm }
+    package var canStream: Bool { options.container == .mp4 || options.container == .webm }
 
     /// Opens the encoder and the muxer on `path` (created or truncated; the caller writes to a temporary
     /// file and renames it) and writes the header: the canvases are then pushed with `VideoSession.add`.
     /// `keepAlpha` (only where `canKeepAlpha`): encode yuva420p instead of compositing over the background.
     /// `toStandardOutput` (only where `canStream`): write to standard output as the packets come, an MP4
     /// fragmented (its `moov` first, then a fragment per keyframe), a WebM without cues.
-    public func begin(path: String, keepAlpha: Bool = false, toStandardOutput: Bool = false) throws -> VideoSession {
+    package func begin(path: String, keepAlpha: Bool = false, toStandardOutput: Bool = false) throws -> VideoSession {
         try Libav.require(GIFX_AV_ENCODER)
         precondition(!toStandardOutput || canStream, "this container cannot be streamed")
         tuning = tuning.withParams(rateControlParams, codec: options.codec)
@@ -258,7 +258,7 @@ public final class VideoWriter {
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
     /// naming the options that lower it); `nil` otherwise, and for other codecs.
-    public var levelAboveWidelySupported: H264Level? {
+    package var levelAboveWidelySupported: H264Level? {
         guard options.level == nil, let level = signalledLevel ?? requiredLevel, level > H264Level.widelySupported
         else { return nil }
         return level
@@ -266,7 +266,7 @@ public final class VideoWriter {
 
     /// The level warning's text without its remedy: "H.264 level 5.1 (1920x1080 at 100 fps) is above 4.2,
     /// which many players cannot decode".
-    public var levelProblem: String? {
+    package var levelProblem: String? {
         levelAboveWidelySupported.map {
             "H.264 level \($0) (\(outputSize.width)x\(outputSize.height) at \(frameRate) fps) is above 4.2, "
                 + "which many players cannot decode"
@@ -275,7 +275,7 @@ public final class VideoWriter {
 
     /// The warning printed (unless quiet) when the rate leaves GIF frames out (a capped rate, or a fixed rate
     /// below the GIF's pace): how many and the worst start error, never silently.
-    public var droppedFramesWarning: String? {
+    package var droppedFramesWarning: String? {
         guard plan.framesNeverShown > 0, let rate = plan.rate else { return nil }
         let worst = String(format: "%.1f", Double(plan.worstStartErrorMicroseconds) / 1000)
         return "at \(rate) fps \(plan.framesNeverShown) of \(timeline.frames.count) GIF frames are never shown; "
@@ -286,7 +286,7 @@ public final class VideoWriter {
     /// keep: Firefox shows an image frame of 10 ms or less for 100 ms and rounds every duration to whole ms
     /// (measured, docs/browsers.md), so at 100 fps (a 1 cs tick) the AVIF plays 10 times slow there and
     /// at 30 fps it drifts. VFR (AVIF's default) and periods of whole ms above 10 are exact.
-    public var imageTimingWarning: String? {
+    package var imageTimingWarning: String? {
         guard options.container == .avif, let rate = plan.rate else { return nil }
         let wholeMs = (1000 * rate.den) % rate.num == 0
         guard !wholeMs || 1000 * rate.den / rate.num <= 10 else { return nil }
@@ -296,7 +296,7 @@ public final class VideoWriter {
 
     /// The level in the SPS libx264 wrote (read back from the stream's parameter sets after `write` opened
     /// the encoder); `nil` before that, or for HEVC.
-    public private(set) var signalledLevel: H264Level?
+    package private(set) var signalledLevel: H264Level?
 
     /// libav and x264 print banners and statistics on stderr; gifx reports errors itself.
     /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.

@@ -45,9 +45,9 @@ public struct WebPResult: Sendable {
 /// plays, as gif2webp writes it). Memory: four canvases and one encoded frame, whatever the animation's length.
 /// To standard output the file goes out as it is encoded (docs/delivery.md); a redirect to a regular file gets
 /// its header completed at the end, a pipe keeps the streamed header (RIFF size unknown).
-public final class WebPSink: ConversionSink {
-    public let target: String
-    public let options: WebPOptions
+package final class WebPSink: ConversionSink {
+    package let target: String
+    package let options: WebPOptions
     private let timeline: Timeline
     private let loopCount: Int
     private var output: AtomicOutput?
@@ -74,10 +74,10 @@ public final class WebPSink: ConversionSink {
     /// 40-44 MiB over the run's other consumers, which 11 canvases + 4 MiB (42.7 MiB) covers within the
     /// budget's 10 % margin; the old estimate (7 canvases on one thread, fitted to runs beside other outputs)
     /// let a 70 MiB budget peak at 77.6 MiB. The leaner level is one thread: the same bytes, slower.
-    public let memoryDemand: MemoryDemand?
+    package let memoryDemand: MemoryDemand?
     private var threads: Int
 
-    public init(target: String, options: WebPOptions, context: ConversionContext) throws {
+    package init(target: String, options: WebPOptions, context: ConversionContext) throws {
         self.target = target
         threads = context.settings.resolvedThreads
         verified = context.settings.verify != nil
@@ -102,11 +102,11 @@ public final class WebPSink: ConversionSink {
     }
 
     /// The leaner level runs libwebp on one thread.
-    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
+    package func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
         if level > 0 { threads = 1 }
     }
 
-    public func open(in transaction: OutputTransaction) throws {
+    package func open(in transaction: OutputTransaction) throws {
         let output = try transaction.add(target)
         self.output = output
         config = try makeConfig(quality: options.quality)
@@ -158,10 +158,10 @@ public final class WebPSink: ConversionSink {
         }
     }
 
-    public var plannedPasses: Int { 1 }
-    public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
+    package var plannedPasses: Int { 1 }
+    package func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 
-    public func consume(_ canvas: Canvas) throws -> Bool {
+    package func consume(_ canvas: Canvas) throws -> Bool {
         try add(canvas, to: writer!)
         if let spool { try spool.append(canvas) }
         frames += 1
@@ -188,9 +188,9 @@ public final class WebPSink: ConversionSink {
         }
     }
 
-    public func endPass(delivered: Int) throws {}
+    package func endPass(delivered: Int) throws {}
 
-    public func finish() throws {
+    package func finish() throws {
         try end(writer!)
         if let targetSize = options.targetSize, let spool {
             try fit(first: Int(writer!.bytesWritten), under: targetSize, spool: spool)
@@ -252,7 +252,7 @@ public final class WebPSink: ConversionSink {
         finalQuality = keptQuality
     }
 
-    public var result: OutputResult {
+    package var result: OutputResult {
         .webp(WebPResult(
             target: target, frames: frames, lossless: finalQuality == nil, quality: finalQuality,
             loopCount: loopCount, width: outputSize.width, height: outputSize.height, targetSize: targetSizeReport))
