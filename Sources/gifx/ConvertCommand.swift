@@ -172,7 +172,7 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
-        let progress = LazyProgressBar(label: "convert", quiet: common.quiet, progress: common.progress)
+        let progress = ProgressReporter(label: "convert", quiet: common.quiet, progress: common.progress)
         try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
             try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.format)
                 .flatMap { $0 == .timelineJSON ? nil : $0.name } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))

@@ -30,6 +30,11 @@ struct Gifx: ParsableCommand {
             print(VersionText.full)
             return
         }
+        // SVT-AV1 prints its banner and configuration (16 lines at its default level) on stderr whenever an encoder
+        // opens, by itself, not through av_log: its level is the environment variable SVT_LOG, read then. The tool
+        // sets it here, before any thread starts and unless the user set it: errors only (1), or warnings too (2)
+        // with GIFX_AV_LOG=1. The library leaves the process's environment alone.
+        setenv("SVT_LOG", DeveloperSwitches.current.libavLogging ? "2" : "1", 0)
         BatchChildSetup.applyFromEnvironment()
         BatchWorker.serveIfRequested()
         do {

@@ -65,7 +65,7 @@ struct ToMP4Command: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
-        let progress = LazyProgressBar(label: "to-mp4", quiet: common.quiet, progress: common.progress)
+        let progress = ProgressReporter(label: "to-mp4", quiet: common.quiet, progress: common.progress)
         try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: [outputPath]) }) {
             let target = outputPath
             if StandardOutput.isTarget(target) {

@@ -61,7 +61,7 @@ struct ToSpriteCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
-        let bar = LazyProgressBar(label: "to-sprite", quiet: common.quiet, progress: common.progress)
+        let bar = ProgressReporter(label: "to-sprite", quiet: common.quiet, progress: common.progress)
         try reportingErrors(input: input, progress: bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
             if StandardOutput.isTarget(pngPath) {

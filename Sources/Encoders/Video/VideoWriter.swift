@@ -298,18 +298,11 @@ package final class VideoWriter {
     /// the encoder); `nil` before that, or for HEVC.
     package private(set) var signalledLevel: H264Level?
 
-    /// libav and x264 print banners and statistics on stderr; gifx reports errors itself.
+    /// libav and x264 print banners and statistics on stderr; gifx reports errors itself. (SVT-AV1 logs by
+    /// itself, at the level of the `SVT_LOG` environment variable, which the library leaves alone: the `gifx`
+    /// tool sets it in `Gifx.main`.)
     /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.
     private func setLibavLogLevel() {
         gifx_av_log_set_level(libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
-        _ = libavLogging ? Self.svtLogWarnings : Self.svtLogErrors
     }
-
-    /// SVT-AV1 prints its banner and configuration (16 lines at its default, info) on stderr by itself, not
-    /// through av_log, whenever an encoder opens; its level is the environment variable `SVT_LOG`, read then.
-    /// gifx sets it once per process, before the first video opens and unless the user set it: errors only
-    /// (1), or warnings too (2) with `GIFX_AV_LOG=1`. Once (a `static let`), so no thread changes the
-    /// environment while another opens an encoder.
-    private static let svtLogErrors: Void = { setenv("SVT_LOG", "1", 0) }()
-    private static let svtLogWarnings: Void = { setenv("SVT_LOG", "2", 0) }()
 }

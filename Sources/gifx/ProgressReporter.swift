@@ -1,6 +1,6 @@
 /// A run's progress as `--progress` asks: a bar created on the first report, when the total (frames, read
 /// from the GIF) is known (`bar`, drawn only on a terminal and not `--quiet`); JSON lines (`json`); or nothing.
-final class LazyProgressBar {
+final class ProgressReporter {
     private let label: String
     private let quiet: Bool
     private let mode: ProgressMode
