@@ -46,6 +46,7 @@ package final class GifxService: Sendable {
     ) async throws {
         let app = Application(
             router: makeRouter(),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gifx"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -79,6 +80,7 @@ package final class GifxService: Sendable {
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(service: self))
         router.post("/v1/convert") { request, context in try await self.convert(request, context: context) }
         router.get("/v1/o/:key") { request, context in
@@ -129,7 +131,10 @@ package final class GifxService: Sendable {
         }
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: limit)
+            let request = request
+            body = try await Self.within(configuration.readTimeout, orThrow: .readTimeout(configuration.readTimeout)) {
+                try await request.body.collect(upTo: limit)
+            }
         } catch is NIOTooManyBytesError {
             throw ServiceError.bodyTooLarge(limit: limit)
         }
@@ -143,8 +148,9 @@ package final class GifxService: Sendable {
             object = hit
         } else {
             metrics.cacheMiss()
+            let logger = context.logger
             object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }) {
-                try await self.produce(key: key, bytes: bytes, query: query)
+                try await self.produce(key: key, bytes: bytes, query: query, logger: logger)
             }
         }
         var response = try serve(object, request: request, companion: false, conditional: false)
@@ -163,7 +169,7 @@ package final class GifxService: Sendable {
 
     /// Converts `bytes` into the cache under `key`: spools the body, asks the planner for the conversion's
     /// smallest budget (header only), waits for admission, converts with the grant as its budget, commits.
-    func produce(key: String, bytes: Data, query: ConvertQuery) async throws -> CachedObject {
+    func produce(key: String, bytes: Data, query: ConvertQuery, logger: Logger) async throws -> CachedObject {
         let spooled = try POSIXFiles.makeUniqueFile(prefix: cache.spool + "/in-", access: .ownerOnly).get()
         defer {
             try? spooled.fd.close()
@@ -189,7 +195,12 @@ package final class GifxService: Sendable {
         let started = ContinuousClock.now
         let report: ConversionReport
         do {
-            report = try await GifConverter(settings: settings).convert(input, to: [request])
+            let converter = GifConverter(settings: settings)
+            let timeout = configuration.conversionTimeout
+            // Past the timeout the conversion is cancelled: it stops at its next canvas and removes its temporaries.
+            report = try await Self.within(timeout, orThrow: .conversionTimeout(timeout)) {
+                try await converter.convert(input, to: [request])
+            }
             await admission.release(grant)
         } catch {
             await admission.release(grant)
@@ -224,6 +235,27 @@ package final class GifxService: Sendable {
         logger.info("converted", metadata: ["key": "\(key)", "format": "\(query.format.rawValue)", "bytes": "\(size)",
                                             "budget": "\(grant.bytes)", "smallest": "\(smallest)"])
         return object
+    }
+
+    /// `work`'s result, or `error` once `limit` has passed; then `work` is cancelled and awaited (a cancelled
+    /// conversion removes its temporaries before it returns), so nothing of it outlives the request.
+    static func within<Result: Sendable>(
+        _ limit: Duration, orThrow error: ServiceError, _ work: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else { throw error }
+            return result
+        }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     /// `frames=N, duration=S.SS, tick=S.SS`: the schedule the output follows, in seconds (exact: whole cs).

@@ -27,6 +27,15 @@ package struct ServerConfiguration: Sendable {
     package var maxBodyBytes = 64 << 20
     /// After SIGTERM: how long in-flight conversions may take to finish before they are cancelled.
     package var gracePeriod: Duration = .seconds(30)
+    /// How long reading a request's body may take in all (a client trickling bytes gets 408).
+    package var readTimeout: Duration = .seconds(60)
+    /// A connection with no bytes either way for this long is closed (slow or vanished clients).
+    package var idleTimeout: Duration = .seconds(30)
+    /// How long one conversion may run; then it is cancelled (its temporaries removed) and the request gets
+    /// 503 `conversion_timeout`.
+    package var conversionTimeout: Duration = .seconds(120)
+    /// How log lines are written to standard error: `text` (swift-log's default) or `json` (one object a line).
+    package var logFormat: LogFormat = .text
     /// The version that is part of every cache key (a new gifx never serves an old gifx's outputs).
     package var version: String
 
@@ -56,6 +65,15 @@ package struct ServerConfiguration: Sendable {
         if cacheSizeBytes < 1 { return "--cache-size must be at least 1 byte" }
         if maxBodyBytes < 1 { return "--max-body must be at least 1 byte" }
         if !(0...65535).contains(port) { return "--port must be 0...65535" }
+        for (name, value) in [("--read-timeout", readTimeout), ("--idle-timeout", idleTimeout), ("--conversion-timeout", conversionTimeout)]
+        where value <= .zero {
+            return "\(name) must be more than 0 seconds"
+        }
         return nil
     }
+}
+
+/// How `gifx serve` writes its log lines.
+package enum LogFormat: String, Sendable, CaseIterable {
+    case text, json
 }

@@ -46,6 +46,12 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
             "this conversion needs at least \(mebibytes(smallest)) (\(smallest) bytes); the service's whole budget is \(mebibytes(budget)) (\(budget) bytes)")
     }
     static func internalError(_ message: String) -> ServiceError { ServiceError(.internalServerError, "internal", message) }
+    static func readTimeout(_ limit: Duration) -> ServiceError {
+        ServiceError(.requestTimeout, "read_timeout", "the request's body did not arrive within \(limit.components.seconds) s")
+    }
+    static func conversionTimeout(_ limit: Duration) -> ServiceError {
+        ServiceError(.serviceUnavailable, "conversion_timeout", "the conversion took longer than \(limit.components.seconds) s and was stopped")
+    }
 
     /// A library error in the service's terms: damaged input 422 with its byte offset, a request the
     /// conversion refuses 400, anything else 500.

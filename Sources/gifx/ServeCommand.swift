@@ -38,6 +38,14 @@ struct ServeCommand: ParsableCommand {
     var maxBody = ByteCount(bytes: 64 << 20)
     @Option(help: ArgumentHelp("Seconds in-flight conversions get to finish after SIGTERM.", valueName: "seconds"))
     var grace = 30
+    @Option(help: ArgumentHelp("Seconds a request's body may take to arrive; then 408.", valueName: "seconds"))
+    var readTimeout = 60
+    @Option(help: ArgumentHelp("Seconds a connection may stay silent before it is closed.", valueName: "seconds"))
+    var idleTimeout = 30
+    @Option(help: ArgumentHelp("Seconds one conversion may run; then it is stopped and the request gets 503.", valueName: "seconds"))
+    var conversionTimeout = 120
+    @Option(help: ArgumentHelp("Log lines on standard error as text or as JSON objects (one a line).", valueName: "format"))
+    var logFormat = LogFormat.text
 
     var serverConfiguration: ServerConfiguration {
         var configuration = ServerConfiguration(cacheDirectory: cacheDir, version: VersionText.short)
@@ -51,6 +59,10 @@ struct ServeCommand: ParsableCommand {
         configuration.queueTimeout = .seconds(queueTimeout)
         configuration.maxBodyBytes = maxBody.bytes
         configuration.gracePeriod = .seconds(grace)
+        configuration.readTimeout = .seconds(readTimeout)
+        configuration.idleTimeout = .seconds(idleTimeout)
+        configuration.conversionTimeout = .seconds(conversionTimeout)
+        configuration.logFormat = logFormat
         return configuration
     }
 
@@ -62,6 +74,9 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let configuration = serverConfiguration
+        if configuration.logFormat == .json {
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        }
         let finished = DispatchSemaphore(value: 0)
         let outcome = ServeOutcome()
         Task.detached {
@@ -87,3 +102,5 @@ private final class ServeOutcome: @unchecked Sendable {
 struct ServeFailed: Error, CustomStringConvertible {
     var description: String
 }
+
+extension LogFormat: ExpressibleByArgument {}

@@ -280,4 +280,87 @@ import Testing
         let objects = try FileManager.default.contentsOfDirectory(atPath: cache + "/objects")
         #expect(objects.isEmpty, "\(objects)")
     }
+
+    @Test func aConversionPastItsTimeoutIs503AndLeavesNothing() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let slow = try noiseGIF(width: 320, height: 240, frames: 60, seed: 39)
+        var configuration = Self.configuration(cache)
+        configuration.conversionTimeout = .milliseconds(300)
+        let server = try await RunningServer.start(configuration)
+        let reply = try await server.send(.POST, "/v1/convert?format=mp4", body: slow)
+        #expect(reply.status == 503, "\(String(decoding: reply.body, as: UTF8.self))")
+        #expect(reply.code == "conversion_timeout")
+        #expect(reply.header("Retry-After") == nil)
+        // The cancelled conversion removed its temporaries before the answer went out; nothing was cached.
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)
+        // The service goes on: a small conversion within the limit succeeds.
+        #expect(try await server.send(.POST, "/v1/convert?format=timeline", body: Self.gif).status == 200)
+        try await server.stop()
+    }
+
+    @Test func aBodyThatTricklesPastTheReadTimeoutIs408() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        var configuration = Self.configuration(cache)
+        configuration.readTimeout = .milliseconds(500)
+        let server = try await RunningServer.start(configuration)
+        // A raw socket: announce 1000 bytes, send 6, then wait for the answer.
+        let answer = try await rawExchange(
+            port: server.port,
+            "POST /v1/convert?format=mp4 HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\nGIF89a")
+        #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
+        #expect(answer.contains("\"code\":\"read_timeout\""), "\(answer)")
+        try await server.stop()
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+    }
+
+    @Test func everyAnswerCarriesItsRequestID() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let server = try await RunningServer.start(Self.configuration(cache))
+        let first = try await server.send(.GET, "/healthz")
+        let second = try await server.send(.GET, "/v1/nothing")
+        let ids = [first.header("X-Request-Id"), second.header("X-Request-Id")]
+        #expect(ids.allSatisfy { $0 != nil && !$0!.isEmpty }, "\(ids)")
+        #expect(ids[0] != ids[1])
+        try await server.stop()
+    }
+}
+
+/// Sends `text` on a new connection to 127.0.0.1:`port` and returns what comes back before the server closes
+/// the connection or 10 s pass; on a thread of its own, so its blocking reads never hold a thread of Swift
+/// concurrency's pool, which the server's timeouts run on.
+func rawExchange(port: Int, _ text: String) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try blockingExchange(port: port, text) }) }.start()
+    }
+}
+
+private func blockingExchange(port: Int, _ text: String) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw TestFailure("connect: \(errno)") }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let bytes = Array(text.utf8)
+    guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw TestFailure("send: \(errno)") }
+    var received = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        received += buffer[0..<n]
+        if String(decoding: received, as: UTF8.self).contains("\r\n\r\n{") && received.last == 0x0A { break }
+    }
+    return String(decoding: received, as: UTF8.self)
 }
