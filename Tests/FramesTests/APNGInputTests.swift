@@ -157,6 +157,23 @@ struct APNGInputTests {
         #expect(throws: GifDecodeError.self) { try readGifMetadata(path: sequencePath, limits: DecodeLimits(strict: true)) }
     }
 
+    /// fuzz-apng's first finding: a chunk whose type bytes are not letters (here "I", a newline, two NULs)
+    /// was named raw in the error, which then spanned two lines with NULs in it. The type is now printed with
+    /// every byte that is not an ASCII letter as \xNN.
+    @Test func aDamagedChunkTypeIsNamedOnOnePrintableLine() throws {
+        var bytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        bytes += [0, 0, 0, 13] + Array("I\n\u{0}\u{0}".utf8) + [UInt8](repeating: 1, count: 13) + [0, 0, 0, 0]
+        let path = try temporaryFile(bytes, name: "chunktype.png")
+        do {
+            _ = try readGifMetadata(path: path)
+            Issue.record("a PNG whose first chunk is damaged was read")
+        } catch let error as GifDecodeError {
+            #expect(error.failureClass == .malformedData)
+            #expect(error.description.contains("chunk I\\x0A\\x00\\x00: CRC mismatch"), "\(error)")
+            #expect(!error.description.contains("\n") && !error.description.contains("\u{0}"), "\(error)")
+        }
+    }
+
     @Test func stillPNGIsOneFrame() throws {
         let path = try APNGSpec(name: "still", colorType: 2, depth: 8, still: true).write()
         let metadata = try readGifMetadata(path: path)

@@ -71,8 +71,13 @@ struct PNGChunkReader {
             offset: start, type: type, data: UnsafeRawBufferPointer(rebasing: bytes[(start + 8)..<(start + 8 + length)]))
     }
 
+    /// The chunk type as errors print it: its four letters, with any byte that is not an ASCII letter (a
+    /// damaged type: a newline, a NUL) written `\xNN`, so an error stays one printable line.
     static func name(_ type: UInt32) -> String {
-        String(decoding: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: type >> $0) }, as: UTF8.self)
+        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: type >> $0) }.map { byte in
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        }.joined()
     }
 }
 
@@ -126,4 +131,8 @@ struct PNGHeader {
         height = Int(chunk.u32(4))
         fields = Array(chunk.data)
     }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
