@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages gifx builds against; ffmpeg (ffprobe) and webp (webpmux) are the tests' independent oracles.
-PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time python3-yaml
 GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
@@ -61,7 +61,8 @@ library-usage: deps
 		status=$$?; rm -rf $$out; exit $$status
 
 ## docs: DocC documentation of each library product (swift-docc-plugin); any DocC warning fails the build, and
-## so does a public GifxKit name that is not curated in GifxKit.docc (packaging/api_curation_check.py, at most 60).
+## so does a public GifxKit name that is not curated in GifxKit.docc (packaging/api_curation_check.py, at most 60),
+## and docs/openapi.yaml that differs from the service's routes, formats or error codes (packaging/openapi_check.py).
 ## Archives land in .build/plugins/Swift-DocC/outputs/.
 ## docs/cli.md, the flag reference, is generated from the ArgumentParser declarations
 ## (packaging/cli_reference.py over `gifx --experimental-dump-help`): `make cli-reference` writes it, and
@@ -73,6 +74,7 @@ docs: deps cli-reference-check
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
 	@python3 packaging/api_curation_check.py
+	@python3 packaging/openapi_check.py
 
 .PHONY: cli-reference cli-reference-check
 cli-reference: deps

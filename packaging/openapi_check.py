@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""`make docs`: docs/openapi.yaml describes exactly the service's routes (Sources/Server/GifxService.swift's
+router), its `format` values (ConvertQuery.swift's ServedFormat), its `codec` values (VideoCodec) and its
+error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any."""
+import pathlib, re, sys
+import yaml
+
+root = pathlib.Path(__file__).resolve().parent.parent
+spec = yaml.safe_load((root / "docs/openapi.yaml").read_text())
+server = "\n".join(p.read_text() for p in sorted((root / "Sources/Server").glob("*.swift")))
+problems = []
+
+def compare(what, code, documented):
+    for item in sorted(code - documented):
+        problems.append(f"openapi: {what} {item} is in the code but not in docs/openapi.yaml")
+    for item in sorted(documented - code):
+        problems.append(f"openapi: {what} {item} is in docs/openapi.yaml but not in the code")
+
+routes = {(m.upper(), re.sub(r":(\w+)", r"{\1}", p)) for m, p in re.findall(r'router\.(get|post|put|delete|head)\("([^"]+)"', server)}
+documented_routes = {(method.upper(), path) for path, item in spec["paths"].items() for method in item}
+compare("route", routes, documented_routes)
+
+formats = set(re.search(r"enum ServedFormat[^{]*\{\s*case ([^\n]+)", server).group(1).replace(" ", "").split(","))
+parameters = {p["name"]: p for p in spec["paths"]["/v1/convert"]["post"]["parameters"] if "name" in p}
+compare("format", formats, set(parameters["format"]["schema"]["enum"]))
+
+settings = (root / "Sources/Encoders/Video/VideoSettings.swift").read_text()
+codecs = set(re.findall(r'case (\w+)', re.search(r"enum VideoCodec[^{]*\{(.*?)\n\}", settings, re.S).group(1)))
+kit = (root / "Sources/GifxKit/OutputSettings.swift").read_text()
+keys = set(re.search(r'static let keys = \[([^\]]+)\]', kit).group(1).replace('"', "").replace(" ", "").split(","))
+compare("query setting", keys, set(parameters) - {"format", "X-Request-Id"})
+compare("codec", codecs, set(parameters["codec"]["schema"]["enum"]))
+
+codes = set(re.findall(r'ServiceError\(\s*\.\w+,\s*"([a-z_]+)"', server))
+codes |= set(re.findall(r'ServiceError\(\s*\n\s*\.\w+,\s*"([a-z_]+)"', server))
+compare("error code", codes, set(spec["components"]["schemas"]["Error"]["properties"]["code"]["enum"]))
+
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print(f"openapi: docs/openapi.yaml matches the service ({len(routes)} routes, {len(formats)} formats, {len(codes)} error codes)")
