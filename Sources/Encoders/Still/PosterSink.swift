@@ -84,6 +84,12 @@ public final class PosterSink: ConversionSink {
         }
     }
 
+    /// A JPEG is encoded by libavcodec (MJPEG).
+    public var usesLibav: Bool {
+        if case .jpeg = format { return true }
+        return false
+    }
+
     public var plannedPasses: Int { 1 }
     public func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 

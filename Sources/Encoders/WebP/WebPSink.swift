@@ -102,8 +102,8 @@ public final class WebPSink: ConversionSink {
     }
 
     /// The leaner level runs libwebp on one thread.
-    public func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
-        if level > 0 { threads = 1 }
+    public func useMemory(_ share: MemoryPlan.Share, of plan: MemoryPlan) {
+        if share.level > 0 { threads = 1 }
     }
 
     public func open(in transaction: OutputTransaction) throws {
