@@ -55,10 +55,10 @@ public struct MemoryPlan: Codable, Sendable, Hashable {
     public var shares: [Share]
 
     /// The share of the `index`th demand given to `MemoryPlanner.plan`.
-    public func share(ofDemand index: Int) -> Share { shares[index] }
+    package func share(ofDemand index: Int) -> Share { shares[index] }
 
     /// The frame ring's share (planned after every demand).
-    public var ring: Share { shares[shares.count - 1] }
+    package var ring: Share { shares[shares.count - 1] }
 
     /// The sum of the shares.
     public var plannedBytes: Int { shares.reduce(0) { $0 + $1.plannedBytes } }
