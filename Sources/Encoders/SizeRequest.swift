@@ -24,3 +24,25 @@ public enum SizeRequest: Hashable, Sendable {
         return CanvasSize(width: round(width), height: round(height))
     }
 }
+
+extension SizeRequest {
+    /// The sides a width or height may ask for, in pixels.
+    package static let sides = 1...16384
+    /// The largest scale factor (above 0).
+    package static let largestScale = 64.0
+
+    /// Why the request cannot be asked for, as a phrase after its name (`must be 1...16384`); `nil` when it can.
+    /// The one check of every way a size is asked for (`--width`, `width=` of an output, `gifx serve`'s query).
+    package var problem: String? {
+        switch self {
+        case .original: nil
+        case .width(let pixels), .height(let pixels): Self.sides.contains(pixels) ? nil : Self.sidesProblem
+        case .scale(let factor): factor > 0 && factor <= Self.largestScale ? nil : Self.scaleProblem
+        }
+    }
+
+    /// A width or height out of range (or not a number).
+    package static let sidesProblem = "must be \(sides.lowerBound)...\(sides.upperBound)"
+    /// A scale out of range (or not a number).
+    package static let scaleProblem = "must be > 0 and <= \(Int(largestScale))"
+}

@@ -27,10 +27,13 @@ package struct OutputSettings: Hashable, Sendable {
         func bad(_ what: String) -> OutputSettingsError { OutputSettingsError("'\(value)': \(key)=\(text): \(what)") }
         switch key {
         case "width", "height":
-            guard let pixels = Int(text), (1...16384).contains(pixels) else { throw bad("must be 1...16384") }
-            try setSize(key == "width" ? .width(pixels) : .height(pixels), value)
+            guard let pixels = Int(text) else { throw bad(SizeRequest.sidesProblem) }
+            let request: SizeRequest = key == "width" ? .width(pixels) : .height(pixels)
+            if let problem = request.problem { throw bad(problem) }
+            try setSize(request, value)
         case "scale":
-            guard let factor = Double(text), factor > 0, factor <= 64 else { throw bad("must be > 0 and <= 64") }
+            guard let factor = Double(text) else { throw bad(SizeRequest.scaleProblem) }
+            if let problem = SizeRequest.scale(factor).problem { throw bad(problem) }
             try setSize(.scale(factor), value)
         case "codec":
             guard let codec = VideoCodec(rawValue: text) else {

@@ -30,7 +30,7 @@ struct ConvertCommand: ParsableCommand {
             + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "
             + "width/height/scale, codec, crf, fps, max-fps, quality, target-size: width=480,crf=28:small.mp4.",
         valueName: "out"))
-    var output: [String] = []
+    var output: [OutputArgument] = []
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
     var posterFrame: PosterFrameChoice = PosterFrameChoice(frame: .index(0))
     @Option(help: ArgumentHelp("Also write a sprite sheet PNG (pages beside it when needed).", valueName: "png"))
@@ -53,8 +53,9 @@ struct ConvertCommand: ParsableCommand {
     func validate() throws {
         if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
         if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
-        for value in output {
-            let spec = try OutputSpec.parse(value)
+        for argument in output {
+            let value = argument.text
+            let spec = try argument.parsedSpec()
             if spec.format == nil && spec.isStandardOutput {
                 throw ValidationError(
                     "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(ConvertOutputFormat.names))")
@@ -91,8 +92,8 @@ struct ConvertCommand: ParsableCommand {
     /// Every file named on the command line (sheet pages beyond the first are named by the sheet).
     var allTargets: [String] { specs.map(\.path) + [sheet, sheetJSONPath].compactMap { $0 } }
 
-    /// The `-o` values parsed (`validate` has refused the ones that do not parse).
-    var specs: [OutputSpec] { output.map { (try? OutputSpec.parse($0)) ?? OutputSpec(path: $0) } }
+    /// The `-o` values, parsed when the command line was read (`validate` has refused the ones that do not parse).
+    var specs: [OutputSpec] { output.map(\.spec) }
 
     /// The requests, in command-line order (`-o`s first, then the sheet).
     var requests: [OutputRequest] {
@@ -123,11 +124,7 @@ struct ConvertCommand: ParsableCommand {
 
     /// A video output's settings: the command's video and size options, with the output's own over them.
     func videoSettings(_ own: OutputSettings, container: VideoContainer) -> VideoSettings {
-        var settings = video.mp4Options(size: own.size ?? size.request, container: container)
-        if let codec = own.codec {
-            settings.codec = codec
-            if video.crf == nil { settings.crf = codec.defaultCRF }
-        }
+        var settings = video.mp4Options(size: own.size ?? size.request, container: container, codec: own.codec)
         if let targetSize = own.targetSize { video.capSize(&settings, at: targetSize) }
         if let crf = own.crf { settings.crf = crf }
         if let timing = own.timing { settings.timing = timing.request }

@@ -54,3 +54,22 @@ struct OutputSpec: Hashable {
         return spec
     }
 }
+
+/// An `-o` value, parsed once, as the command line is read: its `OutputSpec`, or the parse's error, which the
+/// command's `validate` throws in its turn among its other checks (so the words and their order are unchanged).
+struct OutputArgument: ExpressibleByArgument {
+    /// The value as given.
+    let text: String
+    private let parsed: Result<OutputSpec, any Error>
+
+    init(argument: String) {
+        text = argument
+        parsed = Result { try OutputSpec.parse(argument) }
+    }
+
+    /// The spec; throws the `ValidationError` of a value that did not parse.
+    func parsedSpec() throws -> OutputSpec { try parsed.get() }
+
+    /// The spec, or (a value that did not parse, refused by `validate`) the value as a plain path.
+    var spec: OutputSpec { (try? parsed.get()) ?? OutputSpec(path: text) }
+}

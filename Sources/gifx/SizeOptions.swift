@@ -11,9 +11,9 @@ struct SizeOptions: ParsableArguments {
         if [width != nil, height != nil, scale != nil].filter({ $0 }).count > 1 {
             throw ValidationError("give only one of --width, --height, --scale")
         }
-        if let width, width < 1 || width > 16384 { throw ValidationError("--width must be 1...16384") }
-        if let height, height < 1 || height > 16384 { throw ValidationError("--height must be 1...16384") }
-        if let scale, !(scale > 0 && scale <= 64) { throw ValidationError("--scale must be > 0 and <= 64") }
+        if let width, let problem = SizeRequest.width(width).problem { throw ValidationError("--width \(problem)") }
+        if let height, let problem = SizeRequest.height(height).problem { throw ValidationError("--height \(problem)") }
+        if let scale, let problem = SizeRequest.scale(scale).problem { throw ValidationError("--scale \(problem)") }
     }
 
     var request: SizeRequest {

@@ -28,7 +28,7 @@ struct ToMP4Command: ParsableCommand {
 
     @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4); - (or mp4:-) for standard output, as fragmented MP4.")
-    var output: String?
+    var output: OutputArgument?
     @OptionGroup var video: VideoOptions
     @Option(help: "Whose reading of delays to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
@@ -39,15 +39,15 @@ struct ToMP4Command: ParsableCommand {
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
-        if let output, (try? OutputSpec.parse(output))?.path.lowercased().hasSuffix(".avif") == true {
+        if let output, (try? output.parsedSpec())?.path.lowercased().hasSuffix(".avif") == true {
             throw ValidationError("to-mp4 writes MP4; for an animated AVIF use gifx convert IN -o OUT.avif")
         }
         if let output {
-            let spec = try OutputSpec.parse(output)
+            let spec = try output.parsedSpec()
             if let format = spec.namedFormat, format != .mp4 {
-                throw ValidationError("'\(output)': to-mp4 writes MP4; use convert for \(format.name)")
+                throw ValidationError("'\(output.text)': to-mp4 writes MP4; use convert for \(format.name)")
             }
-            if !spec.settings.isEmpty { throw ValidationError("'\(output)': per-output settings are for convert") }
+            if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }
         try StandardOutputRules.validate(targets: [outputPath], stats: common.stats)
         if verification.verify && video.targetSize != nil {
@@ -58,7 +58,7 @@ struct ToMP4Command: ParsableCommand {
 
     /// `-o` (without its `mp4:` prefix), or the input with `.mp4` in place of its extension.
     var outputPath: String {
-        if let output { return (try? OutputSpec.parse(output))?.path ?? output }
+        if let output { return output.spec.path }
         return replacingExtension(of: input, with: "mp4")
     }
 

@@ -21,7 +21,7 @@ struct ToSpriteCommand: ParsableCommand {
 
     @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png); - (or png:-) for standard output, with --json FILE.")
-    var output: String?
+    var output: OutputArgument?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
     @OptionGroup var sheet: SheetLayoutOptions
     @OptionGroup var size: SizeOptions
@@ -34,11 +34,11 @@ struct ToSpriteCommand: ParsableCommand {
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
         if let output {
-            let spec = try OutputSpec.parse(output)
+            let spec = try output.parsedSpec()
             if let format = spec.namedFormat, format != .poster {
-                throw ValidationError("'\(output)': to-sprite writes a PNG sheet; use convert for \(format.name)")
+                throw ValidationError("'\(output.text)': to-sprite writes a PNG sheet; use convert for \(format.name)")
             }
-            if !spec.settings.isEmpty { throw ValidationError("'\(output)': per-output settings are for convert") }
+            if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }
         if StandardOutput.isTarget(pngPath) && (json == nil || json.map(StandardOutput.isTarget) == true) {
             throw ValidationError("-o - sends the sheet to standard output: give --json FILE for its description")
@@ -48,7 +48,7 @@ struct ToSpriteCommand: ParsableCommand {
 
     /// `-o` (without its `png:` prefix), or the input with `.png` in place of `.gif`.
     var pngPath: String {
-        if let output { return (try? OutputSpec.parse(output))?.path ?? output }
+        if let output { return output.spec.path }
         return replacingExtension(of: input, with: "png")
     }
 

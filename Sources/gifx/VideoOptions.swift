@@ -72,9 +72,10 @@ struct VideoOptions: ParsableArguments {
     }
 
     /// The encoder's options for a `container` output at output size `size`.
-    func mp4Options(size: SizeRequest, container: VideoContainer = .mp4) -> VideoSettings {
+    /// `codec`: an output's own codec in place of `--codec` (the crf default follows it, in `VideoSettings.init`).
+    func mp4Options(size: SizeRequest, container: VideoContainer = .mp4, codec: VideoCodec? = nil) -> VideoSettings {
         var settings = VideoSettings(
-            container: container, codec: codec, crf: crf, preset: preset, background: background, loops: loops,
+            container: container, codec: codec ?? self.codec, crf: crf, preset: preset, background: background, loops: loops,
             size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate,
             level: level)
         if let targetSize { capSize(&settings, at: targetSize.bytes) }

@@ -24,9 +24,9 @@ import Testing
         #expect(throws: MemoryBudgetTooSmall(budget: 279, smallestBudget: 1 << 20)) { try plan(279) }
         let minimum = try plan(280)
         #expect(minimum.plannedBytes == 280)
-        #expect(minimum.share(of: "x264")?.setting == "lean")
-        #expect(minimum.share(of: "vp9")?.level == 1)
-        #expect(minimum.share(of: MemoryPlanner.ringConsumer)?.plannedBytes == 10)
+        #expect(minimum.share(ofDemand: 1).setting == "lean")
+        #expect(minimum.share(ofDemand: 2).level == 1)
+        #expect(minimum.ring.plannedBytes == 10)
     }
 
     @Test("the shares add up to at most the budget, and none shrinks as the budget grows")
@@ -37,8 +37,7 @@ import Testing
             #expect(plan.plannedBytes <= budget)
             #expect(plan.budgetBytes == budget)
             if let previous {
-                for share in plan.shares {
-                    let before = try #require(previous.share(of: share.consumer))
+                for (share, before) in zip(plan.shares, previous.shares) {
                     #expect(share.plannedBytes >= before.plannedBytes, "\(share.consumer) at \(budget)")
                     #expect(share.level <= before.level)
                 }
@@ -51,11 +50,11 @@ import Testing
     func stages() throws {
         // Stage 1 (lookahead 10 + lag): 50 + 200 + 300 + 10 = 560.
         let middle = try plan(600)
-        #expect(middle.share(of: "x264")?.setting == "lookahead 10")
-        #expect(middle.share(of: "vp9")?.setting == "lag")
-        #expect(middle.share(of: MemoryPlanner.ringConsumer)?.plannedBytes == 10)
+        #expect(middle.share(ofDemand: 1).setting == "lookahead 10")
+        #expect(middle.share(ofDemand: 2).setting == "lag")
+        #expect(middle.ring.plannedBytes == 10)
         // Everything fastest: 50 + 400 + 300 + 10 = 760; the ring grows to what it wants (90) by 840.
-        #expect(try plan(800).share(of: MemoryPlanner.ringConsumer)?.plannedBytes == 50)
+        #expect(try plan(800).ring.plannedBytes == 50)
         let rich = try plan(10_000)
         #expect(rich.shares.allSatisfy { $0.level == 0 })
         #expect(rich.plannedBytes == 840)

@@ -2,36 +2,6 @@ import Foundation
 import GifxFrames
 import GifxTimeline
 
-/// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
-public enum OutputRequest: Sendable {
-    /// An MP4 or WebM at `target` (`VideoWriter`; the container is in the options).
-    case video(target: String, options: VideoSettings)
-    /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
-    /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
-    case spriteSheet(SpriteOptions)
-    /// The schedule as JSON (`TimelineJSONSink`).
-    case timelineJSON(target: String)
-    /// One composited frame as an RGBA PNG (`PosterSink`).
-    case poster(target: String, frame: PosterFrame)
-    /// One composited frame as a JPEG over a background colour (`PosterSink`).
-    case jpegPoster(target: String, frame: PosterFrame, options: JPEGOptions)
-    /// An animated WebP (`WebPSink`).
-    case webp(target: String, options: WebPOptions)
-    /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
-    case canvases(folder: String?)
-}
-
-/// What one output wrote, for summaries and statistics.
-public enum OutputResult: Sendable {
-    case video(VideoResult)
-    case spriteSheet(SpriteResult)
-    case timelineJSON(path: String)
-    case poster(PosterResult)
-    case webp(WebPResult)
-    /// Canvases decoded (and written as PNGs when a folder was given).
-    case canvases(folder: String?, count: Int)
-}
-
 /// What a conversion did.
 public struct ConversionReport: Sendable {
     /// GIF frames.
@@ -93,6 +63,8 @@ package final class Conversion {
     private var total = 0
     /// The frame ring's share of the memory plan (bytes), set by `planMemory`.
     private var ringBudget: Int?
+    /// The most canvases a frame ring of this run held room for (`FrameStream.capacity`, the largest of the passes).
+    private var ringCapacity = 0
     /// Whether any sink works per canvas (`ConversionSink.worksPerCanvas`): else a one-thread decode needs no
     /// producer thread.
     private var consumerWorks = true
@@ -114,9 +86,9 @@ package final class Conversion {
         edited = context.edit.map { EditedCanvases(edit: $0, canvas: metadata.canvas) }
         context.editedCanvases = edited
         defer { edited = nil }  // closes the spool
-        let sinks = try requests.map { try VerifyingSink.wrap(try makeSink($0, context), context: context) }
+        let sinks = try requests.map { try VerifyingSink.wrap(try $0.makeSink(context), context: context) }
         consumerWorks = sinks.contains { $0.worksPerCanvas }
-        let memory = try planMemory(sinks, metadata)
+        let memory = try planMemory(sinks, metadata).report
         planProgress(sinks, frames: context.frameCount)
         try runPrePass(sinks, metadata)
         let transaction = OutputTransaction(overwrite: settings.overwrite)
@@ -132,10 +104,7 @@ package final class Conversion {
             frames: metadata.images.count, canvas: metadata.canvas, metadataSeconds: metadataSeconds,
             outputs: sinks.map(\.result), warnings: warnings,
             peakCacheBytes: peakCacheBytes,
-            cacheCapacity: CacheCapacity.plan(
-                canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count,
-                memoryBudget: ringBudget, threads: settings.threads ?? metadata.defaultDecodeThreads
-            ).canvases,
+            cacheCapacity: ringCapacity,
             decode: decode ?? DecodeStats(threads: 1, window: 0, peakWindowBytes: 0), memory: memory,
             decodedCanvases: decodedTotal, verifications: verifications)
     }
@@ -161,30 +130,15 @@ package final class Conversion {
             inputPath: inputPath, metadata: metadata, timeline: edited.timeline, settings: settings, edit: edited)
     }
 
-    /// 2. Each output's plan: a bad request fails here, before anything is decoded or written.
-    private func makeSink(_ request: OutputRequest, _ context: ConversionContext) throws -> any ConversionSink {
-        switch request {
-        case .video(let target, let options): return try VideoSink(target: target, options: options, context: context)
-        case .spriteSheet(let options): return try SpriteSheetSink(options: options, context: context)
-        case .timelineJSON(let target): return TimelineJSONSink(target: target, context: context)
-        case .poster(let target, let frame): return try PosterSink(target: target, frame: frame, context: context)
-        case .jpegPoster(let target, let frame, let options):
-            return try PosterSink(target: target, frame: frame, format: .jpeg(options), context: context)
-        case .webp(let target, let options): return try WebPSink(target: target, options: options, context: context)
-        case .canvases(let folder): return CanvasFilesSink(folder: folder)
-        }
-    }
-
-    /// 2. One memory budget shared by every consumer (`ConversionMemory`): each sink takes the level of its
-    /// settings the plan chose, the frame ring its share. Refused here, before anything is decoded or written.
-    private func planMemory(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws -> MemoryPlan {
+    /// 2. One memory budget shared by every consumer (`ConversionMemory`), planned once: each sink takes its share
+    /// (found by the sink's position), the frame ring its own. Refused here, before anything is decoded or written.
+    private func planMemory(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws -> ConversionMemoryPlan {
         let plan = try ConversionMemory.plan(sinks, metadata: metadata, settings: settings)
-        for sink in sinks {
-            guard let consumer = sink.memoryDemand?.consumer, let share = plan.share(of: consumer) else { continue }
-            sink.useMemoryLevel(share.level, plan: plan)
+        for (sink, share) in zip(sinks, plan.sinkShares) {
+            if let share { sink.useMemory(share, of: plan.report) }
         }
-        ringBudget = plan.share(of: MemoryPlanner.ringConsumer)?.plannedBytes
-        if plan.isTight { HeapPolicy.returnLargeBlocksToTheKernel() }
+        ringBudget = plan.ring.plannedBytes
+        if plan.report.isTight { HeapPolicy.returnLargeBlocksToTheKernel() }
         return plan
     }
 
@@ -207,7 +161,7 @@ package final class Conversion {
     /// 4. The canvases, decoded once per pass into every sink that takes part in it (side by side, one
     /// thread per sink: `SinkFanOut`).
     private func streamCanvases(into sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
-        let fanOut = SinkFanOut(concurrent: !settings.serialSinks && settings.resolvedThreads > 1)
+        let fanOut = SinkFanOut(concurrent: settings.sinksSideBySide)
         var pass = 0
         while true {
             let active = try sinks.filter { try $0.beginPass(pass) }
@@ -225,7 +179,7 @@ package final class Conversion {
     /// 5. Trailers and JSON, then (`RunSettings.verify`) every output read back, then every file renamed into place together.
     private func commitOutputs(_ sinks: [any ConversionSink], _ transaction: OutputTransaction) throws {
         for sink in sinks { try sink.finish() }
-        verifications = try VerifyingSink.verifyAll(sinks, concurrent: !settings.serialSinks && settings.resolvedThreads > 1)
+        verifications = try VerifyingSink.verifyAll(sinks, concurrent: settings.sinksSideBySide)
         try transaction.commit()
     }
 
@@ -274,11 +228,11 @@ package final class Conversion {
     private func decodeCanvases(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         let stream = try FrameStream(
             path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: ringBudget,
-            threads: settings.threads,
+            threads: settings.decodeThreads(for: metadata),
             // A producer thread overlaps decoding with the sinks' work; with none (frames --null) a one-thread
             // decode runs on this thread, without a hand-over per frame.
-            producerThread: settings.resolvedThreads > 1
-                && (consumerWorks || (settings.threads ?? metadata.defaultDecodeThreads) > 1))
+            producerThread: settings.resolvedThreads > 1 && (consumerWorks || settings.decodeThreads(for: metadata) > 1))
+        ringCapacity = max(ringCapacity, stream.capacity)
         defer {
             peakCacheBytes = max(peakCacheBytes, stream.peakCacheBytes)
             for warning in stream.warnings where !warnings.contains(warning) { warnings.append(warning) }

@@ -10,12 +10,12 @@ enum ConversionMemory {
     /// (a 16×16 JPEG poster: 52 MiB of peak RSS).
     static let libavBytes = 28 << 20
 
-    /// The plan for `sinks` over `metadata` under `settings.memoryBudget` (or the process's default budget).
-    /// Throws `MemoryBudgetTooSmall` when even the leanest settings do not fit.
+    /// The plan for `sinks` over `metadata` under `settings.memoryBudget` (or the process's default budget), each
+    /// sink's demand asked once. Throws `MemoryBudgetTooSmall` when even the leanest settings do not fit.
     static func plan(
         _ sinks: [any ConversionSink], metadata: GifMetadata, settings: RunSettings,
         available: AvailableMemory? = nil
-    ) throws -> MemoryPlan {
+    ) throws -> ConversionMemoryPlan {
         let budget = ProcessMemoryBudget.resolve(given: settings.memoryBudget, available: available)
         let canvasBytes = metadata.canvasBytes
         let indexBytes = max(1, canvasBytes / 4)
@@ -23,30 +23,43 @@ enum ConversionMemory {
         var demands = [
             MemoryDemand(
                 consumer: "gifx and its libraries",
-                bytes: runtimeBytes + (sinks.contains(where: usesLibav) ? libavBytes : 0), setting: "fixed"),
+                bytes: runtimeBytes + (sinks.contains(where: \.usesLibav) ? libavBytes : 0), setting: "fixed"),
             MemoryDemand(
                 consumer: "decoder and compositor", bytes: 2 * canvasBytes + indexBytes,
                 setting: "screen and previous screen"),
         ]
-        demands += sinks.compactMap(\.memoryDemand)
-        let threads = settings.threads ?? metadata.defaultDecodeThreads
+        // Each sink's demand is the next one planned: its share is found by that position.
+        var demandIndex: [Int?] = []
+        for sink in sinks {
+            guard let demand = sink.memoryDemand else {
+                demandIndex.append(nil)
+                continue
+            }
+            demandIndex.append(demands.count)
+            demands.append(demand)
+        }
+        let threads = settings.decodeThreads(for: metadata)
         let wanted = CacheCapacity.plan(canvasBytes: canvasBytes, frameCount: frames, threads: threads)
         let ringWanted = wanted.canvases * canvasBytes + wanted.decodeWindow * indexBytes
         let ringMinimum = canvasBytes + (wanted.threads > 1 ? wanted.threads * indexBytes : 0)
-        return try MemoryPlanner.plan(
+        let plan = try MemoryPlanner.plan(
             budget: budget.bytes, source: budget.source, demands: demands, ringMinimum: ringMinimum,
             ringWanted: ringWanted
         ) { bytes in
             let ring = CacheCapacity.plan(canvasBytes: canvasBytes, frameCount: frames, memoryBudget: bytes, threads: threads)
             return "\(ring.canvases) canvases, \(ring.decodeWindow) frames decoded ahead"
         }
+        return ConversionMemoryPlan(report: plan, sinkShares: demandIndex.map { $0.map(plan.share(ofDemand:)) })
     }
+}
 
-    /// Whether `sink` loads libavcodec (videos, JPEG posters, and any output read back through libav).
-    static func usesLibav(_ sink: any ConversionSink) -> Bool {
-        if let verifying = sink as? VerifyingSink { return usesLibav(verifying.inner) }
-        if sink is VideoSink { return true }
-        if let poster = sink as? PosterSink, case .jpeg = poster.format { return true }
-        return false
-    }
+/// A conversion's memory plan, made once before anything is opened: the plan `--stats` reports, each sink's share
+/// by the sink's position among the run's sinks, and the frame ring's share.
+struct ConversionMemoryPlan {
+    /// The plan as reported (`ConversionReport.memory`).
+    let report: MemoryPlan
+    /// The share of sink `i` (the run's sinks in request order); `nil` for a sink without a `memoryDemand`.
+    let sinkShares: [MemoryPlan.Share?]
+    /// The frame ring's share.
+    var ring: MemoryPlan.Share { report.ring }
 }

@@ -6,7 +6,7 @@ import GifxFrames
 ///
 /// 1. `prePass` for every canvas, then `endPrePass`, when `needsPrePass` (a sprite sheet that deduplicates frames
 ///    must know its distinct cells before its page count, and so its files, exist);
-/// 2. `useMemoryLevel`, once the run's memory plan is made from every sink's `memoryDemand`; then `open`:
+/// 2. `useMemory`, once the run's memory plan is made from every sink's `memoryDemand` (asked once); then `open`:
 ///    create every file in the shared all-or-nothing `OutputTransaction`;
 /// 3. per pass over the canvases (a video that plays 3 times takes three): `beginPass`, `consume` for each
 ///    canvas in frame order, `endPass`;
@@ -15,6 +15,10 @@ import GifxFrames
 /// A sink that needs no pixels (the timeline JSON) takes no pass: `plannedPasses` 0, and `beginPass`
 /// returns false. Its plan (repeat counts, timestamps, layout) is built from the `ConversionContext`
 /// when the sink is made, before any file is opened, so a bad request fails before anything is written.
+///
+/// The pipeline knows sinks only through this protocol (and `VerifiableSink` for `RunSettings.verify`): what a
+/// sink costs, whether it loads libav and how it is verified are asked of the sink, so an output kind is its own
+/// folder plus one line of `OutputKinds` (docs/architecture.md, "Adding an output").
 package protocol ConversionSink: AnyObject {
     /// Whether the sink needs every canvas once before `open`.
     var needsPrePass: Bool { get }
@@ -38,8 +42,11 @@ package protocol ConversionSink: AnyObject {
     var result: OutputResult { get }
     /// The memory the sink's encoder and buffers hold at their peak, by level; `nil` when negligible.
     var memoryDemand: MemoryDemand? { get }
-    /// Runs at `level` of `memoryDemand`, the run's `plan` chose it (called once, before `open`).
-    func useMemoryLevel(_ level: Int, plan: MemoryPlan)
+    /// Runs with `share` of the run's `plan`: the level of `memoryDemand` the plan chose (`share.level`) and
+    /// its bytes (called once, before `open`, only for a sink with a `memoryDemand`).
+    func useMemory(_ share: MemoryPlan.Share, of plan: MemoryPlan)
+    /// Whether the sink loads libavcodec (a video, a JPEG poster): the plan then counts libav's fixed cost.
+    var usesLibav: Bool { get }
     /// Whether `consume` does work a decoding thread could overlap (default `true`).
     var worksPerCanvas: Bool { get }
 }
@@ -52,5 +59,6 @@ extension ConversionSink {
     package func prePass(_ canvas: Canvas) throws {}
     package func endPrePass(delivered: Int) throws {}
     package var memoryDemand: MemoryDemand? { nil }
-    package func useMemoryLevel(_ level: Int, plan: MemoryPlan) {}
+    package func useMemory(_ share: MemoryPlan.Share, of plan: MemoryPlan) {}
+    package var usesLibav: Bool { false }
 }

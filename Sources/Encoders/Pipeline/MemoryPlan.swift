@@ -15,7 +15,8 @@ package struct MemoryDemand: Sendable, Hashable {
         }
     }
 
-    /// Who holds the memory (`video out.mp4 (libx264)`, `frame ring`).
+    /// Who holds the memory (`video out.mp4 (libx264)`, `frame ring`): a label for `--stats`, never a key (two
+    /// outputs may share one; a share is found by its position in the plan).
     package var consumer: String
     /// Fastest first; never empty.
     package var levels: [Level]
@@ -49,8 +50,15 @@ package struct MemoryPlan: Codable, Sendable, Hashable {
     package var budgetBytes: Int?
     /// Where the budget came from: `--memory-budget`, `cgroup v2 limit`, `1/2 of MemAvailable`, `none known`.
     package var budgetSource: String
-    /// Every consumer, the process's fixed cost first, the frame ring last.
+    /// Every consumer in the order its demand was given to `MemoryPlanner.plan` (the process's fixed cost first),
+    /// then the frame ring, last.
     package var shares: [Share]
+
+    /// The share of the `index`th demand given to `MemoryPlanner.plan`.
+    package func share(ofDemand index: Int) -> Share { shares[index] }
+
+    /// The frame ring's share (planned after every demand).
+    package var ring: Share { shares[shares.count - 1] }
 
     /// The sum of the shares.
     package var plannedBytes: Int { shares.reduce(0) { $0 + $1.plannedBytes } }
@@ -62,9 +70,6 @@ package struct MemoryPlan: Codable, Sendable, Hashable {
         guard let budgetBytes else { return false }
         return shares.contains { $0.level > 0 } || plannedBytes > budgetBytes / 8 * 7
     }
-
-    /// The share of `consumer`, `nil` when it has none.
-    package func share(of consumer: String) -> Share? { shares.first { $0.consumer == consumer } }
 }
 
 /// The budget is too small for the leanest settings of this GIF and these outputs. `smallestBudget` is the
@@ -95,7 +100,8 @@ public struct MemoryBudgetTooSmall: GifxError, Equatable {
 package enum MemoryPlanner {
     /// The plan for `demands` (the process's fixed cost and every output's encoder) and a frame ring
     /// that needs `ringMinimum` bytes and would use up to `ringWanted`. `ringSetting` words a share in bytes.
-    /// Without a budget, every consumer takes its fastest level and the ring what it wants.
+    /// Without a budget, every consumer takes its fastest level and the ring what it wants. The plan's shares are
+    /// the demands' in their order (`MemoryPlan.share(ofDemand:)`), then the ring's (`MemoryPlan.ring`).
     package static func plan(
         budget: Int?, source: String, demands: [MemoryDemand], ringMinimum: Int, ringWanted: Int,
         ringSetting: (Int) -> String
@@ -126,12 +132,12 @@ package enum MemoryPlanner {
                 setting: demand.levels[chosen].setting, level: chosen)
         }
         shares.append(.init(
-            consumer: ringConsumer, plannedBytes: ring, setting: ringSetting(ring), level: ring < ringWanted ? 1 : 0))
+            consumer: ringLabel, plannedBytes: ring, setting: ringSetting(ring), level: ring < ringWanted ? 1 : 0))
         return MemoryPlan(budgetBytes: budget, budgetSource: source, shares: shares)
     }
 
-    /// The frame ring's name in a plan.
-    package static let ringConsumer = "frame ring"
+    /// The frame ring's label in a plan (`--stats`).
+    static let ringLabel = "frame ring"
 
     static func roundedUpToMebibyte(_ bytes: Int) -> Int { ((bytes + (1 << 20) - 1) >> 20) << 20 }
 

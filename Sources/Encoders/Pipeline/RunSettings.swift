@@ -1,3 +1,4 @@
+import Foundation
 import GifxFrames
 import GifxTimeline
 
@@ -74,8 +75,29 @@ public struct RunSettings: Sendable, Equatable {
         return nil
     }
 
+    // Thread counts are decided here and read everywhere else.
+
     /// The threads every pool may use: `threads`, else the cores this process may use (`AvailableCores`).
     public var resolvedThreads: Int { threads ?? CacheCapacity.availableCores }
+
+    /// Threads decoding `metadata`'s GIF: `threads`, else `GifMetadata.defaultDecodeThreads` (from the canvas and
+    /// the frame count, at most the cores).
+    package func decodeThreads(for metadata: GifMetadata) -> Int { threads ?? metadata.defaultDecodeThreads }
+
+    /// Threads of each video encoder: `threads`, else 0 (the encoder's own choice, from the online cores) when the
+    /// process may use every core, else the cores it may use (an affinity mask or a CPU quota that the encoder
+    /// would not see).
+    var encoderThreads: Int {
+        if let threads { return threads }
+        let cores = AvailableCores.current.count
+        return cores >= ProcessInfo.processInfo.activeProcessorCount ? 0 : cores
+    }
+
+    /// Threads of a decoder reading an output back (`--verify`): `threads`, else 0 (libav's own choice).
+    var readBackThreads: Int { threads ?? 0 }
+
+    /// Whether the run's outputs are fed, and verified, side by side (one thread each) rather than one after another.
+    var sinksSideBySide: Bool { !serialSinks && resolvedThreads > 1 }
 
     /// Threads deflating a sprite sheet page: `pngDeflateThreads`, else the run's threads, at most 4.
     var resolvedPNGDeflateThreads: Int { pngDeflateThreads ?? min(4, resolvedThreads) }

@@ -14,26 +14,26 @@ struct SinkFanOut {
     /// once every sink has returned.
     func consume(_ canvas: Canvas, by sinks: [any ConversionSink]) throws -> [any ConversionSink] {
         guard concurrent, sinks.count > 1 else { return try sinks.filter { try $0.consume(canvas) } }
-        let round = FanOutRound(sinks: sinks, canvas: canvas)
-        DispatchQueue.concurrentPerform(iterations: sinks.count) { round.run($0) }
+        let round = SideBySide(sinks.count) { try sinks[$0].consume(canvas) }
+        round.run(concurrent: true)
         var wanting: [any ConversionSink] = []
         for (index, sink) in sinks.enumerated() where try round.outcomes[index].get() { wanting.append(sink) }
         return wanting
     }
 }
 
-/// One canvas handed to several sinks: sink `i` is called on one thread only and writes only outcome `i`;
-/// `concurrentPerform` returns after every call, so the canvas and the outcomes outlive their use.
-private final class FanOutRound: @unchecked Sendable {
-    let sinks: [any ConversionSink]
-    let canvas: Canvas
-    let outcomes: UnsafeMutableBufferPointer<Result<Bool, any Error>>
+/// Work item `i` of `count`, for each `i`, side by side (`concurrentPerform`: each on one thread, all joined
+/// before `run` returns) or in order, every outcome kept: item `i` runs on one thread only and writes only
+/// outcome `i`, and `run` returns after every item, so what the work reads outlives its use. Feeds one canvas
+/// to several sinks (`SinkFanOut`) and verifies a run's outputs (`VerifyingSink.verifyAll`).
+final class SideBySide<Value>: @unchecked Sendable {
+    private let work: (Int) throws -> Value
+    let outcomes: UnsafeMutableBufferPointer<Result<Value, any Error>>
 
-    init(sinks: [any ConversionSink], canvas: Canvas) {
-        self.sinks = sinks
-        self.canvas = canvas
-        outcomes = .allocate(capacity: sinks.count)
-        outcomes.initialize(repeating: .success(false))
+    init(_ count: Int, _ work: @escaping (Int) throws -> Value) {
+        self.work = work
+        outcomes = .allocate(capacity: count)
+        outcomes.initialize(repeating: .failure(CancellationError()))
     }
 
     deinit {
@@ -41,7 +41,16 @@ private final class FanOutRound: @unchecked Sendable {
         outcomes.deallocate()
     }
 
-    func run(_ index: Int) {
-        outcomes[index] = Result { try sinks[index].consume(canvas) }
+    /// Runs every item: side by side when `concurrent` and there are several, else one after another.
+    func run(concurrent: Bool) {
+        if concurrent && outcomes.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: outcomes.count) { run($0) }
+        } else {
+            for index in outcomes.indices { run(index) }
+        }
+    }
+
+    private func run(_ index: Int) {
+        outcomes[index] = Result { try work(index) }
     }
 }

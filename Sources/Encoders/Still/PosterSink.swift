@@ -84,6 +84,12 @@ package final class PosterSink: ConversionSink {
         }
     }
 
+    /// A JPEG is encoded by libavcodec (MJPEG).
+    package var usesLibav: Bool {
+        if case .jpeg = format { return true }
+        return false
+    }
+
     package var plannedPasses: Int { 1 }
     package func beginPass(_ pass: Int) throws -> Bool { pass == 0 }
 

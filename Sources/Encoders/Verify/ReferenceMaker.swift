@@ -175,7 +175,7 @@ final class StreamCanvasFeed: CanvasFeed {
             stream?.close()
             stream = try FrameStream(
                 path: path, metadata: metadata, limits: settings.limits, memoryBudget: settings.memoryBudget,
-                threads: settings.threads)
+                threads: settings.decodeThreads(for: metadata))
             delivered = 0
         }
         guard let stream, try stream.nextCanvas(body) != nil else { return false }

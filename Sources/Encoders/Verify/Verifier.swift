@@ -154,7 +154,10 @@ public final class Verifier {
     /// `source`/`target` serve a verifying conversion (digests of the conversion's canvases; the temporary read, the target
     /// named). A lossy WebP's pixels cannot be checked against digests: in a verifying conversion only its frames,
     /// timing and loop count are.
-    func verifyWebP(_ path: String, source given: ReferenceSource? = nil, target: String? = nil) throws -> OutputVerification {
+    /// `memoryBudget`: a verifying conversion's share for the check (else the run's budget).
+    func verifyWebP(
+        _ path: String, source given: ReferenceSource? = nil, target: String? = nil, memoryBudget: Int? = nil
+    ) throws -> OutputVerification {
         let reader = try WebPFrameReader(path: path, threads: run.threads)
         var report = OutputVerification(
             path: target ?? path, kind: "webp", codec: reader.lossless ? "webp (lossless)" : "webp (lossy)", width: reader.width,
@@ -170,7 +173,7 @@ public final class Verifier {
             source: pixelsChecked ? given ?? CanvasReferenceSource(feed: feed(), maker: maker)
                 : UncheckedReferenceSource(width: maker.width, height: maker.height),
             plays: 1, bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR,
-            memoryBudget: run.memoryBudget)
+            memoryBudget: memoryBudget ?? run.memoryBudget)
         // A still WebP (gifx writes one for a GIF of one frame): shown as long as the page shows it, so it
         // lasts the GIF's one frame and has no loop count to compare (found by the encoder matrix).
         let still = !reader.animated && reader.frameCount == 1 && timeline.frames.count == 1

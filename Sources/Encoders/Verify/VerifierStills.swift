@@ -228,7 +228,7 @@ extension Verifier {
         } else {
             var reference = [UInt8](repeating: 0, count: maker.allocationBytes)
             let stream = try FrameStream(
-                path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.threads)
+                path: inputPath, metadata: metadata, limits: run.limits, memoryBudget: run.memoryBudget, threads: run.decodeThreads(for: metadata))
             defer { stream.close() }
             var index = 0
             while try stream.nextCanvas({ (canvas: Canvas) -> Void in

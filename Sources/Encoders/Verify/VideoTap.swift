@@ -22,8 +22,9 @@ final class VideoTap {
     private let framing: NALFraming
     private var report: OutputVerification
 
+    /// `memoryBudget`: the check's share of the run's memory plan (sizes the ring of references compared).
     init(session: VideoSession, writer: VideoWriter, keepAlpha: Bool, timeline: Timeline, settings: VerifySettings,
-         run: RunSettings) throws {
+         run: RunSettings, memoryBudget: Int) throws {
         self.settings = settings
         let encoder = session.encoderContext
         codecName = String(cString: gifx_avcodec_get_name(encoder.pointee.codec_id))
@@ -42,14 +43,14 @@ final class VideoTap {
               gifx_avcodec_parameters_to_context(decoder, parameters) >= 0
         else { throw LibavError("cannot set up the \(codecName) decoder to verify with") }
         decoder.pointee.pkt_timebase = timeBase
-        decoder.pointee.thread_count = Int32(run.threads ?? 0)
+        decoder.pointee.thread_count = Int32(run.readBackThreads)
         let opened = gifx_avcodec_open2(decoder, decoderCodec, nil)
         if opened < 0 { throw LibavError("cannot open the \(codecName) decoder to verify with", code: opened) }
         frame = gifx_av_frame_alloc()
         references = QueuedReferenceSource(width: writer.outputSize.width, height: writer.outputSize.height)
         matcher = TimedMatcher(
             timeline: timeline, source: references, plays: writer.options.loops,
-            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget)
+            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: memoryBudget)
         report = OutputVerification(
             path: "", kind: "video", codec: codecName, width: writer.outputSize.width, height: writer.outputSize.height,
             exact: false)

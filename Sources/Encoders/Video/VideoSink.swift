@@ -68,7 +68,7 @@ package final class VideoSink: ConversionSink {
     package init(target: String, options: VideoSettings, context: ConversionContext) throws {
         self.target = target
         writer = try VideoWriter(
-            timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
+            timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
             repeatTimestamps: context.settings.repeatTimestamps)
@@ -111,21 +111,16 @@ package final class VideoSink: ConversionSink {
         try writer.begin(path: output.temporaryPath, keepAlpha: keepAlpha, toStandardOutput: output.streamed)
     }
 
-    /// `--threads`, else 0 (the encoder's own choice, from the online cores) when the process may use every
-    /// core, else the cores it may use (an affinity mask or a CPU quota that the encoder would not see).
-    static func encoderThreads(_ settings: RunSettings) -> Int {
-        if let threads = settings.threads { return threads }
-        let cores = AvailableCores.current.count
-        return cores >= ProcessInfo.processInfo.activeProcessorCount ? 0 : cores
-    }
-
     package var memoryDemand: MemoryDemand? {
         MemoryDemand(
             consumer: "video \(target) (\(writer.tuning.encoder))",
             levels: writer.tuningLadder.map { .init(bytes: $0.estimatedBytes, setting: $0.setting) })
     }
 
-    package func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
+    package var usesLibav: Bool { true }
+
+    package func useMemory(_ share: MemoryPlan.Share, of plan: MemoryPlan) {
+        let level = share.level
         let budget = plan.budgetBytes.map { "\(MemoryPlanner.mebibytes($0)) budget (\(plan.budgetSource))" }
             ?? "no memory limit known"
         let reason = level == 0
@@ -180,7 +175,7 @@ package final class VideoSink: ConversionSink {
             target: targetSize, first: writer, firstBytes: Self.fileSize(output.temporaryPath), stats: rateStats,
             makeWriter: { [context, memoryLevel, writer] options, params in
                 let attempt = try VideoWriter(
-                    timeline: context.timeline, options: options, threads: Self.encoderThreads(context.settings),
+                    timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
                     fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
                     libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
             repeatTimestamps: context.settings.repeatTimestamps)

@@ -102,8 +102,8 @@ package final class WebPSink: ConversionSink {
     }
 
     /// The leaner level runs libwebp on one thread.
-    package func useMemoryLevel(_ level: Int, plan: MemoryPlan) {
-        if level > 0 { threads = 1 }
+    package func useMemory(_ share: MemoryPlan.Share, of plan: MemoryPlan) {
+        if share.level > 0 { threads = 1 }
     }
 
     package func open(in transaction: OutputTransaction) throws {
