@@ -55,8 +55,8 @@ public struct GifConverter: Sendable {
                 let thread = Thread {
                     continuation.resume(with: Result {
                         try InputSpool.withPath(input) { path in
-                            try Conversion(inputPath: path, settings: settings).run(
-                                outputs,
+                            try GifConverter(settings: settings).convert(
+                                path: path, to: outputs,
                                 progress: { done, total in
                                     progress?(ConversionProgress(canvasesDone: done, canvasesTotal: total))
                                 },
@@ -92,6 +92,18 @@ public struct GifConverter: Sendable {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+}
+
+extension GifConverter {
+    /// The conversion on the caller's thread, from a file: what `convert(_:to:progress:)` runs on its own thread,
+    /// for a synchronous caller (the `gifx` tool's commands, which have their own progress and signal handling).
+    /// The one way into the pipeline: the async API, the tool and the service all come through here.
+    package func convert(
+        path: String, to outputs: [OutputRequest], progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
+        shouldStop: (() -> Bool)? = nil
+    ) throws -> ConversionReport {
+        try Conversion(inputPath: path, settings: settings).run(outputs, progress: progress, shouldStop: shouldStop)
     }
 }
 

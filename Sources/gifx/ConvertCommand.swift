@@ -178,9 +178,8 @@ struct ConvertCommand: ParsableCommand {
             do {
                 report = try printingVerificationReport {
                     try InputSource.withPath(input) { path in
-                        let conversion = try Conversion(
-                            inputPath: path, settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                        return try conversion.run(requests, progress: progress.update)
+                        try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
+                            .convert(path: path, to: requests, progress: progress.update)
                     }
                 }
                 progress.finish()

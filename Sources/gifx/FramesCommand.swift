@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxKit
 import Foundation
 import GifxFrames
 
@@ -47,7 +48,7 @@ struct FramesCommand: ParsableCommand {
         try reportingErrors(input: input) {
             let started = Date()
             let report = try InputSource.withPath(input) { path in
-                try Conversion(inputPath: path, settings: settings).run([.canvases(folder: out)])
+                try GifConverter(settings: settings).convert(path: path, to: [.canvases(folder: out)])
             }
             guard case .canvases(_, let written) = report.outputs[0] else { return }
             printWarnings(report.warnings, input: input, quiet: quiet)

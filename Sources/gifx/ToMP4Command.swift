@@ -78,9 +78,8 @@ struct ToMP4Command: ParsableCommand {
             do {
                 report = try printingVerificationReport {
                     try InputSource.withPath(input) { path in
-                        let conversion = try Conversion(
-                            inputPath: path, settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                        return try conversion.run([.video(target: target, options: options)], progress: progress.update)
+                        try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
+                            .convert(path: path, to: [.video(target: target, options: options)], progress: progress.update)
                     }
                 }
                 progress.finish()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxKit
 import Foundation
 import GifxFrames
 import GifxTimeline
@@ -73,9 +74,9 @@ struct ToSpriteCommand: ParsableCommand {
             let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
             let result = try printingVerificationReport {
                 try InputSource.withPath(input) { path in
-                    try writeSpriteSheet(
-                        inputPath: path, options: options,
-                        settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))), progress: bar.update)
+                    let report = try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
+                        .convert(path: path, to: [.spriteSheet(options)], progress: bar.update)
+                    return SpriteResult(sheetOf: report)
                 }
             }
             bar.finish()

@@ -97,3 +97,9 @@ func checkContentsRects(_ json: [String: Any]) throws -> [JSONRect] {
     }
     return rects
 }
+
+/// The sheet of `inputPath` alone: a `Conversion` with one sprite sheet output, its result completed with the
+/// run's figures, as `gifx to-sprite` runs it (through GifConverter).
+func writeSpriteSheet(inputPath: String, options: SpriteOptions, settings: RunSettings = RunSettings()) throws -> SpriteResult {
+    SpriteResult(sheetOf: try Conversion(inputPath: inputPath, settings: settings).run([.spriteSheet(options)]))
+}

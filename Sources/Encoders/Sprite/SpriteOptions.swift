@@ -60,3 +60,16 @@ public struct SpriteResult: Sendable {
 
 /// Progress callback: frames handled so far and the total (twice the frame count when a pre-pass runs).
 package typealias SpriteProgress = (_ done: Int, _ total: Int) -> Void
+
+extension SpriteResult {
+    /// The sheet's result of a conversion whose one output is a sprite sheet, with the run's figures (peak
+    /// cache, decode, memory plan, warnings) that a sheet's statistics report beside its own.
+    package init(sheetOf report: ConversionReport) {
+        guard case .spriteSheet(var result) = report.outputs.first else { preconditionFailure("one sprite sheet asked") }
+        result.peakCacheBytes = report.peakCacheBytes
+        result.decode = report.decode
+        result.memory = report.memory
+        result.warnings = report.warnings
+        self = result
+    }
+}

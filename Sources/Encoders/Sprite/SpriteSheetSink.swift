@@ -8,22 +8,6 @@ import GifxTimeline
 import Glibc
 #endif
 
-/// Writes the sprite sheet of the GIF at `inputPath`: PNG page(s) streamed a row of cells at a time, then
-/// the JSON; every file appears together (committed atomically) or none does. A `Conversion` with one
-/// `SpriteSheetSink`.
-package func writeSpriteSheet(
-    inputPath: String, options: SpriteOptions, settings: RunSettings = RunSettings(), progress: SpriteProgress? = nil
-) throws -> SpriteResult {
-    let conversion = try Conversion(inputPath: inputPath, settings: settings)
-    let report = try conversion.run([.spriteSheet(options)], progress: progress)
-    guard case .spriteSheet(var result) = report.outputs[0] else { preconditionFailure("one sprite sheet asked") }
-    result.peakCacheBytes = report.peakCacheBytes
-    result.decode = report.decode
-    result.memory = report.memory
-    result.warnings = report.warnings
-    return result
-}
-
 /// The sprite sheet sink: PNG page(s) (the streamed grid, or packed pages one at a time), then the
 /// description, streamed.
 ///
