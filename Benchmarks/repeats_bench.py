@@ -130,7 +130,9 @@ CODECS = {
 
 
 def tools(gifx, path, out, codec="h264"):
-    def gifx_cmd(*extra):
+    def gifx_cmd(*extra):  # WebM through `convert` (to-mp4 writes MP4 whatever the codec)
+        if codec == "vp9":
+            return lambda o: [gifx, "convert", path, "-o", o, "--overwrite", "--quiet", *extra]
         return lambda o: [gifx, "to-mp4", path, "-o", o, "--overwrite", "--quiet", "--codec", codec, *extra]
     peer = CODECS[codec][1]
     return [

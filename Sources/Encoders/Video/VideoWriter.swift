@@ -167,10 +167,10 @@ public final class VideoWriter {
     }
 
     /// Whether the codec and container have a repeat-picture writer: H.264 in MP4 (P_Skip pictures), VP9 in
-    /// WebM (`show_existing_frame`; not with alpha, decided in `begin`).
+    /// WebM or MP4 (`show_existing_frame`; not with alpha, decided in `begin`).
     static func splicesRepeats(_ options: VideoSettings) -> Bool {
         switch (options.codec, options.container) {
-        case (.h264, .mp4), (.vp9, .webm): return true
+        case (.h264, .mp4), (.vp9, .webm), (.vp9, .mp4): return true
         default: return false
         }
     }
