@@ -49,6 +49,21 @@ struct VP9RepeatSplicerTests {
         #expect(throws: BitstreamError.self) { try splicer.repeatPicture() }  // nothing shown yet
     }
 
+    @Test("a shown inter frame that lands in no slot cannot be repeated: refused, never a wrong picture")
+    func shownFrameInNoSlot() throws {
+        // 10 00 0 | frame_type 1, show_frame 1, error_resilient_mode 0 | reset_frame_context 00 | refresh_frame_flags
+        let intoSlot2: [UInt8] = [0x86, 0b0000_0001, 0x00, 0x00]  // refresh_frame_flags 0b0000_0100
+        let intoNone: [UInt8] = [0x86, 0x00, 0x00, 0x00]  // refresh_frame_flags 0
+        let splicer = VP9RepeatSplicer()
+        _ = try intoSlot2.withUnsafeBufferPointer { try splicer.rewrite($0) }
+        #expect(try splicer.repeatPicture() == [0x8A])
+        _ = try intoNone.withUnsafeBufferPointer { try splicer.rewrite($0) }
+        #expect(throws: BitstreamError.self) { try splicer.repeatPicture() }
+        // a show_existing_frame packet of libvpx's own: its repeats show the same slot
+        _ = try [UInt8]([0x8D]).withUnsafeBufferPointer { try splicer.rewrite($0) }
+        #expect(try splicer.repeatPicture() == [0x8D])
+    }
+
     /// An IVF file (the container vpxdec and FFmpeg read raw VP9 from): a 32-byte header, then each frame as
     /// a 4-byte size, an 8-byte timestamp and its bytes.
     static func ivf(_ frames: [[UInt8]], width: Int, height: Int) -> Data {

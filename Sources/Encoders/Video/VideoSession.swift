@@ -15,7 +15,7 @@ public struct VideoSummary: Sendable, Hashable {
     /// Pictures the encoder coded, and their bytes (as the encoder returned them).
     public var encodedPictures = 0
     public var encodedBytes = 0
-    /// Repeats written as codec-level repeat pictures (H.264 P_Skip pictures; docs/repeats.md), and their
+    /// Repeats written as codec-level repeat pictures (H.264 P_Skip pictures, VP9 show_existing_frame; docs/repeats.md), and their
     /// bytes: 0 where every sample went through the encoder.
     public var repeatPictures = 0
     public var repeatBytes = 0
