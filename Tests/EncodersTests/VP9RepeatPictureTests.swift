@@ -8,8 +8,8 @@ import Testing
 /// (`RunSettings.encodeRepeats`, `GIFX_REPEATS=encode`) on RepeatPictureTests' generated sweep (ticks 1-7 cs,
 /// runs of 1 to 500 output frames, key frames inside runs, `--loops`, odd sizes). Judged by FFmpeg
 /// (`-err_detect explode`) and libvpx's `vpxdec`:
-/// - lossless (`crf` 0: libvpx's quantizer 0 is lossless), both paths decode to the same frames, bit for bit,
-///   with the same timestamps and durations;
+/// - at `crf` 0 (libvpx's cq-level 0, lossless on these fixtures), both paths decode to the same frames, bit for
+///   bit, with the same timestamps and durations;
 /// - at the default quality, every output frame of a run that is not a key frame decodes to the frame before it;
 /// - ffprobe's frame count and duration are the old path's; a key frame at least every 128 output frames
 ///   (libvpx's own `kf_max_dist`, which the old path got); vpxdec decodes the frames FFmpeg does.
