@@ -28,7 +28,8 @@ import gifwriter
 import runner
 
 MP4_FILTER = "scale=trunc(iw/2)*2:trunc(ih/2)*2"
-NO_SSIM = {"tick CFR, repeats encoded", "--fps auto"}  # the reference itself; auto resamples (not comparable)
+# the reference itself; auto and 30 fps resample (compared with the old path at 30 fps instead)
+NO_SSIM = {"tick CFR, repeats encoded", "--fps auto", "--fps 30", "--fps 30, repeats encoded"}
 BENCH_SET = ["480x270x200", "333x187x100", "vardelay-480x270x150"]
 
 # name, width, height, frames, seed: typing bursts of 2-3 cs (a 1 cs tick), holds of 0.3-1.2 s, page changes.
@@ -118,21 +119,36 @@ def ssim(path, reference):
     return float(found[-1]) if found else None
 
 
-def tools(gifx, path, out):
-    def gifx_cmd(*extra):
-        return lambda o: [gifx, "to-mp4", path, "-o", o, "--overwrite", "--quiet", *extra]
+# --codec: the container each codec is written in, and the ffmpeg CLI peer (libx264 at its defaults; libvpx-vp9
+# and SVT-AV1 at gifx's default crf and speed, since their CLI defaults are other encoders' settings).
+CODECS = {
+    "h264": ("mp4", ["-movflags", "+faststart"]),
+    "vp9": ("webm", ["-c:v", "libvpx-vp9", "-deadline", "good", "-cpu-used", "3", "-row-mt", "1", "-crf", "32",
+                     "-b:v", "0"]),
+    "av1": ("mp4", ["-c:v", "libsvtav1", "-preset", "7", "-crf", "35"]),
+}
+
+
+def tools(gifx, path, out, codec="h264"):
+    def gifx_cmd(*extra):  # WebM through `convert` (to-mp4 writes MP4 whatever the codec)
+        if codec == "vp9":
+            return lambda o: [gifx, "convert", path, "-o", o, "--overwrite", "--quiet", *extra]
+        return lambda o: [gifx, "to-mp4", path, "-o", o, "--overwrite", "--quiet", "--codec", codec, *extra]
+    peer = CODECS[codec][1]
     return [
         ("tick CFR", gifx_cmd(), None),
         ("tick CFR, repeats encoded", gifx_cmd(), {"GIFX_REPEATS": "encode"}),
         ("tick CFR, real durations", gifx_cmd(), {"GIFX_REPEATS": "real"}),
         ("--fps auto", gifx_cmd("--fps", "auto"), None),
+        ("--fps 30", gifx_cmd("--fps", "30"), None),
+        ("--fps 30, repeats encoded", gifx_cmd("--fps", "30"), {"GIFX_REPEATS": "encode"}),
         ("--vfr", gifx_cmd("--vfr"), None),
-        ("ffmpeg CLI", lambda o: ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", path, "-movflags", "+faststart",
+        ("ffmpeg CLI", lambda o: ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", path, *peer,
                                   "-pix_fmt", "yuv420p", "-vf", MP4_FILTER, o], None),
     ]
 
 
-def run(gifx, root, gif_paths, only, reps, timeout, log):
+def run(gifx, root, gif_paths, only, reps, timeout, log, codec="h264"):
     paths = build(root, log)
     sets = {name: "recording" for name in paths}
     for name in BENCH_SET:
@@ -145,32 +161,37 @@ def run(gifx, root, gif_paths, only, reps, timeout, log):
     for name, path in paths.items():
         out = os.path.join(root, "out", "repeats", name)
         os.makedirs(out, exist_ok=True)
-        specs = tools(gifx, path, out)
+        specs = tools(gifx, path, out, codec)
         results = {label: [] for label, _, _ in specs}
-        outputs = {label: os.path.join(out, f"{k}.mp4") for k, (label, _, _) in enumerate(specs)}
+        extension = CODECS[codec][0]
+        outputs = {label: os.path.join(out, f"{k}.{extension}") for k, (label, _, _) in enumerate(specs)}
         for rep in range(reps):
             order = specs if rep % 2 == 0 else list(reversed(specs))
             for label, make, env in order:
                 result = runner.run(make(outputs[label]), timeout, env=env)
                 results[label].append(result)
-                log(f"  repeats {name:22} {label:26} rep {rep + 1}: {result.status} {result.wall_s:.2f} s")
+                log(f"  repeats {codec} {name:22} {label:26} rep {rep + 1}: {result.status} {result.wall_s:.2f} s")
         reference = outputs["tick CFR, repeats encoded"]
-        row = {"gif": name, "set": sets[name], "tools": []}
+        row = {"gif": name, "set": sets[name], "codec": codec, "tools": []}
         for label, _, _ in specs:
             runs = results[label]
             ok = all(r.status == "ok" for r in runs)
+            if label == "--fps 30":
+                score = ssim(outputs[label], outputs["--fps 30, repeats encoded"]) if ok else None
+            else:
+                score = ssim(outputs[label], reference) if ok and label not in NO_SSIM else None
             row["tools"].append({
                 "label": label, "ok": ok,
                 "wall_s": statistics.median(r.wall_s for r in runs),
                 "cpu_s": statistics.median(r.cpu_s for r in runs),
                 "bytes": os.path.getsize(outputs[label]) if ok else None,
-                "ssim": ssim(outputs[label], reference) if ok and label not in NO_SSIM else None,
+                "ssim": score,
             })
         rows.append(row)
         for f in outputs.values():
             if os.path.exists(f):
                 os.remove(f)
-    return {"reps": reps, "rows": rows}
+    return {"reps": reps, "codec": codec, "rows": rows}
 
 
 def _tool(row, label):
@@ -187,15 +208,18 @@ def report(repeats):
     rows = repeats["rows"]
     new, old, vfr, auto, peer = ("tick CFR", "tick CFR, repeats encoded", "--vfr", "--fps auto", "ffmpeg CLI")
     real = "tick CFR, real durations"
+    codec = repeats.get("codec", "h264")
+    fps30, fps30_old = "--fps 30", "--fps 30, repeats encoded"
     out = [
-        "## Repeat pictures (issue 34)", "",
+        f"## Repeat pictures (issue 34), {codec}", "",
         f"`Benchmarks/repeats_bench.py`, {repeats['reps']} repetitions, alternating. Per GIF: wall time of the "
         "default tick CFR (repeat pictures) as a ratio of the old path (`GIFX_REPEATS=encode`: every repeat encoded), "
         "of `--vfr` and of the ffmpeg CLI; bytes as a ratio of the old path; SSIM of each output against the old "
         "path's (ffmpeg's ssim filter, frames paired by timestamp).", "",
         "| GIF | set | new/old wall | new/--vfr wall | new/ffmpeg wall | auto/ffmpeg wall | new/old CPU | "
-        "new/old bytes | SSIM new | real/old bytes | SSIM real | SSIM --vfr | SSIM ffmpeg |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "new/old bytes | SSIM new | real/old bytes | SSIM real | SSIM --vfr | SSIM ffmpeg | 30 fps new/old wall | "
+        "30 fps new/old bytes | SSIM 30 fps |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def ratio(a, b):
@@ -205,14 +229,15 @@ def report(repeats):
         return f"{value:.4f}" if value is not None else "–"
 
     for r in rows:
-        t = {label: _tool(r, label) for label in (new, old, vfr, auto, peer, real)}
+        t = {label: _tool(r, label) for label in (new, old, vfr, auto, peer, real, fps30, fps30_old)}
         out.append(
             f"| {r['gif']} | {r['set']} | {ratio(t[new]['wall_s'], t[old]['wall_s'])} | "
             f"{ratio(t[new]['wall_s'], t[vfr]['wall_s'])} | {ratio(t[new]['wall_s'], t[peer]['wall_s'])} | "
             f"{ratio(t[auto]['wall_s'], t[peer]['wall_s'])} | {ratio(t[new]['cpu_s'], t[old]['cpu_s'])} | "
             f"{ratio(t[new]['bytes'], t[old]['bytes'])} | {fmt(t[new]['ssim'])} | "
             f"{ratio(t[real]['bytes'], t[old]['bytes'])} | {fmt(t[real]['ssim'])} | {fmt(t[vfr]['ssim'])} | "
-            f"{fmt(t[peer]['ssim'])} |")
+            f"{fmt(t[peer]['ssim'])} | {ratio(t[fps30]['wall_s'], t[fps30_old]['wall_s'])} | "
+            f"{ratio(t[fps30]['bytes'], t[fps30_old]['bytes'])} | {fmt(t[fps30]['ssim'])} |")
     out.append("")
     for subset in ("recording", "bench"):
         chosen = [r for r in rows if r["set"] == subset]
@@ -235,7 +260,12 @@ def report(repeats):
             f"(per GIF {min(byte_ratios):.2f}×–{max(byte_ratios):.2f}×) at SSIM against it ≥ {1 - max(ssims):.4f}; "
             f"real durations: wall {ratio(_sum(chosen, real, 'wall_s'), _sum(chosen, vfr, 'wall_s'))} `--vfr`'s, "
             f"bytes {ratio(_sum(chosen, real, 'bytes'), _sum(chosen, old, 'bytes'))} the old path's at SSIM ≥ "
-            f"{1 - max(dense_ssims):.4f}.")
+            f"{1 - max(dense_ssims):.4f}; `--fps 30` wall "
+            f"{ratio(_sum(chosen, fps30, 'wall_s'), _sum(chosen, fps30_old, 'wall_s'))}, bytes "
+            f"{ratio(_sum(chosen, fps30, 'bytes'), _sum(chosen, fps30_old, 'bytes'))} the old path's at 30 fps; "
+            f"the floor (`--vfr`, the encoder on the distinct pictures alone): wall "
+            f"{ratio(_sum(chosen, vfr, 'wall_s'), _sum(chosen, old, 'wall_s'))}, bytes "
+            f"{ratio(_sum(chosen, vfr, 'bytes'), _sum(chosen, old, 'bytes'))} the old path's.")
     out.append("")
     return out
 
@@ -250,6 +280,8 @@ if __name__ == "__main__":
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", default="")
     parser.add_argument("--bench-gifs", action="store_true", help="also build and run the small bench GIFs")
+    parser.add_argument("--codec", choices=sorted(CODECS), default="h264",
+                        help="h264 (MP4), vp9 (WebM) or av1 (MP4): gifx's --codec, and the ffmpeg CLI's encoder")
     args = parser.parse_args()
     started = time.time()
 
@@ -261,8 +293,9 @@ if __name__ == "__main__":
         import make_gifs
         bench_paths = make_gifs.build_all(args.root, set(BENCH_SET), log=lambda m: log("  " + m))
     result = run(args.gifx, args.root, bench_paths, {s for s in args.only.split(",") if s}, args.reps,
-                 args.timeout, log)
+                 args.timeout, log, codec=args.codec)
     import json
-    with open(os.path.join(args.root, "repeats.json"), "w") as f:
+    name = "repeats.json" if args.codec == "h264" else f"repeats-{args.codec}.json"
+    with open(os.path.join(args.root, name), "w") as f:
         json.dump(result, f, indent=1)
     print("\n".join(report(result)))

@@ -31,7 +31,9 @@ extension EncoderTuning {
     /// The settings a stream with repeat pictures needs (H.264; docs/repeats.md): no B-frames, so decode
     /// order is presentation order and x264 writes `pic_order_cnt_type` 2, and one reference frame, so x264's
     /// picture after a run of repeats predicts from the last repeat, an exact copy of what it predicted from.
-    func forRepeatPictures() -> EncoderTuning {
+    /// VP9 needs nothing: every packet of libvpx's ends with one shown frame whose slot its header names.
+    func forRepeatPictures(codec: VideoCodec = .h264) -> EncoderTuning {
+        guard codec == .h264 else { return self }
         var tuning = withParams(["bframes=0", "ref=1"], codec: .h264)
         tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
         return tuning

@@ -15,7 +15,7 @@ public struct VideoSummary: Sendable, Hashable {
     /// Pictures the encoder coded, and their bytes (as the encoder returned them).
     public var encodedPictures = 0
     public var encodedBytes = 0
-    /// Repeats written as codec-level repeat pictures (H.264 P_Skip pictures; docs/repeats.md), and their
+    /// Repeats written as codec-level repeat pictures (H.264 P_Skip pictures, VP9 show_existing_frame; docs/repeats.md), and their
     /// bytes: 0 where every sample went through the encoder.
     public var repeatPictures = 0
     public var repeatBytes = 0
@@ -51,10 +51,13 @@ package final class VideoSession {
     var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }
     /// Set where repeats are written as skip pictures: each shown canvas is encoded once per run of samples
     /// (split where a key frame is due) and the rest of the run spliced in as repeat pictures.
-    private let splicer: H264RepeatSplicer?
-    /// Output frames between key frames at most, counted in output frames (x264's default `keyint`, 250,
-    /// which the encoder applies to the frames it sees), and the last key frame's output frame.
-    static let keyframeInterval: Int64 = 250
+    private let splicer: (any RepeatSplicer)?
+    /// Output frames between key frames at most, counted in output frames (the encoder's own default, which it
+    /// applied to the frames it saw when it saw every copy: x264's `keyint` 250, libvpx's `kf_max_dist` 128),
+    /// and the last key frame's output frame.
+    let keyframeInterval: Int64
+    static let h264KeyframeInterval: Int64 = 250
+    static let vp9KeyframeInterval: Int64 = 128
     private var lastKeyframe: Int64 = 0
     /// The longest duration (output frames) the encoder is shown for one picture (`RepeatTimestamps`,
     /// docs/repeats.md); 0: real timestamps. With a cap the encoder's clock runs on the capped durations and
@@ -69,9 +72,11 @@ package final class VideoSession {
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
-        timeBase: AVRational, splicer: H264RepeatSplicer? = nil, durationCap: Int64 = 0
+        timeBase: AVRational, splicer: (any RepeatSplicer)? = nil, durationCap: Int64 = 0,
+        keyframeInterval: Int64 = VideoSession.h264KeyframeInterval
     ) {
         self.durationCap = durationCap
+        self.keyframeInterval = keyframeInterval
         self.plan = plan
         self.timeline = timeline
         self.converter = converter
@@ -121,10 +126,10 @@ package final class VideoSession {
     private func encodeRun(start: Int64, samples: Int64) throws {
         var start = start, remaining = samples
         while remaining > 0 {
-            let due = lastKeyframe + Self.keyframeInterval
+            let due = lastKeyframe + keyframeInterval
             let keyframe = start >= due
             if keyframe { lastKeyframe = start }
-            let count = keyframe ? min(remaining, Self.keyframeInterval) : min(remaining, due - start)
+            let count = keyframe ? min(remaining, keyframeInterval) : min(remaining, due - start)
             if durationCap > 0 {
                 sent.append((start, count))
                 let seen = min(count, durationCap)

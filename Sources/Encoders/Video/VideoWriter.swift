@@ -42,10 +42,11 @@ package final class VideoWriter {
     /// Whether libav may print its own warnings and errors (a debugging aid).
     private let libavLogging: Bool
     /// Whether the video's repeats (a canvas shown for several output frames) are written as codec-level
-    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 at a constant rate whose plan
-    /// repeats some frame, in MP4, unless `RunSettings.encodeRepeats` keeps the old path. The encoder then
-    /// runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`).
-    package let repeatsAsPictures: Bool
+    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 in MP4 or VP9 in WebM, at a
+    /// constant rate whose plan repeats some frame, unless `RunSettings.encodeRepeats` keeps the old path.
+    /// H.264 then runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`). A VP9
+    /// stream with alpha keeps the old path (`begin` decides: the alpha plane is a second libvpx stream).
+    package private(set) var repeatsAsPictures: Bool
     /// With repeat pictures: the durations the encoder is shown (`RunSettings.repeatTimestamps`).
     private let repeatTimestamps: RepeatTimestamps
 
@@ -145,8 +146,7 @@ package final class VideoWriter {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        repeatsAsPictures = !encodeRepeats && options.codec == .h264 && options.container == .mp4
-            && Self.hasRepeats(plan, timeline)
+        repeatsAsPictures = !encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
@@ -164,6 +164,15 @@ package final class VideoWriter {
                     + "needs: write .webp, .png or .jpg instead", failure: .usage)
         }
         tuning = tuningLadder[0]
+    }
+
+    /// Whether the codec and container have a repeat-picture writer: H.264 in MP4 (P_Skip pictures), VP9 in
+    /// WebM or MP4 (`show_existing_frame`; not with alpha, decided in `begin`).
+    static func splicesRepeats(_ options: VideoSettings) -> Bool {
+        switch (options.codec, options.container) {
+        case (.h264, .mp4), (.vp9, .webm), (.vp9, .mp4): return true
+        default: return false
+        }
     }
 
     /// Whether some GIF frame is shown for more than one output frame: a constant rate whose samples
@@ -213,13 +222,14 @@ package final class VideoWriter {
         try Libav.require(GIFX_AV_ENCODER)
         precondition(!toStandardOutput || canStream, "this container cannot be streamed")
         tuning = tuning.withParams(rateControlParams, codec: options.codec)
-        if repeatsAsPictures { tuning = tuning.forRepeatPictures() }
+        let alpha = keepAlpha && canKeepAlpha
+        if alpha { repeatsAsPictures = false }
+        if repeatsAsPictures { tuning = tuning.forRepeatPictures(codec: options.codec) }
         if toStandardOutput && options.container == .mp4 {
             layout = .fragmented
             if !repeatsAsPictures { tuning = tuning.withoutBFrames(codec: options.codec) }
         }
         setLibavLogLevel()
-        let alpha = keepAlpha && canKeepAlpha
         let converter = try YUVConverter(
             canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
         let muxer = try VideoMuxer(
@@ -233,17 +243,21 @@ package final class VideoWriter {
         signalledLevel = encoder.signalledH264Level
         // Repeat pictures: the splicer reads the parameter sets and adds the repeat pictures' PPS, before the
         // muxer (and a verifying decoder) copy them.
-        var splicer: H264RepeatSplicer?
-        if repeatsAsPictures {
+        var splicer: (any RepeatSplicer)?
+        if repeatsAsPictures && options.codec == .vp9 {
+            splicer = VP9RepeatSplicer()
+        } else if repeatsAsPictures {
             guard muxer.wantsGlobalHeader else {
                 throw LibavError("repeat pictures need the parameter sets in the container", failure: .internalError)
             }
+            let h264: H264RepeatSplicer
             do {
-                splicer = try H264RepeatSplicer(extradata: encoder.extradata)
+                h264 = try H264RepeatSplicer(extradata: encoder.extradata)
             } catch let error as BitstreamError {
                 throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
             }
-            try encoder.replaceExtradata(splicer!.extradata)
+            try encoder.replaceExtradata(h264.extradata)
+            splicer = h264
         }
         let hevcInMP4 = options.codec == .hevc && options.container == .mp4
         let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
@@ -253,7 +267,8 @@ package final class VideoWriter {
         try muxer.writeHeader(knownDuration: toStandardOutput ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
-            splicer: splicer, durationCap: repeatDurationCap)
+            splicer: splicer, durationCap: repeatDurationCap,
+            keyframeInterval: options.codec == .vp9 ? VideoSession.vp9KeyframeInterval : VideoSession.h264KeyframeInterval)
     }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
