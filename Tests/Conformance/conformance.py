@@ -295,7 +295,10 @@ def check_file(rel, path, gifx, harness, work):
             notes.append(f"FFmpeg shows {len(ff['canvases'])} frames")
             # A file broken on purpose: gifx keeps the frames before the damage (compared below); FFmpeg
             # does not check sequence numbers and shows them all.
-            if depth == 16 and len(ff["canvases"]) < len(ours):
+            if not ff["canvases"] and ff["exit"] != 0:
+                # FFmpeg 5.1 refuses an fcTL before the acTL ("Invalid data"); Pillow judges the count.
+                notes.append("FFmpeg refuses the file: " + ff["stderr"][-80:])
+            elif depth == 16 and len(ff["canvases"]) < len(ours):
                 # FFmpeg 5.1 cannot blend rgba64 ("Blending with pixel format rgba64be is not implemented")
                 # and drops those frames; Pillow judges the count.
                 notes.append("FFmpeg cannot blend 16-bit frames (drops them)")
@@ -307,7 +310,7 @@ def check_file(rel, path, gifx, harness, work):
         # So gifx must match FFmpeg (within those); where it does not, Pillow must match (within 1).
         tolerance = 1 if depth == 16 else 0
         _, worst, first = compare_pixels(ours, ff["canvases"], visible_only=True, ffmpeg_black_clear=True)
-        ff_pixels = "exact" if worst == 0 else f"within {worst}" if worst <= tolerance else f"differs by {worst}"
+        ff_pixels = "refuses" if not ff["canvases"] else "exact" if worst == 0 else f"within {worst}" if worst <= tolerance else f"differs by {worst}"
         if "error" in pil:
             notes.append("Pillow refuses it: " + pil["error"][:120])
             pil_pixels, pworst = "refuses", None
