@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test encoder-matrix library-usage docs asan tsan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -91,7 +91,7 @@ cli-reference-check: deps
 ## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary). Fails if a
 ## test fails or none ran.
 TEST_LOG ?= .build/test.log
-test: deps library-usage docs
+test: deps library-usage docs conformance-fetch
 	$(SWIFT) build --build-tests
 	@# The test process writes to a file, followed live by tail: through a pipe (`| tee`), runs on a loaded
 	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
@@ -99,7 +99,22 @@ test: deps library-usage docs
 		wait $$pid || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
+		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
+
+## conformance: the public conformance files of WebP and APNG input (issue 35), fetched at test time and never
+## committed (Tests/Conformance/fetch.sh: Pillow's pinned sdist from PyPI, whose Tests/images carry Philip
+## Jägenstedt's APNG tests and Pillow's animated PNGs and WebPs; cached in .build/conformance), then every
+## animated file checked under both policies (Tests/Conformance/conformance.py): gifx converts it (exit 0, or
+## 65 with one line where it is broken on purpose), its frames match libwebp's WebPAnimDecoder byte for byte
+## (WebP) or FFmpeg's apng decoder and Pillow (APNG), its schedule the players' rules. `make test` runs it after
+## the Swift tests. CONFORMANCE_TABLE=file also writes the per-file table (docs/conformance.md has it).
+CONFORMANCE_DIR := .build/conformance
+conformance-fetch:
+	@bash Tests/Conformance/fetch.sh $(CONFORMANCE_DIR)
+conformance: deps conformance-fetch
+	$(SWIFT) build --product gifx
+	python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) $(if $(CONFORMANCE_TABLE),--markdown $(CONFORMANCE_TABLE))
 
 ## encoder-matrix: every encoder gifx drives (H.264, HEVC, VP9 with and without alpha, AV1 through SVT-AV1 and
 ## through libaom, WebP lossless and lossy, AVIF) over generated GIFs of 1-130 px in both dimensions (odd and

@@ -32,6 +32,7 @@ import batch_scaling_bench  # noqa: E402
 import convert_bench  # noqa: E402
 import memory_bench  # noqa: E402
 import framecount_bench  # noqa: E402
+import animated_decode_bench  # noqa: E402
 from gifx_probe import DECODE_ONLY_FLAGS, GifxProbe  # noqa: E402
 
 RAISED_POLICY_DIR = os.path.join(HERE, "imagemagick-raised")
@@ -475,7 +476,7 @@ def main():
         }
 
     cases, skipped, micro, timing, convert, frame_count, memory = [], [], None, None, None, None, None
-    repeats, batch_scaling = None, None
+    repeats, batch_scaling, animated_decode = None, None, None
     for kind in [k for k in args.kinds.split(",") if k]:
         if kind == "frame-count":
             frame_count = framecount_bench.run(probe.path, args.root, max(args.timeout, 1200), log)
@@ -537,6 +538,10 @@ def main():
                 case["montage_tile"] = "%dx%d" % layout_box["layout"]
                 case["montage_tile_source"] = layout_box["source"]
             cases.append(case)
+        if kind == "decode" and not reason:
+            # Issue 35: WebP and APNG made from the bench GIFs, against WebPAnimDecoder and the ffmpeg CLI.
+            animated_decode = animated_decode_bench.run(probe.path, args.root, gif_paths, only, args.reps,
+                                                        args.timeout, log)
 
     fidelity_rows = [] if args.no_fidelity else run_fidelity(gif_paths, probe, args, log)
 
@@ -557,6 +562,7 @@ def main():
         "convert": convert,
         "memory": memory,
         "frame_count": frame_count,
+        "animated_decode": animated_decode,
         "gif_build_s": round(gifs_built_s, 1),
         "note": os.environ.get("BENCH_NOTE", ""),
         "total_s": round(time.time() - started, 1),

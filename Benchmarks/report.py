@@ -6,6 +6,7 @@ import framecount_bench
 import timing_bench
 import repeats_bench
 import batch_scaling_bench
+import animated_decode_bench
 
 # Targets from the issues: (time ratio gifx/peer at most, peak RSS ratio at most).
 TARGETS = {
@@ -426,6 +427,7 @@ def write(results, path):
             out += MP4_TARGETS_EXPLAINED
         if kind == "decode":
             out += DECODE_EXPLAINED
+            out += animated_decode_bench.report(results.get("animated_decode"))
         if kind == "batch":
             b = results["gifs"]["batch"]
             out += [f"{b['files']} small GIFs ({b['bytes'] / 1e6:.1f} MB in all; 5 ffmpeg-made bases of 96×96 to "

@@ -66,7 +66,85 @@ def main(directory):
     os.makedirs(directory, exist_ok=True)
     for name, (raw, _, alpha) in FIXTURES.items():
         write_gif(os.path.join(directory, name + ".gif"), raw, alpha)
+    write_other_inputs(directory)
 
 
 if __name__ == "__main__":
     main(sys.argv[1])
+
+
+# Issue 35: animated WebP and APNG inputs, solid-colour frames like the GIFs, each with its own delays in
+# the format's units and, worked out by hand from the issue's player table for the default policy
+# (flanimated = YYImage: a delay below 11 ms becomes 100 ms, fractions of a ms kept; an APNG delay is
+# num/den s, den 0 meaning 100), the delays in ms a correct player shows. Converted to MP4 (tick, --vfr) and
+# WebM only (OTHER_INPUT_MODES); frame i is COLOURS[i] as above.
+# name: (format, raw delays (WebP: ms; APNG: (num, den)), resolved delays in ms, alpha)
+OTHER_INPUTS = {
+    # 5 ms becomes 100 ms; tick 20 ms (50 fps)
+    "webp-ms": ("webp", [40, 60, 5, 120, 80, 20], [40, 60, 100, 120, 80, 20], False),
+    # right half transparent in every frame
+    "webp-alpha": ("webp", [70, 30, 50, 90], [70, 30, 50, 90], True),
+    # 1/30 s is 33.333… ms (exact in a 1/3000 s time base), num 0 becomes 100 ms, den 0 means 1/100 s;
+    # tick 100/3 ms (30 fps); right half transparent
+    "apng-thirds": ("apng", [(1, 30), (1, 30), (1, 15), (1, 10), (0, 100), (10, 0)],
+                    [100 / 3, 100 / 3, 200 / 3, 100, 100, 100], True),
+}
+OTHER_INPUT_MODES = {"tick", "vfr", "webm"}
+
+
+def _frame_pixels(i, alpha):
+    """RGBA bytes of frame i: COLOURS[i] on the left half, the same or transparent on the right."""
+    left = bytes(COLOURS[i]) + b"\xff"
+    right = b"\x00\x00\x00\x00" if alpha else left
+    return (left * (WIDTH // 2) + right * (WIDTH // 2)) * HEIGHT
+
+
+def write_webp(path, delays, alpha):
+    """Lossless animated WebP through Pillow (libwebp's WebPAnimEncoder), one frame per delay, loop forever."""
+    from PIL import Image
+    frames = [Image.frombytes("RGBA", (WIDTH, HEIGHT), _frame_pixels(i, alpha)) for i in range(len(delays))]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=list(delays), loop=0,
+                   lossless=True, quality=100, method=0, minimize_size=False, allow_mixed=False)
+
+
+def write_apng(path, delays, alpha):
+    """APNG written chunk by chunk (zlib + struct): the first frame is the default image, every frame
+    covers the canvas with dispose NONE and blend SOURCE, delays exactly as given (num, den); loop forever."""
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    def image(i):
+        px = _frame_pixels(i, alpha)
+        rows = b"".join(b"\x00" + px[y * WIDTH * 4:(y + 1) * WIDTH * 4] for y in range(HEIGHT))
+        return zlib.compress(rows)
+
+    out = bytearray(b"\x89PNG\r\n\x1a\n")
+    out += chunk(b"IHDR", struct.pack(">IIBBBBB", WIDTH, HEIGHT, 8, 6, 0, 0, 0))
+    out += chunk(b"acTL", struct.pack(">II", len(delays), 0))
+    sequence = 0
+    for i, (num, den) in enumerate(delays):
+        out += chunk(b"fcTL", struct.pack(">IIIIIHHBB", sequence, WIDTH, HEIGHT, 0, 0, num, den, 0, 0))
+        sequence += 1
+        if i == 0:
+            out += chunk(b"IDAT", image(i))
+        else:
+            out += chunk(b"fdAT", struct.pack(">I", sequence) + image(i))
+            sequence += 1
+    out += chunk(b"IEND", b"")
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+def input_path(directory, name):
+    """The fixture's input file: NAME.gif, NAME.webp or NAME.png."""
+    if name in OTHER_INPUTS:
+        return os.path.join(directory, name + (".webp" if OTHER_INPUTS[name][0] == "webp" else ".png"))
+    return os.path.join(directory, name + ".gif")
+
+
+def write_other_inputs(directory):
+    os.makedirs(directory, exist_ok=True)
+    for name, (kind, raw, _, alpha) in OTHER_INPUTS.items():
+        (write_webp if kind == "webp" else write_apng)(input_path(directory, name), raw, alpha)

@@ -29,6 +29,9 @@ struct APNGWalker {
     private var defaultImageOffset = 0
     private var sawIDAT = false
     private var sawFdAT = false
+    /// A second acTL made the animation invalid: the file is shown as its default image (as Chromium,
+    /// FFmpeg and Pillow show `chunk_multi_actl.png` of the APNG conformance tests).
+    private(set) var ignoresAnimation = false
     private var finished = false
     /// Damage found while closing a frame: thrown on the next call, after that frame is handed out.
     private var deferred: (any Error)?
@@ -77,12 +80,19 @@ struct APNGWalker {
                 palette = chunk.data
             case PNGChunk.tRNS where !sawIDAT:
                 transparency = chunk.data
-            case PNGChunk.acTL where !sawIDAT && animation == nil:
+            case PNGChunk.acTL where !sawIDAT && (animation != nil || ignoresAnimation):
+                animation = nil
+                ignoresAnimation = true
+                pending = nil
+                pendingData = []
+            case PNGChunk.acTL where !sawIDAT:
                 guard chunk.data.count == 8 else {
                     throw GifDecodeError(.malformed, at: chunk.offset, "acTL is not 8 bytes", format: .apng)
                 }
                 animation = (Int(chunk.u32(0)), Int(chunk.u32(4)))
-            case PNGChunk.fcTL where animation != nil:
+            // An fcTL before the acTL (still before the image data) counts, as Pillow reads `fctl_actl.png`
+            // of the APNG conformance tests (its pass colour is the animation's last frame).
+            case PNGChunk.fcTL where animation != nil || (!sawIDAT && !ignoresAnimation):
                 // The frame before ends here, whatever this fcTL holds.
                 let done = try finishPending()
                 do {
@@ -114,6 +124,11 @@ struct APNGWalker {
                 pendingData.append(UnsafeRawBufferPointer(rebasing: chunk.data[4...]))
             case PNGChunk.IEND:
                 finished = true
+                if animation == nil {
+                    // An fcTL without any acTL: a still PNG after all.
+                    pending = nil
+                    pendingData = []
+                }
                 if let done = try finishPending() { return done }
                 if framesHandedOut == 0, let header, !defaultImage.isEmpty {
                     // A still PNG (or an acTL without frames: browsers show the image).
@@ -209,6 +224,9 @@ enum APNGMetadataReader {
         }
         guard let canvas, !images.isEmpty else {
             throw GifDecodeError(.malformed, at: walker.offset, "the file contains no image", format: .apng)
+        }
+        if walker.ignoresAnimation {
+            warnings.append("more than one acTL chunk: the animation is invalid; showing the default image")
         }
         var metadata = GifMetadata(
             canvas: canvas, backgroundIndex: 0, globalPaletteSize: nil, loopCount: walker.animation?.plays,
