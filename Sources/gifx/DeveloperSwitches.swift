@@ -21,6 +21,8 @@ struct DeveloperSwitches {
     /// `GIFX_REPEATS=real` or `=dense`: repeat pictures, the encoder shown real or one-frame durations
     /// (`RepeatTimestamps`; docs/repeats.md).
     var encodeRepeats = false
+    /// `GIFX_VP9_REPEATS=1`: VP9 repeats as `show_existing_frame` packets (off by default; RunSettings).
+    var vp9RepeatPictures = false
     var repeatTimestamps: RepeatTimestamps = .capped
     /// `GIFX_TEST_CRASH=SIGNAL@N` (tests only): die of SIGNAL once N GIF frames have been converted, as a
     /// library that crashes mid-encode does (`CrashSwitch`); `nil` when unset or unparsed.
@@ -39,6 +41,7 @@ struct DeveloperSwitches {
         fragmentedMP4Above = environment["GIFX_MP4_FRAGMENT_ABOVE"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
         libavLogging = environment["GIFX_AV_LOG"] == "1"
         encodeRepeats = environment["GIFX_REPEATS"] == "encode"
+        vp9RepeatPictures = environment["GIFX_VP9_REPEATS"] == "1"
         repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
         crash = environment["GIFX_TEST_CRASH"].flatMap(CrashSwitch.init)
         batchProcessPerInput = environment["GIFX_BATCH_PROCESS_PER_INPUT"] == "1"
@@ -50,6 +53,7 @@ struct DeveloperSwitches {
         settings.fragmentedMP4Above = fragmentedMP4Above
         settings.libavLogging = libavLogging
         settings.encodeRepeats = encodeRepeats
+        settings.vp9RepeatPictures = vp9RepeatPictures
         settings.repeatTimestamps = repeatTimestamps
     }
 }

@@ -28,6 +28,7 @@ struct VP9RepeatPictureTests {
         let target = folder.appendingPathComponent("\(name).\(container == .webm ? "webm" : "mp4")").path
         var settings = RunSettings()
         settings.encodeRepeats = encodeRepeats
+        settings.vp9RepeatPictures = true
         settings.repeatTimestamps = timestamps
         var options = VideoSettings(container: container, codec: .vp9, crf: crf)
         options.loops = c.loops

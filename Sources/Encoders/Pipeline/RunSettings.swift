@@ -36,6 +36,10 @@ public struct RunSettings: Sendable, Equatable {
     /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures
     /// (`GIFX_REPEATS=encode`: the differential test's and the benchmark's baseline; docs/repeats.md).
     public var encodeRepeats = false
+    /// VP9 repeats written as `show_existing_frame` packets (`GIFX_VP9_REPEATS=1`). Off by default: Firefox 153
+    /// plays such a WebM with black and misplaced frames (make browser-check: 18 of 48 frames wrong; Chromium
+    /// and FFmpeg/libvpx show them right), so WebM keeps today's path until that is understood (docs/repeats.md).
+    package var vp9RepeatPictures = false
     /// With repeat pictures, the durations the encoder is shown (docs/repeats.md): real up to 0.1 s (the
     /// default), real (`GIFX_REPEATS=real`) or one output frame each (`GIFX_REPEATS=dense`).
     package var repeatTimestamps: RepeatTimestamps = .capped

@@ -71,6 +71,7 @@ package final class VideoSink: ConversionSink {
             timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
+                    vp9Repeats: context.settings.vp9RepeatPictures,
             repeatTimestamps: context.settings.repeatTimestamps)
         metadata = context.metadata
         let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
@@ -178,6 +179,7 @@ package final class VideoSink: ConversionSink {
                     timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
                     fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
                     libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
+                    vp9Repeats: context.settings.vp9RepeatPictures,
             repeatTimestamps: context.settings.repeatTimestamps)
                 attempt.useTuning(memoryLevel, reason: writer.tuning.reason, budget: writer.tuning.budgetBytes)
                 attempt.rateControlParams = params

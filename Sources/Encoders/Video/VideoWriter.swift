@@ -72,7 +72,7 @@ package final class VideoWriter {
     /// itself is (no frames, canvas beyond the encoder's limits).
     package init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
-        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false,
+        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false, vp9Repeats: Bool = false,
         repeatTimestamps: RepeatTimestamps = .capped
     ) throws {
         self.libavLogging = libavLogging
@@ -146,7 +146,7 @@ package final class VideoWriter {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        repeatsAsPictures = !encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
+        repeatsAsPictures = !encodeRepeats && Self.splicesRepeats(options, vp9: vp9Repeats) && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
@@ -168,9 +168,10 @@ package final class VideoWriter {
 
     /// Whether the codec and container have a repeat-picture writer: H.264 in MP4 (P_Skip pictures), VP9 in
     /// WebM or MP4 (`show_existing_frame`; not with alpha, decided in `begin`).
-    static func splicesRepeats(_ options: VideoSettings) -> Bool {
+    static func splicesRepeats(_ options: VideoSettings, vp9: Bool) -> Bool {
         switch (options.codec, options.container) {
-        case (.h264, .mp4), (.vp9, .webm), (.vp9, .mp4): return true
+        case (.h264, .mp4): return true
+        case (.vp9, .webm), (.vp9, .mp4): return vp9
         default: return false
         }
     }
