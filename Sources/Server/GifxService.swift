@@ -46,7 +46,7 @@ package final class GifxService: Sendable {
     ) async throws {
         let app = Application(
             router: makeRouter(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)))),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gifx"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -209,7 +209,7 @@ package final class GifxService: Sendable {
         let elapsed = ContinuousClock.now - started
         metrics.conversion(
             format: query.format.rawValue,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            seconds: elapsed.seconds)
         var describedBy: String?
         if case .spriteSheet(let sheet)? = report.outputs.first {
             guard sheet.pagePaths.count == 1 else {
@@ -252,10 +252,6 @@ package final class GifxService: Sendable {
             guard let first = try await group.next(), let result = first else { throw error }
             return result
         }
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     /// `frames=N, duration=S.SS, tick=S.SS`: the schedule the output follows, in seconds (exact: whole cs).

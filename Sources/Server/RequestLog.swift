@@ -1,7 +1,9 @@
 import Foundation
+import GifxPOSIXFiles
 import HTTPTypes
 import Hummingbird
 import Logging
+import SystemPackage
 
 /// One log line per request when it is answered (method, path, status, milliseconds), carrying the
 /// request's ID (`hb.request.id`, which every line logged for the request carries too), and that ID in the
@@ -20,7 +22,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[Self.header] = context.id
         let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = elapsed.seconds * 1000
         context.logger.info(
             "request",
             metadata: [
@@ -59,15 +61,8 @@ package struct JSONLogHandler: LogHandler {
         fields["message"] = "\(event.message)"
         guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
         line.append(0x0A)
-        Self.lock.withLock {
-            line.withUnsafeBytes { bytes in
-                var done = 0
-                while done < bytes.count {
-                    let n = write(STDERR_FILENO, bytes.baseAddress! + done, bytes.count - done)
-                    if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
-                }
-            }
-        }
+        // A log line that cannot be written is dropped: there is nowhere left to report it.
+        Self.lock.withLock { try? POSIXFiles.writeAll(FileDescriptor.standardError, line) }
     }
 
     private static func timestamp() -> String {
@@ -80,4 +75,9 @@ package struct JSONLogHandler: LogHandler {
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
             parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
     }
+}
+
+extension Duration {
+    /// The duration in seconds, as the metrics and the request log report it.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
