@@ -145,20 +145,41 @@ struct RepeatPictureTests {
         let runs = Array(repeating: c.delays.map { $0 / c.tick }, count: c.loops).flatMap { $0 }
         #expect(frames.count == runs.reduce(0, +))
         #expect(keys.count == frames.count)
+        Self.expectRepeatsAreCopies(c, frames: frames, keys: keys, runs: runs, keyInterval: 250)
+        let old = try Self.convert(c, folder: folder, name: "old", crf: 23, encodeRepeats: true)
+        try Self.expectSameFrameCountAndDuration(new.path, old.path)
+    }
+
+    /// What every codec's default-quality sweep checks of a stream with repeat pictures (`frames` and `keys` per
+    /// output frame, `runs` the output frames of each GIF frame): every output frame of a run that is not a key
+    /// frame decodes to the frame before it, the first frame is a key frame, and key frames are at most
+    /// `keyInterval` output frames apart.
+    static func expectRepeatsAreCopies(
+        _ c: Case, frames: [[String]], keys: [Bool], runs: [Int], keyInterval: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var index = 0
         for run in runs {
             for k in 1..<run where !keys[index + k] {
-                #expect(frames[index + k].last == frames[index + k - 1].last, "\(c.name): output frame \(index + k)")
+                #expect(
+                    frames[index + k].last == frames[index + k - 1].last, "\(c.name): output frame \(index + k)",
+                    sourceLocation: sourceLocation)
             }
             index += run
         }
-        #expect(keys.first == true)
+        #expect(keys.first == true, sourceLocation: sourceLocation)
         let keyIndices = keys.indices.filter { keys[$0] } + [keys.count]
         let longest = zip(keyIndices, keyIndices.dropFirst()).map { $1 - $0 }.max() ?? 0
-        #expect(longest <= 250, "\(c.name): \(longest) output frames between key frames")
-        let old = try Self.convert(c, folder: folder, name: "old", crf: 23, encodeRepeats: true)
-        let newProbe = try MP4Oracle.probe(new.path), oldProbe = try MP4Oracle.probe(old.path)
-        #expect(newProbe.nb_read_frames == oldProbe.nb_read_frames)
-        #expect(newProbe.duration == oldProbe.duration)
+        #expect(
+            longest <= keyInterval, "\(c.name): \(longest) output frames between key frames", sourceLocation: sourceLocation)
+    }
+
+    /// ffprobe reads the same frame count and duration from both files (the new path against the old one).
+    static func expectSameFrameCountAndDuration(
+        _ new: String, _ old: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let newProbe = try MP4Oracle.probe(new), oldProbe = try MP4Oracle.probe(old)
+        #expect(newProbe.nb_read_frames == oldProbe.nb_read_frames, sourceLocation: sourceLocation)
+        #expect(newProbe.duration == oldProbe.duration, sourceLocation: sourceLocation)
     }
 }
