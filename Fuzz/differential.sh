@@ -30,14 +30,10 @@ export GIFX_FUZZ_SCRATCH="$OUT/scratch" SWIFT_BACKTRACE=enable=no
 COMMON=(-rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1)
 if [ $# -gt 0 ]; then exec "$OUT/fuzz-differential" "${COMMON[@]}" "$@"; fi
 
+# shellcheck source=Fuzz/seeds.sh
+source Fuzz/seeds.sh
 SEEDS=()
-for dir in ../shared/corpus/fuzz ../shared/corpus/pygif ../shared/corpus/peterdn Examples Tests/CLITests/Regressions; do
-    [ -d "$dir" ] || continue
-    seed="$OUT/seeds/$(echo "$dir" | tr -d '.' | tr '/' '_' | sed 's/^_*//')"
-    mkdir -p "$seed"
-    find "$dir" -name '*.gif' -size -64k -exec cp -f {} "$seed/" \;
-    SEEDS+=("$seed")
-done
+gif_seed_folders "$OUT"
 echo "fuzz-differential: ${SECONDS_TO_RUN}s, seeds: ${SEEDS[*]:-none}"
 cd "$OUT"
 exec "$OUT/fuzz-differential" "${COMMON[@]}" -max_total_time="$SECONDS_TO_RUN" \

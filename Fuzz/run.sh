@@ -58,6 +58,8 @@ if [ $# -gt 0 ]; then
     exec "$OUT/$TARGET" "${COMMON[@]}" "$@"
 fi
 
+# shellcheck source=Fuzz/seeds.sh
+source Fuzz/seeds.sh
 SEEDS=()
 DICTIONARY=()
 # WebP and APNG versions of the Examples/ GIFs: libwebp's gif2webp (lossless and lossy) and FFmpeg's apng
@@ -73,13 +75,7 @@ for gif in Examples/*.gif; do
 done
 find "$animated" -size +64k -delete
 if [ "$TARGET" = fuzz-decoder ]; then
-    for dir in ../shared/corpus/fuzz ../shared/corpus/pygif ../shared/corpus/peterdn Examples Tests/CLITests/Regressions; do
-        [ -d "$dir" ] || continue
-        seed="$OUT/seeds/$(echo "$dir" | tr -d '.' | tr '/' '_' | sed 's/^_*//')"
-        mkdir -p "$seed"
-        find "$dir" -name '*.gif' -size -64k -exec cp -f {} "$seed/" \;
-        SEEDS+=("$seed")
-    done
+    gif_seed_folders "$OUT"
     SEEDS+=("$animated")
 else
     # The chunks alone: the harness writes the header (12 bytes of RIFF for WebP, the 8-byte PNG signature).
