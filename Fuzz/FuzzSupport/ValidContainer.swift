@@ -37,8 +37,9 @@ public func pngFile(chunks: UnsafeBufferPointer<UInt8>, repairCRCs: Bool) -> [UI
 
 extension FuzzScratch {
     /// Replaces the file's contents with `bytes`.
+    /// `bytes` is never empty here (a container header at least), so its buffer has a base address.
     public func write(_ bytes: [UInt8]) {
-        // A non-null pointer even for an empty input, as `write(_:_:)` expects.
-        (bytes + [0]).withUnsafeBufferPointer { write($0.baseAddress!, bytes.count) }
+        precondition(!bytes.isEmpty, "a container has a header")
+        bytes.withUnsafeBufferPointer { write($0.baseAddress!, $0.count) }
     }
 }
