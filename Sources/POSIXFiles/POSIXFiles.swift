@@ -72,6 +72,13 @@ package enum POSIXFiles {
             prefix: "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).gifx-", access: .asNewFile)
     }
 
+    /// The size in bytes of the file at `path` (stat(2), following links), `nil` when it cannot be read: the
+    /// one way every part of gifx reads a file's size (outputs in flight, committed outputs, cache entries).
+    package static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
     /// Puts a file's data on disk (fsync, EINTR retried) before any name points at it, so a crash never
     /// shows a truncated target; `fd` stays open. swift-system has no fsync.
     package static func sync(_ fd: FileDescriptor) {

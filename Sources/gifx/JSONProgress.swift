@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import GifxPOSIXFiles
+import SystemPackage
 import GifxEncoders
 import Synchronization
 
@@ -150,36 +152,20 @@ final class JSONProgress: Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// One write(2) of the line and its newline (looping only on a short write or EINTR); errors are ignored:
-    /// a reader that went away must not fail the conversion.
+    /// Writes the line and its newline whole (`POSIXFiles.writeAll`: short writes continued, EINTR retried);
+    /// errors are ignored: a reader that went away must not fail the conversion.
     private func write(_ line: String) {
-        var bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-        bytes.removeAll()
+        try? POSIXFiles.writeAll(FileDescriptor(rawValue: fd), (line + "\n").utf8)
     }
 
     /// The bytes written so far: the temporary outputs in flight (the hidden files renamed at the end).
     static func temporaryBytes() -> Int {
-        TemporaryFiles.shared.registeredPaths.reduce(0) { total, path in
-            var info = stat()
-            return total + (stat(path, &info) == 0 ? Int(info.st_size) : 0)
-        }
+        TemporaryFiles.shared.registeredPaths.reduce(0) { $0 + (POSIXFiles.fileSize($1) ?? 0) }
     }
 
     /// Sizes of `paths` that exist (the committed outputs, for the end line).
     static func bytes(of paths: [String]) -> Int {
-        paths.filter { !StandardOutput.isTarget($0) }.reduce(0) { total, path in
-            var info = stat()
-            return total + (stat(path, &info) == 0 ? Int(info.st_size) : 0)
-        }
+        paths.filter { !StandardOutput.isTarget($0) }.reduce(0) { $0 + (POSIXFiles.fileSize($1) ?? 0) }
     }
 
     static func number(_ value: Double) -> String { String(format: "%.3f", value) }

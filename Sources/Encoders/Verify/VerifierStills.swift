@@ -1,4 +1,5 @@
 import Foundation
+import GifxPOSIXFiles
 import GifxFrames
 import GifxTimeline
 
@@ -271,8 +272,7 @@ extension Verifier {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         for name in names where ["json", "tres"].contains((name as NSString).pathExtension.lowercased()) {
             let candidate = folder + "/" + name
-            let bytes = (try? FileManager.default.attributesOfItem(atPath: candidate)[.size] as? Int) ?? nil
-            guard let bytes, bytes < 64 << 20,
+            guard let bytes = POSIXFiles.fileSize(candidate), bytes < 64 << 20,
                   let cuts = try? SheetDescription.read(path: candidate).cuts, cuts.contains(where: { $0.page == page })
             else { continue }
             let shown = given.isEmpty ? name : given + "/" + name

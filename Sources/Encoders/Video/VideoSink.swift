@@ -1,4 +1,5 @@
 import Foundation
+import GifxPOSIXFiles
 import GifxFrames
 import GifxTimeline
 
@@ -173,7 +174,7 @@ package final class VideoSink: ConversionSink {
     /// the output's temporary path, its writer and summary become the result's. None fits: refused.
     private func fit(under targetSize: Int, output: AtomicOutput, spool: CanvasSpool) throws {
         let fitter = VideoSizeFitter(
-            target: targetSize, first: writer, firstBytes: Self.fileSize(output.temporaryPath), stats: rateStats,
+            target: targetSize, first: writer, firstBytes: POSIXFiles.fileSize(output.temporaryPath) ?? 0, stats: rateStats,
             makeWriter: { [context, memoryLevel, writer] options, params in
                 let attempt = try VideoWriter(
                     timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
@@ -191,7 +192,7 @@ package final class VideoSink: ConversionSink {
                     try spool.replay { try session.add($0) }
                     try session.endLoop()
                 }
-                return (try session.finish(), Self.fileSize(path))
+                return (try session.finish(), POSIXFiles.fileSize(path) ?? 0)
             })
         let kept = try fitter.run(temporaryPath: output.temporaryPath, displayPath: output.displayPath)
         if let keptWriter = kept.writer, let keptSummary = kept.summary {
@@ -199,11 +200,6 @@ package final class VideoSink: ConversionSink {
             summary = keptSummary
         }
         targetSizeReport = kept.report
-    }
-
-    static func fileSize(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// The session the first canvas opened (a pass that delivered none is the frame source's fault).

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import GifxPOSIXFiles
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -54,8 +56,8 @@ enum BatchWorker {
         while let line = reader.next() {
             guard let job = try? decoder.decode(Job.self, from: line) else { return ExitStatus.software }
             let status = run(job)
-            var answer = Array("\(status)\n".utf8)
-            guard writeAll(results, &answer) else { return 0 }  // the batch is gone
+            // The batch is gone when its end of the pipe is closed.
+            guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: results), "\(status)\n".utf8)) != nil else { return 0 }
         }
         return 0
     }
@@ -102,19 +104,6 @@ enum BatchWorker {
         guard fd >= 0 else { return }
         for target in targets { dup2(fd, target) }
         close(fd)
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: inout [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
     }
 }
 
