@@ -2,6 +2,7 @@ import ArgumentParser
 import GifxEncoders
 import GifxKit
 import Foundation
+import GifxPOSIXFiles
 import GifxFrames
 import GifxTimeline
 
@@ -53,19 +54,7 @@ struct ConvertCommand: ParsableCommand {
     func validate() throws {
         if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
         if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
-        for argument in output {
-            let value = argument.text
-            let spec = try argument.parsedSpec()
-            if spec.format == nil && spec.isStandardOutput {
-                throw ValidationError(
-                    "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(ConvertOutputFormat.names))")
-            }
-            if spec.format == nil {
-                throw ValidationError(
-                    "'\(value)': unknown output format (use .mp4, .webm, .avif, .webp, .png or .jpg for a poster, or .timeline.json)")
-            }
-            try validateSettings(spec, value)
-        }
+        for argument in output { _ = try request(for: argument) }
         if let sheet, StandardOutput.isTarget(sheet), json == nil || json.map(StandardOutput.isTarget) == true {
             throw ValidationError("--sheet - sends the PNG to standard output: give --json FILE for its description")
         }
@@ -95,31 +84,68 @@ struct ConvertCommand: ParsableCommand {
     /// The `-o` values, parsed when the command line was read (`validate` has refused the ones that do not parse).
     var specs: [OutputSpec] { output.map(\.spec) }
 
-    /// The requests, in command-line order (`-o`s first, then the sheet).
+    /// The requests, in command-line order (`-o`s first, then the sheet); `validate` has built each once already,
+    /// so none fails here.
     var requests: [OutputRequest] {
-        var requests: [OutputRequest] = specs.map { spec in
-            let path = spec.path
-            let own = spec.settings
-            switch spec.format! {
-            case .mp4: return .video(target: path, options: videoSettings(own, container: .mp4))
-            case .webm: return .video(target: path, options: videoSettings(own, container: .webm))
-            case .avif: return .video(target: path, options: videoSettings(own, container: .avif))
-            case .poster: return .poster(target: path, frame: posterFrame.frame)
-            case .jpegPoster:
-                return .jpegPoster(
-                    target: path, frame: posterFrame.frame,
-                    options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? jpegQuality, background: video.background))
-            case .timelineJSON: return .timelineJSON(target: path)
-            case .webp:
-                return .webp(target: path, options: WebPOptions(
-                    quality: own.quality ?? webpQuality, size: own.size ?? size.request,
-                    targetSize: own.targetSize ?? video.targetSize?.bytes))
-            }
-        }
+        var requests = output.map { try! request(for: $0) }
         if let sheet, let sheetJSONPath {
             requests.append(.spriteSheet(sheetLayout.spriteOptions(png: sheet, json: sheetJSONPath, size: size.request)))
         }
         return requests
+    }
+
+    /// The request one `-o` asks for: its format's settings from the command's options with the output's own
+    /// over them. Refuses (`ValidationError`) a format that none names, and settings that do not apply to the
+    /// format or that its encoder cannot take.
+    func request(for argument: OutputArgument) throws -> OutputRequest {
+        let value = argument.text
+        let spec = try argument.parsedSpec()
+        let path = spec.path
+        let own = spec.settings
+        guard let format = spec.format else {
+            throw ValidationError(spec.isStandardOutput
+                ? "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(OutputFormat.prefixList))"
+                : "'\(value)': unknown output format (use .mp4, .webm, .avif, .webp, .png or .jpg for a poster, or .timeline.json)")
+        }
+        if format != .mp4 && format != .webm && format != .avif {
+            if own.targetSize != nil && format != .webp {
+                throw ValidationError("'\(value)': target-size= is for .mp4, .webm and .webp")
+            }
+            if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
+                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4, .webm and .avif")
+            }
+        }
+        switch format {
+        case .mp4, .webm, .avif:
+            if own.quality != nil { throw ValidationError("'\(value)': quality= is for .webp and .jpg; use crf=") }
+            let settings = videoSettings(own, container: format == .mp4 ? .mp4 : format == .webm ? .webm : .avif)
+            // Without settings of its own the output is the command's options, which `VideoOptions` checks.
+            if !own.isEmpty, let problem = settings.problem ?? settings.timingProblem {
+                throw ValidationError("'\(value)': \(problem.description)")
+            }
+            return .video(target: path, options: settings)
+        case .png, .jpg:
+            if own.size != nil {
+                throw ValidationError("'\(value)': a poster is written at the GIF's size; width/height/scale are for .mp4, .webm and .webp")
+            }
+            if format == .png {
+                if own.quality != nil { throw ValidationError("'\(value)': a PNG poster is lossless; quality= is for .webp and .jpg") }
+                return .poster(target: path, frame: posterFrame.frame)
+            }
+            if let quality = own.quality, quality < 1 { throw ValidationError("'\(value)': quality must be 1...100 for a JPEG") }
+            return .jpegPoster(
+                target: path, frame: posterFrame.frame,
+                options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? jpegQuality, background: video.background))
+        case .timelineJSON:
+            if !own.isEmpty { throw ValidationError("'\(value)': the timeline JSON takes no settings") }
+            return .timelineJSON(target: path)
+        case .webp:
+            return .webp(target: path, options: WebPOptions(
+                quality: own.quality ?? webpQuality, size: own.size ?? size.request,
+                targetSize: own.targetSize ?? video.targetSize?.bytes))
+        case .sheet:
+            preconditionFailure("OutputSpec.format never names a sheet (--sheet writes it)")
+        }
     }
 
     /// A video output's settings: the command's video and size options, with the output's own over them.
@@ -132,47 +158,13 @@ struct ConvertCommand: ParsableCommand {
         return settings
     }
 
-    /// Refuses per-output settings that do not apply to the output's format, or that its encoder cannot take.
-    private func validateSettings(_ spec: OutputSpec, _ value: String) throws {
-        let own = spec.settings
-        switch spec.format! {
-        case .mp4, .webm, .avif:
-            if own.quality != nil { throw ValidationError("'\(value)': quality= is for .webp and .jpg; use crf=") }
-            let container: VideoContainer = spec.format == .mp4 ? .mp4 : spec.format == .webm ? .webm : .avif
-            let settings = videoSettings(own, container: container)
-            // Without settings of its own the output is the command's options, which `VideoOptions` checks.
-            if !own.isEmpty, let problem = settings.problem ?? settings.timingProblem {
-                throw ValidationError("'\(value)': \(problem.description)")
-            }
-        case .webp, .poster, .jpegPoster, .timelineJSON:
-            if own.targetSize != nil && spec.format != .webp {
-                throw ValidationError("'\(value)': target-size= is for .mp4, .webm and .webp")
-            }
-            if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
-                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4, .webm and .avif")
-            }
-            if spec.format == .timelineJSON && !own.isEmpty {
-                throw ValidationError("'\(value)': the timeline JSON takes no settings")
-            }
-            if (spec.format == .poster || spec.format == .jpegPoster) && own.size != nil {
-                throw ValidationError("'\(value)': a poster is written at the GIF's size; width/height/scale are for .mp4, .webm and .webp")
-            }
-            if spec.format == .poster && own.quality != nil {
-                throw ValidationError("'\(value)': a PNG poster is lossless; quality= is for .webp and .jpg")
-            }
-            if spec.format == .jpegPoster, let quality = own.quality, quality < 1 {
-                throw ValidationError("'\(value)': quality must be 1...100 for a JPEG")
-            }
-        }
-    }
-
     func run() throws {
         let started = Date()
         installCleanupSignalHandlers()
         let progress = ProgressReporter(label: "convert", quiet: common.quiet, progress: common.progress)
         try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
             try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.format)
-                .flatMap { $0 == .timelineJSON ? nil : $0.name } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
+                .flatMap { $0 == .timelineJSON ? nil : $0.displayName } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
             for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
             let report: ConversionReport
             do {
@@ -199,62 +191,6 @@ struct ConvertCommand: ParsableCommand {
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
                     decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
             }
-        }
-    }
-}
-
-/// What an `-o` path asks for, by its extension or by the name in its prefix.
-enum ConvertOutputFormat: Hashable {
-    case mp4, webm, avif, poster, jpegPoster, timelineJSON, webp
-
-    /// The names a prefix may give (`mp4:-`).
-    static let names = "mp4, webm, avif, webp, png, jpg, timeline"
-
-    /// A format by its prefix name.
-    init?(name: String) {
-        switch name.lowercased() {
-        case "mp4": self = .mp4
-        case "webm": self = .webm
-        case "avif": self = .avif
-        case "webp": self = .webp
-        case "png": self = .poster
-        case "jpg", "jpeg": self = .jpegPoster
-        case "timeline", "json": self = .timelineJSON
-        default: return nil
-        }
-    }
-
-    /// The format's name in messages.
-    var name: String {
-        switch self {
-        case .mp4: "MP4"
-        case .webm: "WebM"
-        case .avif: "AVIF"
-        case .webp: "WebP"
-        case .poster: "PNG"
-        case .jpegPoster: "JPEG"
-        case .timelineJSON: "timeline JSON"
-        }
-    }
-
-    init?(path: String) {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".timeline.json") {
-            self = .timelineJSON
-        } else if lower.hasSuffix(".mp4") {
-            self = .mp4
-        } else if lower.hasSuffix(".webm") {
-            self = .webm
-        } else if lower.hasSuffix(".avif") {
-            self = .avif
-        } else if lower.hasSuffix(".webp") {
-            self = .webp
-        } else if lower.hasSuffix(".png") {
-            self = .poster
-        } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
-            self = .jpegPoster
-        } else {
-            return nil
         }
     }
 }
@@ -368,7 +304,7 @@ struct ConvertOutputStats: Codable {
             frames = count
         }
         bytes = paths.reduce(0) { total, path in
-            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+            total + (POSIXFiles.fileSize(path) ?? 0)
         }
     }
 }

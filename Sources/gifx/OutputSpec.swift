@@ -16,7 +16,7 @@ import GifxTimeline
 struct OutputSpec: Hashable {
     var path: String
     /// The format named in the prefix, if any (else the path's extension says it).
-    var namedFormat: ConvertOutputFormat?
+    var namedFormat: OutputFormat?
     /// This output's own settings, applied over the command's options.
     var settings: OutputSettings
 
@@ -24,9 +24,12 @@ struct OutputSpec: Hashable {
     var isStandardOutput: Bool { StandardOutput.isTarget(path) }
 
     /// The format: named, or by extension; `nil` when neither says.
-    var format: ConvertOutputFormat? { namedFormat ?? (isStandardOutput ? nil : ConvertOutputFormat(path: path)) }
+    var format: OutputFormat? {
+        // A sheet is `--sheet`'s, never an -o's: its `.json` is an unknown -o format.
+        namedFormat ?? (isStandardOutput ? nil : OutputFormat(path: path).flatMap { $0 == .sheet ? nil : $0 })
+    }
 
-    init(path: String, namedFormat: ConvertOutputFormat? = nil, settings: OutputSettings = OutputSettings()) {
+    init(path: String, namedFormat: OutputFormat? = nil, settings: OutputSettings = OutputSettings()) {
         self.path = path; self.namedFormat = namedFormat; self.settings = settings
     }
 
@@ -37,11 +40,11 @@ struct OutputSpec: Hashable {
         let path = String(value[value.index(after: colon)...])
         let items = prefix.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         // A prefix is a format name or key=value items; anything else is part of the path (`a:b.mp4`).
-        let looksLikePrefix = items.allSatisfy { ConvertOutputFormat(name: $0) != nil || $0.contains("=") }
+        let looksLikePrefix = items.allSatisfy { OutputFormat(prefixName: $0) != nil || $0.contains("=") }
         guard looksLikePrefix, !path.isEmpty else { return OutputSpec(path: value) }
         var spec = OutputSpec(path: path)
         for item in items {
-            if let format = ConvertOutputFormat(name: item) {
+            if let format = OutputFormat(prefixName: item) {
                 if spec.namedFormat != nil { throw ValidationError("'\(value)': two formats in one output") }
                 spec.namedFormat = format
                 continue

@@ -45,7 +45,7 @@ struct ToMP4Command: ParsableCommand {
         if let output {
             let spec = try output.parsedSpec()
             if let format = spec.namedFormat, format != .mp4 {
-                throw ValidationError("'\(output.text)': to-mp4 writes MP4; use convert for \(format.name)")
+                throw ValidationError("'\(output.text)': to-mp4 writes MP4; use convert for \(format.displayName)")
             }
             if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }

@@ -36,8 +36,8 @@ struct ToSpriteCommand: ParsableCommand {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
         if let output {
             let spec = try output.parsedSpec()
-            if let format = spec.namedFormat, format != .poster {
-                throw ValidationError("'\(output.text)': to-sprite writes a PNG sheet; use convert for \(format.name)")
+            if let format = spec.namedFormat, format != .png {
+                throw ValidationError("'\(output.text)': to-sprite writes a PNG sheet; use convert for \(format.displayName)")
             }
             if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }

@@ -39,12 +39,12 @@ public final class Verifier {
     public enum OutputKind: String, Sendable { case video, webp, sheet, pngPoster, jpegPoster }
 
     public static func kind(of path: String) -> OutputKind {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "json", "tres": return .sheet
-        case "png": return .pngPoster
-        case "jpg", "jpeg": return .jpegPoster
-        case "webp": return .webp
-        default: return .video
+        switch OutputFormat(path: path) {
+        case .sheet?, .timelineJSON?: .sheet  // any JSON is read as a sheet's description
+        case .png?: .pngPoster
+        case .jpg?: .jpegPoster
+        case .webp?: .webp
+        case .mp4?, .webm?, .avif?, nil: .video
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GifxEncoders
 
 /// The subcommand a batch runs on every input.
 enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
@@ -9,25 +10,18 @@ enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
     case convert
 }
 
-/// One output of `gifx batch convert`, named by the suffix it gives the input's base name (`--formats`).
-enum BatchFormat: String, CaseIterable, Sendable {
-    case mp4, webm, avif, webp
-    /// A PNG poster (`NAME.png`).
-    case png
-    /// A JPEG poster (`NAME.jpg`).
-    case jpg
-    case timelineJSON = "timeline.json"
-    /// A sprite sheet: `NAME.sheet.png` (or pages `NAME.sheet-0.png`, …) and `NAME.sheet.json`.
-    case sheet
-
-    /// `mp4,webm,png`: each a `BatchFormat`, none twice; nil when a name is unknown or repeated.
-    static func list(parsing text: String) -> [BatchFormat]? {
-        let formats = text.split(separator: ",").map { BatchFormat(rawValue: String($0)) }
+/// `batch convert --formats`: each output named by the suffix it gives the input's base name.
+extension OutputFormat {
+    /// `mp4,webm,png`: each an `OutputFormat` by its name (`timeline.json`, `sheet`), none twice; nil when a name is
+    /// unknown or repeated.
+    static func list(parsing text: String) -> [OutputFormat]? {
+        let formats = text.split(separator: ",").map { OutputFormat(rawValue: String($0)) }
         guard !formats.isEmpty, !formats.contains(nil), Set(formats).count == formats.count else { return nil }
         return formats.compactMap { $0 }
     }
 
-    /// What it adds to the base path: the output itself, or for the sheet its JSON (which describes every page).
+    /// What it adds to the base path: the output itself (`NAME.mp4`, `NAME.timeline.json`), or for the sheet its JSON
+    /// (`NAME.sheet.json`, which describes every page: `NAME.sheet.png`, or `NAME.sheet-0.png`, …).
     var suffix: String { self == .sheet ? ".sheet.json" : "." + rawValue }
 }
 
@@ -35,7 +29,7 @@ enum BatchFormat: String, CaseIterable, Sendable {
 struct BatchTarget: Sendable, Equatable {
     var command: BatchSubcommand
     /// `convert`'s outputs (`--formats`); empty for the other commands.
-    var formats: [BatchFormat] = []
+    var formats: [OutputFormat] = []
 
     /// `OUT-DIR/sub/a.gif` → `OUT-DIR/sub/a` + this (convert: its first output's).
     var outputExtension: String {
