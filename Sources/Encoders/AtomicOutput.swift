@@ -49,7 +49,7 @@ public struct OutputError: GifxError {
 /// A file written under a hidden temporary name beside its target and renamed over it only on `commit`,
 /// so a failed or interrupted run never leaves a partial file at the target path.
 ///
-/// The target `-` is standard output (`StandardOutput`): the temporary file is then private (in `TMPDIR`) and
+/// The target `-` is standard output (`StandardOutput`): the temporary file is then private (in the scratch folder) and
 /// `commit` copies it out, unless the writer streamed straight to standard output (`markStreamed`).
 package final class AtomicOutput {
     /// Where the finished file goes.
@@ -70,16 +70,16 @@ package final class AtomicOutput {
     /// How errors name the target: its path, or `<stdout>`.
     package var displayPath: String { isStandardOutput ? StandardOutput.displayName : targetPath }
 
-    /// Creates the temporary file; fails (`cannotCreateOutput`) when the target exists (without `overwrite`)
-    /// or its folder cannot be written.
-    package init(targetPath: String, overwrite: Bool) throws {
+    /// Creates the temporary file (for standard output, in `scratchFolder`); fails (`cannotCreateOutput`) when
+    /// the target exists (without `overwrite`) or its folder cannot be written.
+    package init(targetPath: String, overwrite: Bool, scratchFolder: String) throws {
         self.targetPath = targetPath
         self.overwrite = overwrite
         isStandardOutput = StandardOutput.isTarget(targetPath)
         if !isStandardOutput && !overwrite && FileManager.default.fileExists(atPath: targetPath) {
             throw OutputError.exists(targetPath)
         }
-        let beside = isStandardOutput ? TemporaryFiles.folder + "/gifx-stdout" : targetPath
+        let beside = isStandardOutput ? scratchFolder + "/gifx-stdout" : targetPath
         switch POSIXFiles.makeHiddenTemporary(beside: beside) {
         case .success(let file):
             descriptor = file.fd
@@ -177,12 +177,16 @@ package final class AtomicOutput {
 package final class OutputTransaction {
     package private(set) var outputs: [AtomicOutput] = []
     private let overwrite: Bool
+    private let scratchFolder: String
 
-    package init(overwrite: Bool) { self.overwrite = overwrite }
+    package init(overwrite: Bool, scratchFolder: String) {
+        self.overwrite = overwrite
+        self.scratchFolder = scratchFolder
+    }
 
     /// Starts one more output; all targets are checked before anything is written.
     package func add(_ targetPath: String) throws -> AtomicOutput {
-        let output = try AtomicOutput(targetPath: targetPath, overwrite: overwrite)
+        let output = try AtomicOutput(targetPath: targetPath, overwrite: overwrite, scratchFolder: scratchFolder)
         outputs.append(output)
         return output
     }

@@ -11,9 +11,8 @@ import Glibc
 package final class TemporaryFiles: Sendable {
     package static let shared = TemporaryFiles()
 
-    /// Where gifx keeps private scratch files (a piped output's spool, canvases for edits and further
-    /// encodes, rate statistics): `TMPDIR`, else /tmp.
-    package static var folder: String {
+    /// The scratch folder when the run names none (`RunSettings.scratchFolder`): `TMPDIR`, else /tmp.
+    package static var environmentFolder: String {
         ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }
 

@@ -37,7 +37,7 @@ public struct GifConverter: Sendable {
     /// structure, no pixels.
     public func timeline(of input: GifInput) throws -> Timeline {
         if let problem = settings.problem { throw problem }
-        let metadata = try InputSpool.withPath(input) { try readGifMetadata(path: $0, limits: settings.limits) }
+        let metadata = try InputSpool.withPath(input, scratchFolder: settings.resolvedScratchFolder) { try readGifMetadata(path: $0, limits: settings.limits) }
         return Timeline(metadata.timelineInput, policy: settings.policy)
     }
 
@@ -54,7 +54,7 @@ public struct GifConverter: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ConversionReport, any Error>) in
                 let thread = Thread {
                     continuation.resume(with: Result {
-                        try InputSpool.withPath(input) { path in
+                        try InputSpool.withPath(input, scratchFolder: settings.resolvedScratchFolder) { path in
                             try GifConverter(settings: settings).convert(
                                 path: path, to: outputs,
                                 progress: { done, total in

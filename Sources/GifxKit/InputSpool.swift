@@ -16,13 +16,13 @@ import Glibc
 package enum InputSpool {
     /// Runs `body` with a readable path for `input`. Throws `GifDecodeError` (`.io`) when the copy fails.
     package static func withPath<Result>(
-        _ input: GifInput, temporaryFolder: String = NSTemporaryDirectory(), _ body: (_ path: String) throws -> Result
+        _ input: GifInput, scratchFolder: String, _ body: (_ path: String) throws -> Result
     ) throws -> Result {
         let path: String
         switch input {
         case .path(let path): return try body(path)
-        case .fileDescriptor(let descriptor): path = try copy(from: FileDescriptor(rawValue: descriptor), into: temporaryFolder)
-        case .bytes(let data): path = try copy(into: temporaryFolder) { try write(data, to: $0) }
+        case .fileDescriptor(let descriptor): path = try copy(from: FileDescriptor(rawValue: descriptor), into: scratchFolder)
+        case .bytes(let data): path = try copy(into: scratchFolder) { try write(data, to: $0) }
         }
         defer {
             // Removed, then forgotten: a signal in between finds it still registered and only unlinks again.

@@ -16,7 +16,7 @@ extension GifConverter {
         // before any file is opened, naming the smallest budget that fits.
         probe.memoryBudget = 1
         do {
-            _ = try InputSpool.withPath(input) { path in try GifConverter(settings: probe).convert(path: path, to: outputs) }
+            _ = try InputSpool.withPath(input, scratchFolder: probe.resolvedScratchFolder) { path in try GifConverter(settings: probe).convert(path: path, to: outputs) }
         } catch let tooSmall as MemoryBudgetTooSmall {
             return tooSmall.smallestBudget
         }

@@ -14,7 +14,8 @@ enum InputSource {
     /// standard input, which exists for exactly the duration of `body` (or until a signal handler removes
     /// it through `TemporaryFiles`). A command does all its reading of the input inside `body`.
     static func withPath<Result>(_ argument: String, _ body: (_ path: String) throws -> Result) throws -> Result {
-        try InputSpool.withPath(argument == "-" ? .fileDescriptor(STDIN_FILENO) : .path(argument), body)
+        try InputSpool.withPath(
+            argument == "-" ? .fileDescriptor(STDIN_FILENO) : .path(argument), scratchFolder: TemporaryFiles.environmentFolder, body)
     }
 }
 

@@ -44,7 +44,7 @@ import Testing
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = try Self.gif.encode()
-        let spooled = try InputSpool.withPath(.bytes(data), temporaryFolder: folder.path) { path in
+        let spooled = try InputSpool.withPath(.bytes(data), scratchFolder: folder.path) { path in
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
             let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
             #expect(mode == 0o600)
@@ -55,14 +55,45 @@ import Testing
         // Also when the body throws.
         struct Stop: Error {}
         #expect(throws: Stop.self) {
-            try InputSpool.withPath(.bytes(data), temporaryFolder: folder.path) { _ in throw Stop() }
+            try InputSpool.withPath(.bytes(data), scratchFolder: folder.path) { _ in throw Stop() }
         }
         #expect(try Self.contents(folder).isEmpty)
         // A path is read in place: nothing is copied, nothing removed.
         let original = folder.appendingPathComponent("in.gif")
         try data.write(to: original)
-        #expect(try InputSpool.withPath(.path(original.path), temporaryFolder: folder.path) { $0 } == original.path)
+        #expect(try InputSpool.withPath(.path(original.path), scratchFolder: folder.path) { $0 } == original.path)
         #expect(try Self.contents(folder) == ["in.gif"])
+    }
+
+    /// `RunSettings.scratchFolder` is where a conversion keeps its private files: a copy of in-memory input lies
+    /// there while the conversion runs, nothing is left after it, and a folder that cannot be written fails the
+    /// run as an I/O error (where the environment's folder works).
+    @Test func theScratchFolderIsTheConvertersConfiguration() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = folder.appendingPathComponent("scratch")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        var settings = RunSettings()
+        settings.scratchFolder = scratch.path
+        let seen = NameLog()
+        _ = try await GifConverter(settings: settings).convert(
+            .bytes(try Self.gif.encode()), to: [.poster(target: folder.appendingPathComponent("a.png").path, frame: .index(0))]
+        ) { _ in seen.append((try? Self.contents(scratch)) ?? []) }
+        #expect(!seen.all.isEmpty)
+        #expect(seen.all.allSatisfy { $0.count == 1 && $0[0].hasPrefix("gifx-input-") })
+        #expect(try Self.contents(scratch).isEmpty)
+
+        settings.scratchFolder = folder.appendingPathComponent("missing").path
+        let poster = OutputRequest.poster(target: folder.appendingPathComponent("b.png").path, frame: .index(0))
+        do {
+            _ = try await GifConverter(settings: settings).convert(.bytes(try Self.gif.encode()), to: [poster])
+            Issue.record("a scratch folder that does not exist was used")
+        } catch let error as any GifxError {
+            #expect(error.failureClass == .io)
+        }
+        settings.scratchFolder = nil
+        _ = try await GifConverter(settings: settings).convert(.bytes(try Self.gif.encode()), to: [poster])
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("b.png").path))
     }
 
     @Test func convertsBytesToVideoAndSheetWithProgress() async throws {
@@ -159,6 +190,13 @@ import Testing
 }
 
 /// Progress updates collected from the conversion's thread.
+private final class NameLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lists: [[String]] = []
+    func append(_ names: [String]) { lock.withLock { lists.append(names) } }
+    var all: [[String]] { lock.withLock { lists } }
+}
+
 private final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()
     private var updates: [ConversionProgress] = []

@@ -9,7 +9,7 @@ import Glibc
 
 /// Canvases of one size kept on disk by slot, so a conversion can show them again without decoding the GIF
 /// again or holding them in memory: the edits' reordering (`EditedCanvases`) and `--target-size`'s further
-/// encodes (`CanvasSpool`). The file lives in the scratch folder (TMPDIR) and is unlinked the moment it is
+/// encodes (`CanvasSpool`). The file lives in the run's scratch folder (`RunSettings.scratchFolder`) and is unlinked the moment it is
 /// created: only the descriptor names it, so nothing is left behind whatever ends the process, and it is
 /// never counted as output. Disk: `canvasBytes` a slot.
 final class CanvasScratchFile {
@@ -17,7 +17,7 @@ final class CanvasScratchFile {
     let folder: String
     private let fd: FileDescriptor
 
-    init(canvasBytes: Int, folder: String = TemporaryFiles.folder) throws {
+    init(canvasBytes: Int, folder: String) throws {
         self.canvasBytes = canvasBytes
         self.folder = folder
         switch POSIXFiles.makeUniqueFile(prefix: folder + "/gifx-canvases-", access: .ownerOnly) {

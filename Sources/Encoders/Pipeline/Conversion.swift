@@ -83,7 +83,7 @@ package final class Conversion {
         let metadata = try readMetadata()
         let metadataSeconds = Date().timeIntervalSince(started)
         var context = try buildTimeline(metadata)
-        edited = context.edit.map { EditedCanvases(edit: $0, canvas: metadata.canvas) }
+        edited = context.edit.map { EditedCanvases(edit: $0, canvas: metadata.canvas, scratchFolder: settings.resolvedScratchFolder) }
         context.editedCanvases = edited
         defer { edited = nil }  // closes the spool
         let sinks = try requests.map { try VerifyingSink.wrap(try $0.makeSink(context), context: context) }
@@ -91,7 +91,7 @@ package final class Conversion {
         let memory = try planMemory(sinks, metadata).report
         planProgress(sinks, frames: context.frameCount)
         try runPrePass(sinks, metadata)
-        let transaction = OutputTransaction(overwrite: settings.overwrite)
+        let transaction = OutputTransaction(overwrite: settings.overwrite, scratchFolder: settings.resolvedScratchFolder)
         do {
             try openOutputs(sinks, in: transaction)
             try streamCanvases(into: sinks, metadata)

@@ -34,7 +34,7 @@ final class EditedCanvases {
     /// Whether the earliest GIF frame shown (cropped) is opaque, learnt while spooling; `nil` before.
     private(set) var earliestCanvasIsOpaque: Bool?
 
-    init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String = TemporaryFiles.folder) {
+    init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String) {
         self.edit = edit
         source = canvas
         rect = edit.edit.crop ?? PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height)

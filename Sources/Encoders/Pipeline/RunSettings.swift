@@ -25,6 +25,10 @@ public struct RunSettings: Sendable, Equatable {
     public var threads: Int?
     /// Replace existing targets instead of refusing them.
     public var overwrite = false
+    /// Where the conversion keeps its private scratch files: a piped input's copy, a piped output's spool,
+    /// canvases kept for edits and further `--target-size` encodes, rate statistics. `nil`: `TMPDIR`, else
+    /// /tmp. A service gives its conversions a folder of its own, so nothing of theirs mixes with other files.
+    public var scratchFolder: String?
     /// Feed the outputs one after another instead of side by side (the benchmark's baseline).
     public var serialSinks = false
     /// Threads deflating a sprite sheet page; `nil`: the cores, at most 4; 1: libpng's single zlib stream.
@@ -49,6 +53,9 @@ public struct RunSettings: Sendable, Equatable {
     /// Edits of the schedule every output follows (cut, speed, reverse, boomerang, crop; docs/edits.md);
     /// `nil`: the GIF as it plays.
     public var edit: TimelineEdit?
+
+    /// `scratchFolder`, or the environment's when none is set.
+    package var resolvedScratchFolder: String { scratchFolder ?? TemporaryFiles.environmentFolder }
 
     /// Threads a run may ask for, of any pool.
     public static let threadRange = 1...256

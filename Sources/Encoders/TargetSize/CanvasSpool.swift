@@ -9,11 +9,11 @@ final class CanvasSpool {
     private var indices: [Int] = []
     private var buffer: [UInt8]
 
-    init(width: Int, height: Int) throws {
+    init(width: Int, height: Int, folder: String) throws {
         self.width = width
         self.height = height
         buffer = [UInt8](repeating: 0, count: width * height * 4)
-        file = try CanvasScratchFile(canvasBytes: width * height * 4)
+        file = try CanvasScratchFile(canvasBytes: width * height * 4, folder: folder)
     }
 
     var count: Int { indices.count }

@@ -93,9 +93,11 @@ package final class VideoSink: ConversionSink {
             output.markStreamed()
         }
         if writer.options.targetSize != nil {
-            spool = try CanvasSpool(width: context.timeline.canvas.width, height: context.timeline.canvas.height)
+            spool = try CanvasSpool(
+                width: context.timeline.canvas.width, height: context.timeline.canvas.height,
+                folder: context.settings.resolvedScratchFolder)
             if writer.options.codec.hasTwoPass {
-                let stats = try RateStatsFile()
+                let stats = try RateStatsFile(folder: context.settings.resolvedScratchFolder)
                 rateStats = stats
                 writer.rateControlParams = ["pass=1", "stats=\(stats.path)"]
             }

@@ -49,6 +49,8 @@ package final class WebPSink: ConversionSink {
     package let target: String
     package let options: WebPOptions
     private let timeline: Timeline
+    /// The run's scratch folder: the canvas spool and further `--target-size` encodes.
+    private let scratchFolder: String
     private let loopCount: Int
     private var output: AtomicOutput?
     private var writer: AnimatedWebPWriter?
@@ -93,6 +95,7 @@ package final class WebPSink: ConversionSink {
                 : [oneThread])
         self.options = options
         timeline = context.timeline
+        scratchFolder = context.settings.resolvedScratchFolder
         loopCount = min(context.timeline.loop.plays ?? 0, 65535)
         outputSize = canvas
         guard canvas.width <= Int(WEBP_MAX_DIMENSION), canvas.height <= Int(WEBP_MAX_DIMENSION) else {
@@ -129,7 +132,7 @@ package final class WebPSink: ConversionSink {
         }
         writer = try makeWriter(config: config, destination: destination)
         if options.targetSize != nil {
-            spool = try CanvasSpool(width: timeline.canvas.width, height: timeline.canvas.height)
+            spool = try CanvasSpool(width: timeline.canvas.width, height: timeline.canvas.height, folder: scratchFolder)
         }
     }
 
@@ -217,7 +220,7 @@ package final class WebPSink: ConversionSink {
         var kept: (bytes: Int, file: ScratchWebP?)? = first <= cap ? (first, nil) : nil
         var keptQuality = options.quality
         func encode(quality: Float) throws {
-            let scratch = try ScratchWebP(name: target)
+            let scratch = try ScratchWebP(name: target, folder: scratchFolder)
             let writer = try makeWriter(
                 config: try makeConfig(quality: quality),
                 destination: WebPDestination(descriptor: scratch.fd, patchOffset: 0, ownsFile: true, name: target))
@@ -268,8 +271,8 @@ private final class ScratchWebP {
     let fd: FileDescriptor
     let path: String
 
-    init(name: String) throws {
-        switch POSIXFiles.makeHiddenTemporary(beside: TemporaryFiles.folder + "/gifx-webp") {
+    init(name: String, folder: String) throws {
+        switch POSIXFiles.makeHiddenTemporary(beside: folder + "/gifx-webp") {
         case .success(let file):
             fd = file.fd
             path = file.path
