@@ -19,10 +19,14 @@ package final class FrameStream {
     /// Frames decoded ahead of the compositor at most (0 when sequential).
     package let decodeWindow: Int
     package var canvasSize: CanvasSize { metadata.canvas }
-    private let ring: CanvasRing
-    private let producer: Thread?
-    /// Without a producer thread: the decoder, run on the consumer's thread, and the one canvas it lends.
-    private let inline: InlineFrames?
+    /// Where the canvases come from: one of the two implementations.
+    private enum Source {
+        /// No producer thread: the decoder runs on the consumer's thread and lends its one canvas.
+        case inline(InlineFrames)
+        /// A producer thread (with decode-ahead workers) fills the ring ahead of the consumer.
+        case ring(CanvasRing)
+    }
+    private let source: Source
 
     /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
     /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to
@@ -58,12 +62,9 @@ package final class FrameStream {
             capacity = 1
             self.threads = 1
             decodeWindow = 0
-            ring = CanvasRing(capacity: 1, canvasBytes: metadata.canvasBytes, frameCount: 0)
-            producer = nil
-            inline = try InlineFrames(path: path, metadata: metadata, limits: limits)
+            source = .inline(try InlineFrames(path: path, metadata: metadata, limits: limits))
             return
         }
-        inline = nil
         let plan = CacheCapacity.plan(
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
             // A WebP or APNG is decoded on the producer thread alone (no decode-ahead workers).
@@ -75,44 +76,56 @@ package final class FrameStream {
         decodeWindow = plan.decodeWindow
         let ring = CanvasRing(
             capacity: capacity, canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, gate: gate)
-        self.ring = ring
+        source = .ring(ring)
         let producer = Thread {
             ring.produce(path: path, metadata: metadata, limits: limits, plan: plan, bands: bands)
         }
         producer.name = "gifx.frames.producer"
         producer.start()
-        self.producer = producer
     }
 
     deinit { close() }
 
     /// Most bytes the ring has held at once (allocated canvases × canvas bytes), for the caller's statistics.
-    package var peakCacheBytes: Int { inline?.peakBytes ?? ring.peakBytes }
+    package var peakCacheBytes: Int {
+        switch source {
+        case .inline(let inline): inline.peakBytes
+        case .ring(let ring): ring.peakBytes
+        }
+    }
 
     /// Most bytes the decode-ahead window's index buffers have held at once (0 when sequential); final once
     /// the producer has stopped (after the last canvas's `nextCanvas` returned `nil`, or `close()`).
-    package var peakDecodeAheadBytes: Int { ring.peakDecodeAheadBytes }
+    package var peakDecodeAheadBytes: Int {
+        guard case .ring(let ring) = source else { return 0 }
+        return ring.peakDecodeAheadBytes
+    }
 
     /// Threads, window and the window's peak bytes, for the caller's statistics (final like `peakDecodeAheadBytes`).
     package var decodeStats: DecodeStats {
-        if inline == nil, let stats = ring.stats { return stats }
+        if case .ring(let ring) = source, let stats = ring.stats { return stats }
         return DecodeStats(threads: threads, window: decodeWindow, peakWindowBytes: 0)
     }
 
     /// Warnings about damaged image data found so far (final once every canvas has been delivered).
-    package var warnings: [String] { inline?.warnings ?? ring.warnings }
+    package var warnings: [String] {
+        switch source {
+        case .inline(let inline): inline.warnings
+        case .ring(let ring): ring.warnings
+        }
+    }
 
     /// Lends the next canvas (in frame order) to `body`; `nil` after the last one.
     package func nextCanvas<R>(_ body: (Canvas) throws -> R) throws -> R? {
-        if let inline {
-            guard let (index, pixels) = try inline.next() else { return nil }
-            return try body(
-                Canvas(
-                    index: index, width: metadata.canvas.width, height: metadata.canvas.height,
-                    pixels: UnsafeRawBufferPointer(start: pixels, count: metadata.canvasBytes)))
+        let next: (index: Int, pixels: UnsafeMutableRawPointer)?
+        switch source {
+        case .inline(let inline):
+            next = try inline.next()
+        case .ring(let ring):
+            next = try ring.takeNext()
         }
-        guard let (index, pixels) = try ring.takeNext() else { return nil }
-        defer { ring.release() }
+        guard let (index, pixels) = next else { return nil }
+        defer { if case .ring(let ring) = source { ring.release() } }
         return try body(
             Canvas(
                 index: index, width: metadata.canvas.width, height: metadata.canvas.height,
@@ -121,255 +134,12 @@ package final class FrameStream {
 
     /// Stops the producer and waits for it; safe to call more than once.
     package func close() {
-        if inline == nil { ring.cancelAndJoin() }
+        if case .ring(let ring) = source { ring.cancelAndJoin() }
     }
 
     /// Test hook: waits until the producer is held at the gate given to `init` (every earlier frame published).
-    func waitUntilProducerIsHeld() { ring.waitUntilHeld() }
+    func waitUntilProducerIsHeld() { if case .ring(let ring) = source { ring.waitUntilHeld() } }
 
     /// Test hook: lets the producer through the gate.
-    func releaseProducer() { ring.openGate() }
-}
-
-/// The decoder of a stream without a producer thread: frames decoded and composited on demand into one canvas.
-final class InlineFrames {
-    let decoder: any FrameSource
-    private let canvas: UnsafeMutableRawPointer
-    private let canvasBytes: Int
-    private var index = 0
-    private(set) var peakBytes = 0
-    /// The decoder's warnings as of the last frame delivered, as the ring publishes them (a frame that
-    /// fails adds none).
-    private(set) var warnings: [String] = []
-    private var warningTotal = 0
-
-    init(path: String, metadata: GifMetadata, limits: DecodeLimits) throws {
-        decoder = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
-        canvasBytes = metadata.canvasBytes
-        canvas = .allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
-    }
-
-    deinit { canvas.deallocate() }
-
-    /// The next frame composited into the canvas, `nil` after the last.
-    func next() throws -> (index: Int, pixels: UnsafeMutableRawPointer)? {
-        guard try decoder.advance() else { return nil }
-        decoder.copyCanvas(to: canvas)
-        if decoder.warningTotal != warningTotal {
-            warnings = decoder.warnings
-            warningTotal = decoder.warningTotal
-        }
-        peakBytes = canvasBytes
-        defer { index += 1 }
-        return (index, canvas)
-    }
-}
-
-/// The ring shared by the producer thread and the consumer.
-/// `@unchecked Sendable`: every stored var is read and written only while holding `monitor`; a slot's
-/// pixels are written by the producer only between claiming a free slot and publishing it (`filled += 1`),
-/// and read by the consumer only between `takeNext` and `release`, so no slot is touched by both at once.
-final class CanvasRing: @unchecked Sendable {
-    /// The one lock of the ring and of the banded producer's scheduler.
-    let monitor = Monitor()
-    /// Signalled when the consumer or the producer should look again (a frame published or released, a stop).
-    private let condition: Monitor.Condition
-    /// The banded producer's workers' condition: broadcast when a released slot or a cancel may give them work.
-    var workers: Monitor.Condition?
-    private let capacity: Int
-    private let canvasBytes: Int
-    private let frameCount: Int
-    private var slots: [UnsafeMutableRawPointer?]
-    /// Frames published and not yet released by the consumer.
-    private var filled = 0
-    /// Next frame the consumer takes.
-    private var consumed = 0
-    private var allocatedSlots = 0
-    private var cancelled = false
-    private var producerExited = false
-    private var failure: (frame: Int, error: any Error)?
-    private var decoderWarnings: [String] = []
-    private var producerStats: DecodeStats?
-    /// Test gate: the producer waits before claiming a slot for this frame or a later one.
-    private var gate: Int?
-    private var heldAtGate = false
-
-    /// Frames published before the consumer is woken (1 except for tiny canvases).
-    private let wakeBatch: Int
-
-    init(capacity: Int, canvasBytes: Int, frameCount: Int, gate: Int? = nil) {
-        self.capacity = capacity; self.canvasBytes = canvasBytes; self.frameCount = frameCount; self.gate = gate
-        condition = Monitor.Condition(monitor)
-        wakeBatch = canvasBytes <= CacheCapacity.tinyCanvasBytes && gate == nil ? Swift.min(capacity, 16) : 1
-        slots = Array(repeating: nil, count: capacity)
-    }
-
-    deinit {
-        for slot in slots { slot?.deallocate() }
-    }
-
-    var peakBytes: Int { locked { allocatedSlots * canvasBytes } }
-    var warnings: [String] { locked { decoderWarnings } }
-    var peakDecodeAheadBytes: Int { locked { producerStats?.peakWindowBytes ?? 0 } }
-    /// The banded producer's statistics, once it has stopped (`nil` for the sequential decoder).
-    var stats: DecodeStats? { locked { producerStats } }
-
-    // MARK: producer side
-
-    /// The producer thread's body: the sequential decoder (or a WebP/APNG source) composites each frame and
-    /// it is copied into a claimed slot; with more than one thread, `BandedFrameProducer` composites bands
-    /// of frames straight into their slots on every thread. Until done, cancelled, or failed.
-    func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan, bands: Int? = nil) {
-        var stats: DecodeStats?
-        do {
-            if metadata.format != .gif {
-                // A WebP or APNG (issue 35): its `FrameSource` decodes and composites each frame in order on this
-                // thread (one call per frame; no decode-ahead), into the same ring.
-                let source = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
-                deliverFrames(of: source, advancing: source.advance)
-            } else if plan.threads > 1 {
-                stats = BandedFrameProducer(
-                    ring: self, path: path, metadata: metadata, limits: limits, plan: plan, bands: bands
-                ).run()
-            } else {
-                let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
-                deliverFrames(of: decoder, advancing: decoder.advance)
-            }
-        } catch {
-            locked { failure = (0, error) }  // the source could not be opened
-        }
-        locked {
-            producerStats = stats
-            producerExited = true
-            condition.broadcast()
-        }
-    }
-
-    /// The one delivery loop of every source: `next` composites the next frame, which is copied into a claimed
-    /// slot and published with the warnings (only when they changed: building the list per frame would cost
-    /// O(frames) each time); until the last frame, a cancel, or an error, recorded with its frame.
-    private func deliverFrames(of source: some FrameSource, advancing next: () throws -> Bool) {
-        var frame = 0
-        var publishedWarnings = 0
-        do {
-            while try next() {
-                guard let slot = claimSlot(for: frame) else { break }  // cancelled
-                source.copyCanvas(to: slot)
-                let total = source.warningTotal
-                publish(warnings: total != publishedWarnings ? source.warnings : nil)
-                publishedWarnings = total
-                frame += 1
-            }
-        } catch {
-            locked { failure = (frame, error) }
-        }
-    }
-
-    private func claimSlot(for frame: Int) -> UnsafeMutableRawPointer? {
-        locked {
-            while let gate, frame >= gate, !cancelled {
-                heldAtGate = true
-                condition.broadcast()
-                condition.wait()
-            }
-            while !isSlotFree(for: frame) && !cancelled { condition.wait() }
-            if cancelled { return nil }
-            return slotLocked(for: frame)
-        }
-    }
-
-    /// Whether frame `frame`'s slot no longer holds a frame the consumer has still to release (holding the lock).
-    func isSlotFree(for frame: Int) -> Bool { frame < consumed + capacity }
-
-    /// Frame `frame`'s slot, allocated on first use (holding the lock).
-    func slotLocked(for frame: Int) -> UnsafeMutableRawPointer {
-        let position = frame % capacity
-        if let slot = slots[position] { return slot }
-        let slot = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)
-        slots[position] = slot
-        allocatedSlots += 1
-        return slot
-    }
-
-    /// Whether the banded producer may draw frame `frame` (holding the lock): not at or past the test gate.
-    /// Asked for the gate's frame once every earlier frame is published, the producer counts as held there.
-    func passesGate(_ frame: Int) -> Bool {
-        guard let gate, frame >= gate else { return true }
-        if consumed + filled >= gate && !heldAtGate {
-            heldAtGate = true
-            condition.broadcast()
-        }
-        return false
-    }
-
-    /// Whether the consumer closed the stream (holding the lock).
-    var isCancelled: Bool { cancelled }
-
-    /// Records that frame `frame` failed with `error` (holding the lock): the consumer gets it at that frame.
-    func fail(frame: Int, _ error: any Error) { failure = (frame, error) }
-
-    private func publish(warnings: [String]?) {
-        locked { publishLocked(warnings: warnings) }
-    }
-
-    /// Publishes the next frame, in order (holding the lock).
-    func publishLocked(warnings: [String]?) {
-        filled += 1
-        if let warnings { decoderWarnings = warnings }
-        // Tiny canvases wake the consumer once per `wakeBatch` frames: waking it for each cost more than
-        // the frame. The producer only waits when the ring is full (`filled == capacity >= wakeBatch`)
-        // and broadcasts when it stops, so a waiting consumer is always woken.
-        if filled >= wakeBatch { condition.broadcast() }
-    }
-
-    // MARK: consumer side
-
-    /// Waits for the next frame; `nil` when all were delivered; throws the producer's error for its frame.
-    func takeNext() throws -> (index: Int, pixels: UnsafeMutableRawPointer)? {
-        try locked {
-            while filled == 0 && !producerExited && consumed < frameCount && !cancelled { condition.wait() }
-            // Closed: nothing more is delivered, not even a frame the producer published before it stopped.
-            if cancelled && consumed < frameCount { throw GifDecodeError(.io, at: nil, "frame stream closed") }
-            if filled > 0, let slot = slots[consumed % capacity] { return (consumed, slot) }
-            if let failure, failure.frame == consumed { throw failure.error }
-            return nil
-        }
-    }
-
-    /// Hands the slot taken by `takeNext` back to the producer.
-    func release() {
-        locked {
-            filled -= 1
-            consumed += 1
-            // A producer waiting for a slot is woken once `wakeBatch` slots are free (or the ring is empty),
-            // as the consumer is: per frame on tiny canvases, the hand-over cost more than the frame.
-            if capacity - filled >= wakeBatch || filled == 0 { condition.broadcast() }
-            workers?.broadcast()  // a slot is free: bands of a later frame may go on
-        }
-    }
-
-    func waitUntilHeld() {
-        locked { while !heldAtGate && !producerExited { condition.wait() } }
-    }
-
-    func openGate() {
-        locked {
-            gate = nil
-            condition.broadcast()
-            workers?.broadcast()
-        }
-    }
-
-    func cancelAndJoin() {
-        locked {
-            cancelled = true
-            condition.broadcast()
-            workers?.broadcast()
-            while !producerExited { condition.wait() }
-        }
-    }
-
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        try monitor.withLock(body)
-    }
+    func releaseProducer() { if case .ring(let ring) = source { ring.openGate() } }
 }
