@@ -217,3 +217,31 @@ package final class OutputTransaction {
         for output in outputs { output.discard() }
     }
 }
+
+extension OutputTransaction {
+    /// Every page stays open (as a hidden temporary file) until the all-or-nothing commit, so thousands of
+    /// pages need thousands of descriptors: raise the soft limit towards the hard one, or refuse up front.
+    static func ensureOpenFiles(_ outputs: Int, for path: String) throws {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let needed = rlim_t(outputs + 64)
+        guard limit.rlim_cur < needed else { return }
+        if limit.rlim_max >= needed {
+            limit.rlim_cur = needed
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
+        }
+        throw OutputError(
+            path: path,
+            reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max))",
+            failure: .cannotCreateOutput, kind: .tooManyOpenFiles)
+    }
+}
+
+/// Writes all of `bytes` to `output`'s temporary file, or throws the failure named after its target.
+func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) throws {
+    do throws(Errno) {
+        try POSIXFiles.writeAll(output.descriptor!, bytes)
+    } catch {
+        throw OutputError.writing(output.displayPath, errno: error.rawValue)
+    }
+}

@@ -191,13 +191,13 @@ struct BatchCommand: ParsableCommand {
 
         var all = BatchInputs.expand(inputs, standardInput: Self.readStandardInput)
         BatchInputs.flagCollisions(&all) { input in
-            outDir + "/" + BatchRunner.removingExtension(input.relativePath) + target.outputExtension
+            outDir + "/" + BatchFiles.removingExtension(input.relativePath) + target.outputExtension
         }
         let selected = all.filter { shard.contains(relativePath: $0.relativePath) }
         // Inputs up to date (skipped) or refused (reported at once) take no job, nor the cores of one.
         let toConvert = selected.filter { input in
             input.problem == nil && !target.isUpToDate(
-                base: outDir + "/" + BatchRunner.removingExtension(input.relativePath), input: input.path)
+                base: outDir + "/" + BatchFiles.removingExtension(input.relativePath), input: input.path)
         }.count
         let jobs = BatchTarget.runningJobs(requested: self.jobs, toConvert: toConvert)
 

@@ -146,7 +146,7 @@ package final class SpriteSheetSink: ConversionSink {
         }
         pagePaths = spritePagePaths(options.pngPath, pageCount: geometry.pageCount)
         documentPaths = spriteDocumentPaths(options.jsonPath, format: options.format, pageCount: geometry.pageCount)
-        try ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
+        try OutputTransaction.ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
         pageOutputs = try pagePaths.map { try transaction.add($0) }
         documentOutputs = try documentPaths.map { try transaction.add($0) }
     }
@@ -267,53 +267,8 @@ package final class SpriteSheetSink: ConversionSink {
     }
 }
 
-/// `OUT.png` for one page; `OUT-0.png`, `OUT-1.png`, … for several.
-package func spritePagePaths(_ pngPath: String, pageCount: Int) -> [String] {
-    guard pageCount > 1 else { return [pngPath] }
-    let url = URL(fileURLWithPath: pngPath)
-    let ext = url.pathExtension.isEmpty ? "png" : url.pathExtension
-    let stem = url.pathExtension.isEmpty ? pngPath : String(pngPath.dropLast(ext.count + 1))
-    return (0..<pageCount).map { "\(stem)-\($0).\(ext)" }
-}
-
-/// `path` as seen from the folder of `reference` (the JSON), so the sheet and its JSON can move together.
-func relativePath(_ path: String, from reference: String) -> String {
-    let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
-    let base = URL(fileURLWithPath: reference).standardizedFileURL.deletingLastPathComponent().pathComponents
-    var common = 0
-    while common < min(target.count - 1, base.count) && target[common] == base[common] { common += 1 }
-    let ups = Array(repeating: "..", count: base.count - common)
-    return (ups + target[common...]).joined(separator: "/")
-}
-
-/// Every page stays open (as a hidden temporary file) until the all-or-nothing commit, so thousands of
-/// pages need thousands of descriptors: raise the soft limit towards the hard one, or refuse up front.
-private func ensureOpenFiles(_ outputs: Int, for path: String) throws {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-    let needed = rlim_t(outputs + 64)
-    guard limit.rlim_cur < needed else { return }
-    if limit.rlim_max >= needed {
-        limit.rlim_cur = needed
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
-    }
-    throw OutputError(
-        path: path,
-        reason: "\(outputs) output files would be open at once (limit \(limit.rlim_max))",
-        failure: .cannotCreateOutput, kind: .tooManyOpenFiles)
-}
-
 private func requireAllFrames(_ delivered: Int, of expected: Int) throws {
     guard delivered == expected else {
         throw GifDecodeError(.truncated, at: nil, "only \(delivered) of \(expected) frames could be decoded")
-    }
-}
-
-/// Writes all of `bytes` to `output`'s temporary file, or throws the failure named after its target.
-func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) throws {
-    do throws(Errno) {
-        try POSIXFiles.writeAll(output.descriptor!, bytes)
-    } catch {
-        throw OutputError.writing(output.displayPath, errno: error.rawValue)
     }
 }

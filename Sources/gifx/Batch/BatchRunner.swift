@@ -13,45 +13,6 @@ import Glibc
 /// reported from its wait status as a process of its own would have been; a fresh worker takes the next.
 /// Memory is bounded: one record per worker, no queue beyond the input list.
 final class BatchRunner {
-    struct Settings {
-        var target: BatchTarget
-        var outDir: String
-        var jobs: Int
-        /// Passed to every child as its own `--memory-budget` (the batch's budget divided by `jobs`).
-        var memoryBudgetPerJob: Int?
-        var passthrough: [String]
-        var quiet: Bool
-        /// `--timeout`: seconds a conversion may run before it gets SIGTERM, then SIGKILL after `terminationGrace`.
-        var timeout: Double? = nil
-        /// `--max-memory`: bytes of data each child may map (`BatchChildSetup`).
-        var maxMemory: Int? = nil
-        /// Seconds between SIGTERM (the child removes its temporary files and exits 143) and SIGKILL.
-        var terminationGrace: Double = 5
-        /// `--progress json`: a `jobStart` line per child started and a `jobEnd` line per input reported.
-        var events: JSONProgress? = nil
-        /// `--progress none` (or json): no bar even on a terminal.
-        var showBar = true
-        /// Inputs a worker converts before it is replaced: nil, as many as come; 1, one process per input
-        /// (`GIFX_BATCH_PROCESS_PER_INPUT=1`, the model before workers, for comparison).
-        var inputsPerWorker: Int? = nil
-    }
-
-    struct Summary {
-        var converted = 0
-        var skipped = 0
-        /// Every failure, whatever its kind; the three kinds below are also counted on their own.
-        var failed = 0
-        var timedOut = 0
-        var outOfMemory = 0
-        var killedBySignal = 0
-        /// Hidden temporary files of earlier, killed runs (or of children killed here) removed.
-        var leftoversRemoved = 0
-        var notStarted = 0
-        var reportFailures = 0
-        /// SIGINT or SIGTERM, when one stopped the batch.
-        var stoppedBy: Int32?
-    }
-
     private struct Running {
         let input: BatchInput
         let base: String
@@ -199,7 +160,7 @@ final class BatchRunner {
     private var done: Int { summary.converted + summary.skipped + summary.failed }
 
     private func base(of input: BatchInput) -> String {
-        settings.outDir + "/" + Self.removingExtension(input.relativePath)
+        settings.outDir + "/" + BatchFiles.removingExtension(input.relativePath)
     }
 
     // MARK: - Timeouts
@@ -266,7 +227,7 @@ final class BatchRunner {
         if settings.target.outputIsStandardOutput {
             let target = settings.target.standardOutputPath(base: base)
             let temporary: String
-            switch Self.makeTemporary(beside: target) {
+            switch BatchFiles.makeTemporary(beside: target) {
             case .success(let path): temporary = path
             case .failure(let error):
                 fail("\(target): cannot create output: \(error)", 73)
@@ -341,7 +302,7 @@ final class BatchRunner {
             let facts = JobFacts(json: ChildProcess.contents(ofFile: job.stdoutPath), target: settings.target)
             if let temporary = job.temporaryOutput {
                 let target = settings.target.standardOutputPath(base: job.base)
-                if let failure = Self.commit(temporary, to: target) {
+                if let failure = BatchFiles.commit(temporary, to: target) {
                     let reason = failure.description
                     unlink(temporary)
                     record(BatchReportLine(
@@ -422,42 +383,5 @@ final class BatchRunner {
             FileHandle.standardError.write(Data("gifx: \(error)\n".utf8))
         }
         progress?.update(done, extra: summary.failed > 0 ? "\(summary.failed) failed" : "")
-    }
-
-    // MARK: - Files
-
-    /// `sub/a.gif` → `sub/a`; a leading dot (`.gif`) is a name, not an extension.
-    static func removingExtension(_ relativePath: String) -> String {
-        let slash = relativePath.lastIndex(of: "/").map { relativePath.index(after: $0) } ?? relativePath.startIndex
-        let name = relativePath[slash...]
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return relativePath }
-        return String(relativePath[..<dot])
-    }
-
-    /// An output counts as done when it exists and is not older than its input.
-    static func isUpToDate(_ output: String, input: String) -> Bool {
-        var out = stat(), source = stat()
-        guard stat(output, &out) == 0, stat(input, &source) == 0 else { return false }
-        let a = out.st_mtim, b = source.st_mtim
-        return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec)
-    }
-
-    /// A hidden, empty file beside `target` (same folder, so the final rename is atomic), with the
-    /// permissions a new file would get.
-    private static func makeTemporary(beside target: String) -> Result<String, Errno> {
-        POSIXFiles.makeHiddenTemporary(beside: target).map { file in
-            try? file.fd.close()
-            return file.path
-        }
-    }
-
-    /// Flushes the finished temporary file and renames it over the target; the failure is rename's errno.
-    private static func commit(_ temporary: String, to target: String) -> Errno? {
-        do throws(Errno) {
-            try POSIXFiles.durableRename(temporary, to: target)
-            return nil
-        } catch {
-            return error
-        }
     }
 }

@@ -56,7 +56,7 @@ struct BatchTarget: Sendable, Equatable {
 
     /// Done: every marker exists and is not older than the input (and, for a sprite sheet, a page exists too).
     func isUpToDate(base: String, input: String) -> Bool {
-        guard markerPaths(base: base).allSatisfy({ BatchRunner.isUpToDate($0, input: input) }) else { return false }
+        guard markerPaths(base: base).allSatisfy({ BatchFiles.isUpToDate($0, input: input) }) else { return false }
         switch command {
         case .toSprite: return !Self.sheetPages(base: base).isEmpty
         case .convert where formats.contains(.sheet): return !Self.sheetPages(base: base + ".sheet").isEmpty
