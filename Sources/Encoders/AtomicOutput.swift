@@ -49,10 +49,12 @@ public struct OutputError: GifxError {
 /// A file written under a hidden temporary name beside its target and renamed over it only on `commit`,
 /// so a failed or interrupted run never leaves a partial file at the target path.
 ///
-/// The target `-` is standard output (`StandardOutput`): the temporary file is then private (in the scratch folder) and
-/// `commit` copies it out, unless the writer streamed straight to standard output (`markStreamed`).
+/// A descriptor target (standard output, or the caller's descriptor): the temporary file is then private (in the
+/// scratch folder) and `commit` copies it out, unless the writer streamed straight to the descriptor (`markStreamed`).
 package final class AtomicOutput {
-    /// Where the finished file goes.
+    /// Where the finished output goes.
+    package let target: OutputTarget
+    /// The target's path; for a descriptor, its name (`-`, `fd:N`), never a file's.
     package let targetPath: String
     /// The hidden temporary file being written (same folder, so the final rename is atomic).
     package let temporaryPath: String
@@ -63,39 +65,39 @@ package final class AtomicOutput {
     package var fileDescriptor: Int32 { descriptor?.rawValue ?? -1 }
     private let overwrite: Bool
     private var finished = false
-    /// Whether the target is standard output (`-`).
-    package let isStandardOutput: Bool
-    /// Standard output only: the writer sent its bytes there itself, so `commit` copies nothing.
+    /// Whether the target is a descriptor (standard output or the caller's) rather than a file.
+    package var isDescriptor: Bool { target.descriptor != nil }
+    /// A descriptor target only: the writer sent its bytes there itself, so `commit` copies nothing.
     package private(set) var streamed = false
-    /// How errors name the target: its path, or `<stdout>`.
-    package var displayPath: String { isStandardOutput ? StandardOutput.displayName : targetPath }
+    /// How errors name the target: its path, `<stdout>` or `<fd N>`.
+    package var displayPath: String { target.displayName }
 
     /// Creates the temporary file (for standard output, in `scratchFolder`); fails (`cannotCreateOutput`) when
     /// the target exists (without `overwrite`) or its folder cannot be written.
-    package init(targetPath: String, overwrite: Bool, scratchFolder: String) throws {
-        self.targetPath = targetPath
+    package init(target: OutputTarget, overwrite: Bool, scratchFolder: String) throws {
+        self.target = target
+        targetPath = target.name
         self.overwrite = overwrite
-        isStandardOutput = StandardOutput.isTarget(targetPath)
-        if !isStandardOutput && !overwrite && FileManager.default.fileExists(atPath: targetPath) {
-            throw OutputError.exists(targetPath)
+        if case .file(let path) = target, !overwrite && FileManager.default.fileExists(atPath: path) {
+            throw OutputError.exists(path)
         }
-        let beside = isStandardOutput ? scratchFolder + "/gifx-stdout" : targetPath
+        let beside = target.descriptor != nil ? scratchFolder + "/gifx-stdout" : targetPath
         switch POSIXFiles.makeHiddenTemporary(beside: beside) {
         case .success(let file):
             descriptor = file.fd
             temporaryPath = file.path
         case .failure(let error):
             throw OutputError(
-                path: isStandardOutput ? StandardOutput.displayName : targetPath,
+                path: target.displayName,
                 reason: "cannot create output: \(error)", failure: .cannotCreateOutput)
         }
         TemporaryFiles.shared.register(temporaryPath)
     }
 
-    /// The writer sends the output to standard output itself, as it encodes (fragmented MP4, WebM): the
+    /// The writer sends the output to the target descriptor itself, as it encodes (fragmented MP4, WebM): the
     /// temporary file stays empty and `commit` only removes it.
     package func markStreamed() {
-        precondition(isStandardOutput, "only standard output is streamed")
+        precondition(isDescriptor, "only a descriptor is streamed to")
         streamed = true
     }
 
@@ -109,19 +111,19 @@ package final class AtomicOutput {
     /// Puts the data on disk before any name points at it, so a crash never shows a truncated target.
     func flush() {
         precondition(!finished, "output committed twice")
-        if let descriptor, !isStandardOutput { POSIXFiles.sync(descriptor) }
+        if let descriptor, !isDescriptor { POSIXFiles.sync(descriptor) }
         closeDescriptor()
     }
 
     /// Gives the flushed temporary file its target name.
     func publish() throws {
         precondition(!finished, "output committed twice")
-        if isStandardOutput {
+        if let fd = target.descriptor {
             defer { discard() }
             if !streamed {
                 let source = try FileDescriptor.open(FilePath(temporaryPath), .readOnly, options: .closeOnExec)
                 defer { try? source.close() }
-                try StandardOutput.copy(from: source)
+                try StandardOutput.copy(from: source, to: FileDescriptor(rawValue: fd), name: target.displayName)
             }
             return
         }
@@ -162,7 +164,7 @@ package final class AtomicOutput {
     /// Removes a committed target again (used to roll back a multi-file output); standard output cannot be
     /// taken back.
     func removeCommittedTarget() {
-        if !isStandardOutput { unlink(targetPath) }
+        if !isDescriptor { unlink(targetPath) }
     }
 
     deinit { discard() }
@@ -185,23 +187,23 @@ package final class OutputTransaction {
     }
 
     /// Starts one more output; all targets are checked before anything is written.
-    package func add(_ targetPath: String) throws -> AtomicOutput {
-        let output = try AtomicOutput(targetPath: targetPath, overwrite: overwrite, scratchFolder: scratchFolder)
+    package func add(_ target: OutputTarget) throws -> AtomicOutput {
+        let output = try AtomicOutput(target: target, overwrite: overwrite, scratchFolder: scratchFolder)
         outputs.append(output)
         return output
     }
 
     /// Commits every output: all are flushed first, then renamed; if a rename fails, or SIGINT/SIGTERM
     /// arrives meanwhile, the targets already renamed are removed again, so none appears alone.
-    /// Standard output, which cannot be taken back, goes last: only once every file is in place.
+    /// A descriptor, whose bytes cannot be taken back, goes last: only once every file is in place.
     package func commit() throws {
         for output in outputs { output.flush() }
         var committed: [AtomicOutput] = []
         defer { for output in committed { TemporaryFiles.shared.unregister(output.targetPath) } }
         do {
-            for output in outputs.filter({ !$0.isStandardOutput }) + outputs.filter(\.isStandardOutput) {
+            for output in outputs.filter({ !$0.isDescriptor }) + outputs.filter(\.isDescriptor) {
                 try output.publish()
-                guard !output.isStandardOutput else { continue }
+                guard !output.isDescriptor else { continue }
                 // From here until every output is renamed, a signal handler removes it with the rest.
                 TemporaryFiles.shared.register(output.targetPath)
                 committed.append(output)

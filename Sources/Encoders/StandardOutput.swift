@@ -23,10 +23,10 @@ package enum StandardOutput {
     /// Whether standard output is a terminal (binary output there is refused by the CLI).
     package static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    /// Copies the whole file open at `source` (from its start) to standard output; the reader going away
-    /// throws `OutputError.readerGone` (`OutputError.writing` maps EPIPE to it), any other failure
-    /// `OutputError.writing`.
-    static func copy(from source: FileDescriptor) throws {
+    /// Copies the whole file open at `source` (from its start) to `target` (standard output, or a caller's
+    /// descriptor, named `name` in errors); the reader going away throws `OutputError.readerGone`
+    /// (`OutputError.writing` maps EPIPE to it), any other failure `OutputError.writing`.
+    static func copy(from source: FileDescriptor, to target: FileDescriptor, name: String) throws {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var offset: Int64 = 0
         do {
@@ -34,10 +34,10 @@ package enum StandardOutput {
                 let count = try buffer.withUnsafeMutableBytes { try source.read(fromAbsoluteOffset: offset, into: $0) }
                 if count == 0 { return }
                 offset += Int64(count)
-                try POSIXFiles.writeAll(FileDescriptor.standardOutput, buffer.prefix(count))
+                try POSIXFiles.writeAll(target, buffer.prefix(count))
             }
         } catch {
-            throw OutputError.writing(displayName, errno: (error as? Errno)?.rawValue ?? EIO)
+            throw OutputError.writing(name, errno: (error as? Errno)?.rawValue ?? EIO)
         }
     }
 }

@@ -23,6 +23,8 @@ public typealias TimelinePolicy = GifxTimeline.TimelinePolicy
 
 /// One output of a conversion: video, WebP, sprite sheet, poster, frames or the schedule.
 public typealias OutputRequest = GifxEncoders.OutputRequest
+/// Where an output goes: a file (written whole or not at all), standard output, or a caller's descriptor.
+public typealias OutputTarget = GifxEncoders.OutputTarget
 /// A video output's settings: codec, container, rate, quality, size, level, loops.
 public typealias VideoSettings = GifxEncoders.VideoSettings
 /// H.264, HEVC, VP9 or AV1.

@@ -108,15 +108,15 @@ struct ConvertQuery: Sendable, Equatable {
     func request(path: String, jsonPath: String) -> OutputRequest {
         let own = settings
         switch format {
-        case .mp4, .webm, .avif: return .video(target: path, options: videoSettings(format.container!))
-        case .webp: return .webp(target: path, options: WebPOptions(quality: own.quality, size: own.size ?? .original, targetSize: own.targetSize))
+        case .mp4, .webm, .avif: return .video(target: .file(path), options: videoSettings(format.container!))
+        case .webp: return .webp(target: .file(path), options: WebPOptions(quality: own.quality, size: own.size ?? .original, targetSize: own.targetSize))
         case .jpg:
-            return .jpegPoster(target: path, frame: .index(0), options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? 90))
+            return .jpegPoster(target: .file(path), frame: .index(0), options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? 90))
         case .sheet:
             var options = SpriteOptions(pngPath: path, jsonPath: jsonPath)
             options.size = own.size ?? .original
             return .spriteSheet(options)
-        case .timeline: return .timelineJSON(target: path)
+        case .timeline: return .timelineJSON(target: .file(path))
         }
     }
 

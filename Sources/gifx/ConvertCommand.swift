@@ -99,7 +99,7 @@ struct ConvertCommand: ParsableCommand {
     func request(for argument: OutputArgument) throws -> OutputRequest {
         let value = argument.text
         let spec = try argument.parsedSpec()
-        let path = spec.path
+        let path = OutputTarget(commandLine: spec.path)
         let own = spec.settings
         guard let format = spec.format else {
             throw ValidationError(spec.isStandardOutput

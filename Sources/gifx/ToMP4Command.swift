@@ -79,7 +79,7 @@ struct ToMP4Command: ParsableCommand {
                 report = try printingVerificationReport {
                     try InputSource.withPath(input) { path in
                         try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                            .convert(path: path, to: [.video(target: target, options: options)], progress: progress.update)
+                            .convert(path: path, to: [.video(target: OutputTarget(commandLine: target), options: options)], progress: progress.update)
                     }
                 }
                 progress.finish()

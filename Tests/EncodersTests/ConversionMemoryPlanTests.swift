@@ -61,8 +61,8 @@ import Testing
         settings.verify = VerifySettings()
         settings.memoryBudget = 200 << 20
         let report = try Conversion(inputPath: input, settings: settings).run([
-            .poster(target: folder.appendingPathComponent("a.png").path, frame: .index(0)),
-            .poster(target: folder.appendingPathComponent("b.png").path, frame: .last),
+            .poster(target: .file(folder.appendingPathComponent("a.png").path), frame: .index(0)),
+            .poster(target: .file(folder.appendingPathComponent("b.png").path), frame: .last),
         ])
         #expect(report.verifications.count == 2)
         #expect(report.verifications.allSatisfy { $0.passed })
@@ -78,7 +78,7 @@ import Testing
         var settings = RunSettings()
         settings.threads = 1
         let report = try Conversion(inputPath: input, settings: settings).run([
-            .webp(target: folder.appendingPathComponent("a.webp").path, options: WebPOptions()),
+            .webp(target: .file(folder.appendingPathComponent("a.webp").path), options: WebPOptions()),
         ])
         #expect(report.cacheCapacity == 1)
         #expect(report.peakCacheBytes == 8 * 8 * 4)
@@ -91,7 +91,7 @@ import Testing
         var settings = RunSettings()
         settings.threads = 2
         let report = try Conversion(inputPath: input, settings: settings).run([
-            .webp(target: folder.appendingPathComponent("a.webp").path, options: WebPOptions()),
+            .webp(target: .file(folder.appendingPathComponent("a.webp").path), options: WebPOptions()),
         ])
         #expect(report.cacheCapacity >= 1)
         #expect(report.peakCacheBytes <= report.cacheCapacity * 8 * 8 * 4)

@@ -45,7 +45,7 @@ import Testing
         let target = folder.appendingPathComponent("loop.mp4").path
         // Sources 0 1 2 3 4 5 4 3 2 1: 10 output frames a play, two plays; the spool decodes 6 frames once.
         let (report, progress) = try Self.run(
-            TimelineEdit(boomerang: true), [.video(target: target, options: VideoSettings(loops: 2, timing: .vfr))],
+            TimelineEdit(boomerang: true), [.video(target: .file(target), options: VideoSettings(loops: 2, timing: .vfr))],
             input: input)
         guard case .video(let video) = report.outputs[0] else { Issue.record("no video"); return }
         #expect(video.summary.canvases == 20)

@@ -23,9 +23,9 @@ struct MP4FailureTests {
         try FixtureGIF.solidFrames(width: 16, height: 16, colorIndices: [1, 2, 3, 4], delays: [10, 10, 10, 10])
             .write(to: URL(fileURLWithPath: input))
         let requests: [OutputRequest] = [
-            .video(target: folder.appendingPathComponent("out.mp4").path, options: VideoSettings()),
-            .video(target: folder.appendingPathComponent("out.webm").path, options: VideoSettings(container: .webm)),
-            .webp(target: folder.appendingPathComponent("out.webp").path, options: WebPOptions()),
+            .video(target: .file(folder.appendingPathComponent("out.mp4").path), options: VideoSettings()),
+            .video(target: .file(folder.appendingPathComponent("out.webm").path), options: VideoSettings(container: .webm)),
+            .webp(target: .file(folder.appendingPathComponent("out.webp").path), options: WebPOptions()),
         ]
         var asked = 0
         #expect(throws: CancellationError.self) {

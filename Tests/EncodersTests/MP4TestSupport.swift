@@ -169,7 +169,7 @@ func convertFixture(
     let target = folder.appendingPathComponent("out.mp4").path
     var settings = RunSettings(memoryBudget: memoryBudget)
     settings.encodeRepeats = encodeRepeats
-    let report = try Conversion(inputPath: input, settings: settings).run([.video(target: target, options: options)])
+    let report = try Conversion(inputPath: input, settings: settings).run([.video(target: .file(target), options: options)])
     let result = try #require({ if case .video(let video) = report.outputs[0] { video } else { nil } }())
     let stream = try MP4Oracle.probe(target)
     let frames = try MP4Oracle.decodeFrames(target, width: stream.width, height: stream.height)

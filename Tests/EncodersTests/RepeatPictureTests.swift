@@ -97,7 +97,7 @@ struct RepeatPictureTests {
         if fragmented { settings.fragmentedMP4Above = 0 }
         var options = VideoSettings(loops: c.loops)
         options.crf = crf
-        let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: target, options: options)])
+        let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: .file(target), options: options)])
         guard case .video(let video) = report.outputs[0] else { throw MP4OracleError("no video result") }
         return (target, video.summary, video.tuning.params)
     }

@@ -44,7 +44,7 @@ struct AnimatedInputConverterTests {
         let report = try await converter.convert(
             .path(path.path),
             to: [
-                .video(target: mp4, options: VideoSettings(preset: "ultrafast")),
+                .video(target: .file(mp4), options: VideoSettings(preset: "ultrafast")),
                 .spriteSheet(SpriteOptions(
                     pngPath: folder.appendingPathComponent("sheet.png").path,
                     jsonPath: folder.appendingPathComponent("sheet.json").path)),
@@ -86,7 +86,7 @@ struct AnimatedInputConverterTests {
         let report = try await converter.convert(
             .path(path.path),
             to: [
-                .video(target: mp4, options: VideoSettings(preset: "ultrafast")),
+                .video(target: .file(mp4), options: VideoSettings(preset: "ultrafast")),
                 .spriteSheet(SpriteOptions(
                     pngPath: folder.appendingPathComponent("sheet.png").path,
                     jsonPath: folder.appendingPathComponent("sheet.json").path)),

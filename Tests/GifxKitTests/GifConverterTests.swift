@@ -77,14 +77,14 @@ import Testing
         settings.scratchFolder = scratch.path
         let seen = NameLog()
         _ = try await GifConverter(settings: settings).convert(
-            .bytes(try Self.gif.encode()), to: [.poster(target: folder.appendingPathComponent("a.png").path, frame: .index(0))]
+            .bytes(try Self.gif.encode()), to: [.poster(target: .file(folder.appendingPathComponent("a.png").path), frame: .index(0))]
         ) { _ in seen.append((try? Self.contents(scratch)) ?? []) }
         #expect(!seen.all.isEmpty)
         #expect(seen.all.allSatisfy { $0.count == 1 && $0[0].hasPrefix("gifx-input-") })
         #expect(try Self.contents(scratch).isEmpty)
 
         settings.scratchFolder = folder.appendingPathComponent("missing").path
-        let poster = OutputRequest.poster(target: folder.appendingPathComponent("b.png").path, frame: .index(0))
+        let poster = OutputRequest.poster(target: .file(folder.appendingPathComponent("b.png").path), frame: .index(0))
         do {
             _ = try await GifConverter(settings: settings).convert(.bytes(try Self.gif.encode()), to: [poster])
             Issue.record("a scratch folder that does not exist was used")
@@ -103,7 +103,7 @@ import Testing
         let report = try await GifConverter().convert(
             .bytes(try Self.gif.encode()),
             to: [
-                .video(target: folder.appendingPathComponent("a.mp4").path, options: VideoSettings(preset: "ultrafast")),
+                .video(target: .file(folder.appendingPathComponent("a.mp4").path), options: VideoSettings(preset: "ultrafast")),
                 .spriteSheet(SpriteOptions(
                     pngPath: folder.appendingPathComponent("a.png").path,
                     jsonPath: folder.appendingPathComponent("a.json").path)),
@@ -136,9 +136,9 @@ import Testing
                 .path(input.path),
                 to: [
                     .video(
-                        target: folder.appendingPathComponent("long.mp4").path,
+                        target: .file(folder.appendingPathComponent("long.mp4").path),
                         options: VideoSettings(preset: "ultrafast", loops: 100)),
-                    .webp(target: folder.appendingPathComponent("long.webp").path, options: WebPOptions()),
+                    .webp(target: .file(folder.appendingPathComponent("long.webp").path), options: WebPOptions()),
                 ],
                 progress: { update in
                     guard update.canvasesDone == 5 else { return }
@@ -158,7 +158,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         var finished: ConversionReport?
         for try await event in GifConverter().events(
-            .bytes(try Self.gif.encode()), to: [.timelineJSON(target: folder.appendingPathComponent("t.json").path)])
+            .bytes(try Self.gif.encode()), to: [.timelineJSON(target: .file(folder.appendingPathComponent("t.json").path))])
         {
             if case .finished(let report) = event { finished = report }
         }

@@ -15,7 +15,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = try Self.gif.encode()
         let target = folder.appendingPathComponent("out.mp4").path
-        let outputs: [OutputRequest] = [.video(target: target, options: VideoSettings())]
+        let outputs: [OutputRequest] = [.video(target: .file(target), options: VideoSettings())]
         let smallest = try GifConverter(settings: RunSettings(threads: 1)).smallestMemoryBudget(.bytes(data), to: outputs)
         // docs/memory.md: 24 MiB for gifx and 28 MiB for libav before any pixel.
         #expect(smallest >= 52 << 20)
@@ -43,10 +43,10 @@ import Testing
         let converter = GifConverter(settings: RunSettings(threads: 1))
         func smallest(_ output: OutputRequest) throws -> Int { try converter.smallestMemoryBudget(.bytes(data), to: [output]) }
         let path = { (name: String) in folder.appendingPathComponent(name).path }
-        let base = try smallest(.timelineJSON(target: path("t.json")))
+        let base = try smallest(.timelineJSON(target: .file(path("t.json"))))
         // A canvas C = 1280 × 720 × 4 = 3,686,400 bytes. WebP on one thread: 11 C + 4 MiB = 44,744,704 bytes
         // (measured alone: 40-44 MiB; the estimate before was 7 C + 4 MiB, 29,999,104 bytes).
-        let webp = try smallest(.webp(target: path("o.webp"), options: WebPOptions()))
+        let webp = try smallest(.webp(target: .file(path("o.webp")), options: WebPOptions()))
         #expect(abs(webp - base - 44_744_704) < 1 << 20, "WebP share \(webp - base)")
         // The sheet, indexed (the GIF's palettes hold its colours): one row of slots, 4096 pixels wide (four
         // 1280-pixel cells would be 5120) × 720 rows × 1 byte, + 5 MiB of deflate blocks = 8,192,000 bytes

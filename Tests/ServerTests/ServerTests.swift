@@ -219,7 +219,7 @@ import Testing
         let slow = try noiseGIF(width: 320, height: 240, frames: 40, seed: 36)
         // The smallest budget of this conversion at one thread, as the planner states it.
         let smallest = try GifConverter(settings: RunSettings(threads: 1)).smallestMemoryBudget(
-            .bytes(slow), to: [.video(target: cache + "/probe.mp4", options: VideoSettings(crf: 30))])
+            .bytes(slow), to: [.video(target: .file(cache + "/probe.mp4"), options: VideoSettings(crf: 30))])
         var configuration = Self.configuration(cache)
         configuration.memoryBudget = smallest + smallest / 2
         configuration.threads = 4

@@ -39,12 +39,13 @@ const char *gifx_av_library_path(int library);
 #define GIFX_DECLARE_VOID_FORWARDER(lib, name, params, args) void gifx_##name params;
 GIFX_AV_FUNCTIONS(GIFX_DECLARE_FORWARDER, GIFX_DECLARE_VOID_FORWARDER)
 
-/* An AVIOContext writing to standard output (a pipe: never seeks). `duration_us` > 0 is filled into the
-   mvhd, tkhd and mdhd durations of a fragmented MP4's moov as it passes (they are written as 0, the end not
-   being known to libavformat yet). Returns 0 or an AVERROR; close with gifx_stdout_avio_close, which
-   flushes and returns the context's write error (AVERROR(EPIPE) when the reader went away). */
-int gifx_stdout_avio_open(AVIOContext **context, int64_t duration_us);
-int gifx_stdout_avio_close(AVIOContext **context);
+/* An AVIOContext writing to the open descriptor `fd` (standard output, or a caller's pipe or socket: it never
+   seeks, and never closes `fd`). `duration_us` > 0 is filled into the mvhd, tkhd and mdhd durations of a
+   fragmented MP4's moov as it passes (they are written as 0, the end not being known to libavformat yet).
+   Returns 0 or an AVERROR; close with gifx_descriptor_avio_close, which flushes and returns the context's
+   write error (AVERROR(EPIPE) when the reader went away). */
+int gifx_descriptor_avio_open(AVIOContext **context, int fd, int64_t duration_us);
+int gifx_descriptor_avio_close(AVIOContext **context);
 #undef GIFX_DECLARE_FORWARDER
 #undef GIFX_DECLARE_VOID_FORWARDER
 

@@ -8,18 +8,18 @@ import GifxFrames
 /// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
 public enum OutputRequest: Sendable {
     /// An MP4 or WebM at `target` (`VideoWriter`; the container is in the options).
-    case video(target: String, options: VideoSettings)
+    case video(target: OutputTarget, options: VideoSettings)
     /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
     /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
     case spriteSheet(SpriteOptions)
     /// The schedule as JSON (`TimelineJSONSink`).
-    case timelineJSON(target: String)
+    case timelineJSON(target: OutputTarget)
     /// One composited frame as an RGBA PNG (`PosterSink`).
-    case poster(target: String, frame: PosterFrame)
+    case poster(target: OutputTarget, frame: PosterFrame)
     /// One composited frame as a JPEG over a background colour (`PosterSink`).
-    case jpegPoster(target: String, frame: PosterFrame, options: JPEGOptions)
+    case jpegPoster(target: OutputTarget, frame: PosterFrame, options: JPEGOptions)
     /// An animated WebP (`WebPSink`).
-    case webp(target: String, options: WebPOptions)
+    case webp(target: OutputTarget, options: WebPOptions)
     /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
     case canvases(folder: String?)
 }

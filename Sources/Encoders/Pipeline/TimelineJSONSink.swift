@@ -6,18 +6,22 @@ import GifxTimeline
 /// fixed pieces, as the CLI's `timeline` command streams it, so the two are the same bytes and a schedule of
 /// millions of frames is never one document in memory.
 package final class TimelineJSONSink: ConversionSink {
+    /// Where the output goes.
+    package let destination: OutputTarget
+    /// The target's name in results (`OutputTarget.name`).
     package let target: String
     private let timeline: Timeline
     private let edit: EditedTimeline?
     private var output: AtomicOutput?
 
-    package init(target: String, context: ConversionContext) {
-        self.target = target
+    package init(target: OutputTarget, context: ConversionContext) {
+        destination = target
+        self.target = target.name
         timeline = context.timeline
         edit = context.edit
     }
 
-    package func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
+    package func open(in transaction: OutputTransaction) throws { output = try transaction.add(destination) }
     package var plannedPasses: Int { 0 }
     package func beginPass(_ pass: Int) throws -> Bool { false }
     package func consume(_ canvas: Canvas) throws -> Bool { false }

@@ -147,8 +147,8 @@ package final class SpriteSheetSink: ConversionSink {
         pagePaths = spritePagePaths(options.pngPath, pageCount: geometry.pageCount)
         documentPaths = spriteDocumentPaths(options.jsonPath, format: options.format, pageCount: geometry.pageCount)
         try OutputTransaction.ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
-        pageOutputs = try pagePaths.map { try transaction.add($0) }
-        documentOutputs = try documentPaths.map { try transaction.add($0) }
+        pageOutputs = try pagePaths.map { try transaction.add(OutputTarget(commandLine: $0)) }
+        documentOutputs = try documentPaths.map { try transaction.add(OutputTarget(commandLine: $0)) }
     }
 
     /// The sheet's name for the description: its path, or for a sheet sent to standard output the JSON's name

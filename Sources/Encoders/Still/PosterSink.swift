@@ -53,6 +53,9 @@ public struct PosterResult: Sendable {
 /// background. The pass stops asking for canvases once its frame is written, so a frame-0 poster costs
 /// one frame's decode.
 package final class PosterSink: ConversionSink {
+    /// Where the output goes.
+    package let destination: OutputTarget
+    /// The target's name in results, errors and the memory plan (`OutputTarget.name`).
     package let target: String
     package let frame: Int
     package let format: PosterFormat
@@ -60,20 +63,22 @@ package final class PosterSink: ConversionSink {
     private var output: AtomicOutput?
     private var written = false
 
-    package init(target: String, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
+    package init(target destination: OutputTarget, frame: PosterFrame, format: PosterFormat = .png, context: ConversionContext) throws {
+        let target = destination.name
         let count = context.frameCount
         guard let index = frame.resolved(frameCount: count) else {
             let requested: Int
             if case .index(let n) = frame { requested = n } else { requested = count }
             throw PosterFrameError(path: target, requested: requested, frameCount: count)
         }
+        self.destination = destination
         self.target = target
         self.frame = index
         self.format = format
         size = context.canvas
     }
 
-    package func open(in transaction: OutputTransaction) throws { output = try transaction.add(target) }
+    package func open(in transaction: OutputTransaction) throws { output = try transaction.add(destination) }
 
     /// A JPEG is the canvas over the background, then libav's 4:2:0 frame and its packet; a PNG goes row by row.
     package var memoryDemand: MemoryDemand? {

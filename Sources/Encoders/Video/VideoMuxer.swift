@@ -12,13 +12,13 @@ final class VideoMuxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
     private let path: String
-    /// How errors name the output: `path`, or `<stdout>` when `path` is `pipe:1`.
+    /// How errors name the output: `path`, or the descriptor's name (`<stdout>`).
     private let displayPath: String
     private let container: VideoContainer
     private let layout: MP4Layout?
     private var fileOpen = false
-    /// Writing to standard output (a pipe), not to a file libavformat opens by name.
-    private let toStandardOutput: Bool
+    /// The descriptor written to (standard output, or a caller's pipe or socket), not a file libavformat opens by name.
+    private let descriptor: Int32?
     /// MP4 (either layout): the last packet written is held back until the next one arrives, so `finish` can
     /// stretch its duration to the presentation end (see `finish`).
     private var heldPacket: UnsafeMutablePointer<AVPacket>?
@@ -31,10 +31,15 @@ final class VideoMuxer {
     /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
     private var variableRate = false
 
-    /// `path` "pipe:1": standard output, through gifx's own AVIO context (`gifx_stdout_avio_open`).
-    init(path: String, container: VideoContainer = .mp4, layout: MP4Layout? = .faststart, displayPath: String? = nil) throws {
+    /// `streamingTo`: write to that descriptor (its `path` is then `pipe:N`), through gifx's own AVIO context
+    /// (`gifx_descriptor_avio_open`), instead of the file at `path`.
+    init(
+        path: String, streamingTo descriptor: Int32? = nil, container: VideoContainer = .mp4,
+        layout: MP4Layout? = .faststart, displayPath: String? = nil
+    ) throws {
+        let path = descriptor.map { "pipe:\($0)" } ?? path
         self.path = path
-        toStandardOutput = path == "pipe:1"
+        self.descriptor = descriptor
         self.displayPath = displayPath ?? path
         self.container = container
         self.layout = container == .mp4 ? layout : nil
@@ -57,7 +62,7 @@ final class VideoMuxer {
 
     @discardableResult
     private func closeOutput(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int32 {
-        toStandardOutput ? gifx_stdout_avio_close(&context.pointee.pb) : gifx_avio_closep(&context.pointee.pb)
+        descriptor != nil ? gifx_descriptor_avio_close(&context.pointee.pb) : gifx_avio_closep(&context.pointee.pb)
     }
 
     /// Whether the encoder must put its parameter sets in extradata (true for MP4).
@@ -85,14 +90,14 @@ final class VideoMuxer {
     }
 
     /// Opens the file and writes the header (the muxer may change the stream's time base here).
-    /// `knownDuration` (microseconds), for standard output: written into a WebM's header, and into a fragmented
+    /// `knownDuration` (microseconds), for a descriptor: written into a WebM's header, and into a fragmented
     /// MP4's moov as it goes out, so a reader of the pipe, which cannot seek to the end, knows the duration.
     func writeHeader(knownDuration: Int64? = nil) throws {
         guard let context else { return }
-        if toStandardOutput {
+        if let descriptor {
             if let knownDuration, container == .webm { context.pointee.duration = knownDuration }
             try check(
-                gifx_stdout_avio_open(&context.pointee.pb, container == .mp4 ? knownDuration ?? 0 : 0),
+                gifx_descriptor_avio_open(&context.pointee.pb, descriptor, container == .mp4 ? knownDuration ?? 0 : 0),
                 "opening the output", path: displayPath)
         } else {
             try check(gifx_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "opening the output", path: displayPath)

@@ -45,6 +45,9 @@ public struct VideoResult: Sendable {
 /// all checked when the sink is made); one pass per play pushes canvases into an `VideoSession`.
 /// A VP9 WebM opens its encoder on the first canvas, which decides whether the stream keeps alpha.
 package final class VideoSink: ConversionSink {
+    /// Where the output goes.
+    package let destination: OutputTarget
+    /// The target's name in results, errors and the memory plan (`OutputTarget.name`).
     package let target: String
     /// The plan of the output kept (with `--target-size`, the encode that fit best).
     package private(set) var writer: VideoWriter
@@ -66,8 +69,9 @@ package final class VideoSink: ConversionSink {
     /// Called with the session when it opens (a verifying conversion watches its packets).
     var sessionOpened: ((VideoSession) throws -> Void)?
 
-    package init(target: String, options: VideoSettings, context: ConversionContext) throws {
-        self.target = target
+    package init(target: OutputTarget, options: VideoSettings, context: ConversionContext) throws {
+        destination = target
+        self.target = target.name
         writer = try VideoWriter(
             timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
@@ -84,12 +88,12 @@ package final class VideoSink: ConversionSink {
     /// Opens the encoder now (so a frame size the encoder cannot hold fails before any decoding), or, for a
     /// VP9 WebM, on the first canvas, which decides whether the stream keeps alpha.
     package func open(in transaction: OutputTransaction) throws {
-        let output = try transaction.add(target)
+        let output = try transaction.add(destination)
         self.output = output
         // To standard output, MP4 and WebM stream as they are encoded; a verified output is first read back
         // from its temporary file, so it is copied out once it passed.
         // A size cap may take further encodes: that output is copied out once the one kept is known.
-        if output.isStandardOutput && writer.canStream && !verified && writer.options.targetSize == nil {
+        if output.isDescriptor && writer.canStream && !verified && writer.options.targetSize == nil {
             output.markStreamed()
         }
         if writer.options.targetSize != nil {
@@ -112,7 +116,8 @@ package final class VideoSink: ConversionSink {
     private let verified: Bool
 
     private func begin(_ output: AtomicOutput, keepAlpha: Bool) throws -> VideoSession {
-        try writer.begin(path: output.temporaryPath, keepAlpha: keepAlpha, toStandardOutput: output.streamed)
+        try writer.begin(
+            path: output.temporaryPath, keepAlpha: keepAlpha, streamingTo: output.streamed ? output.target : nil)
     }
 
     package var memoryDemand: MemoryDemand? {

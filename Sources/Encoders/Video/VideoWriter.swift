@@ -217,16 +217,17 @@ package final class VideoWriter {
     /// Opens the encoder and the muxer on `path` (created or truncated; the caller writes to a temporary
     /// file and renames it) and writes the header: the canvases are then pushed with `VideoSession.add`.
     /// `keepAlpha` (only where `canKeepAlpha`): encode yuva420p instead of compositing over the background.
-    /// `toStandardOutput` (only where `canStream`): write to standard output as the packets come, an MP4
+    /// `streamingTo` (a descriptor target, only where `canStream`): write to it as the packets come, an MP4
     /// fragmented (its `moov` first, then a fragment per keyframe), a WebM without cues.
-    package func begin(path: String, keepAlpha: Bool = false, toStandardOutput: Bool = false) throws -> VideoSession {
+    package func begin(path: String, keepAlpha: Bool = false, streamingTo stream: OutputTarget? = nil) throws -> VideoSession {
+        let streaming = stream?.descriptor != nil
         try Libav.require(GIFX_AV_ENCODER)
-        precondition(!toStandardOutput || canStream, "this container cannot be streamed")
+        precondition(!streaming || canStream, "this container cannot be streamed")
         tuning = tuning.withParams(rateControlParams, codec: options.codec)
         let alpha = keepAlpha && canKeepAlpha
         if alpha { repeatsAsPictures = false }
         if repeatsAsPictures { tuning = tuning.forRepeatPictures(codec: options.codec) }
-        if toStandardOutput && options.container == .mp4 {
+        if streaming && options.container == .mp4 {
             layout = .fragmented
             if !repeatsAsPictures { tuning = tuning.withoutBFrames(codec: options.codec) }
         }
@@ -234,8 +235,8 @@ package final class VideoWriter {
         let converter = try YUVConverter(
             canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
         let muxer = try VideoMuxer(
-            path: toStandardOutput ? "pipe:1" : path, container: options.container, layout: layout,
-            displayPath: toStandardOutput ? StandardOutput.displayName : path)
+            path: path, streamingTo: stream?.descriptor, container: options.container, layout: layout,
+            displayPath: stream?.displayName ?? path)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
         let encoder = try VideoEncoder(
@@ -265,7 +266,7 @@ package final class VideoWriter {
         try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
         // Microseconds of the whole video: cs × 10,000, times the plays written.
         let microseconds = plan.duration.num * 10_000 * options.loops / plan.duration.den
-        try muxer.writeHeader(knownDuration: toStandardOutput ? Int64(microseconds) : nil)
+        try muxer.writeHeader(knownDuration: streaming ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
             splicer: splicer, durationCap: repeatDurationCap,

@@ -18,10 +18,9 @@ struct WebPDestination {
     /// How errors name it.
     let name: String
 
-    /// Standard output when it is a regular file (opened without O_APPEND) at its current offset; nil for a
-    /// pipe, socket or terminal, where the header cannot be written again.
-    static func standardOutputFile(name: String) -> WebPDestination? {
-        let fd = FileDescriptor.standardOutput
+    /// A descriptor target (standard output, or the caller's) when it is a regular file (opened without
+    /// O_APPEND), at its current offset; nil for a pipe, socket or terminal, where the header cannot be written again.
+    static func regularFile(_ fd: FileDescriptor, name: String) -> WebPDestination? {
         var info = stat()
         let flags = fcntl(fd.rawValue, F_GETFL)
         if fstat(fd.rawValue, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, flags != -1, flags & O_APPEND == 0 {

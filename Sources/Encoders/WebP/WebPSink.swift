@@ -46,6 +46,9 @@ public struct WebPResult: Sendable {
 /// To standard output the file goes out as it is encoded (docs/delivery.md); a redirect to a regular file gets
 /// its header completed at the end, a pipe keeps the streamed header (RIFF size unknown).
 package final class WebPSink: ConversionSink {
+    /// Where the output goes.
+    package let destination: OutputTarget
+    /// The target's name in results, errors and the memory plan (`OutputTarget.name`).
     package let target: String
     package let options: WebPOptions
     private let timeline: Timeline
@@ -79,8 +82,9 @@ package final class WebPSink: ConversionSink {
     package let memoryDemand: MemoryDemand?
     private var threads: Int
 
-    package init(target: String, options: WebPOptions, context: ConversionContext) throws {
-        self.target = target
+    package init(target: OutputTarget, options: WebPOptions, context: ConversionContext) throws {
+        destination = target
+        self.target = target.name
         threads = context.settings.resolvedThreads
         verified = context.settings.verify != nil
         let canvas = options.size.size(for: context.canvas)
@@ -100,7 +104,7 @@ package final class WebPSink: ConversionSink {
         outputSize = canvas
         guard canvas.width <= Int(WEBP_MAX_DIMENSION), canvas.height <= Int(WEBP_MAX_DIMENSION) else {
             throw OutputError(
-                path: target, reason: "WebP holds at most \(WEBP_MAX_DIMENSION) pixels per side", failure: .usage)
+                path: self.target, reason: "WebP holds at most \(WEBP_MAX_DIMENSION) pixels per side", failure: .usage)
         }
     }
 
@@ -110,7 +114,7 @@ package final class WebPSink: ConversionSink {
     }
 
     package func open(in transaction: OutputTransaction) throws {
-        let output = try transaction.add(target)
+        let output = try transaction.add(destination)
         self.output = output
         config = try makeConfig(quality: options.quality)
         if outputSize != timeline.canvas {
@@ -123,8 +127,8 @@ package final class WebPSink: ConversionSink {
         // readers (webpmux, dwebp, Pillow, ImageMagick) refuse a file whose size is not it. A pipe's WebP is the
         // transaction's private scratch file, copied out once complete: it holds encoded chunks only, so
         // memory stays flat in the frame count (docs/delivery.md).
-        if output.isStandardOutput && !verified && options.targetSize == nil,
-           let redirected = WebPDestination.standardOutputFile(name: StandardOutput.displayName) {
+        if let fd = output.target.descriptor, !verified && options.targetSize == nil,
+           let redirected = WebPDestination.regularFile(FileDescriptor(rawValue: fd), name: output.displayPath) {
             output.markStreamed()
             destination = redirected
         } else {

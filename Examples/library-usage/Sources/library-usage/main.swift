@@ -34,7 +34,7 @@ for frame in timeline.frames {
 let report = try await converter.convert(
     input,
     to: [
-        .video(target: path("clip.mp4"), options: VideoSettings()),
+        .video(target: .file(path("clip.mp4")), options: VideoSettings()),
         .spriteSheet(SpriteOptions(pngPath: path("sheet.png"), jsonPath: path("sheet.json"))),
     ],
     progress: { update in
@@ -59,7 +59,7 @@ guard written == ["clip.mp4", "sheet.json", "sheet.png"] else { fail("first conv
 let (halfway, reachedHalfway) = AsyncStream<Void>.makeStream()
 let long = Task {
     try await converter.convert(
-        input, to: [.video(target: path("long.mp4"), options: VideoSettings(preset: "ultrafast", loops: 500))],
+        input, to: [.video(target: .file(path("long.mp4")), options: VideoSettings(preset: "ultrafast", loops: 500))],
         progress: { update in
             if update.fraction >= 0.5 { reachedHalfway.yield() }
         })

@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* An AVIOContext that writes to standard output (see gifx_stdout_avio_open in CAV.h). */
+/* An AVIOContext that writes to an open descriptor (see gifx_descriptor_avio_open in CAV.h). */
 typedef struct {
+    int fd;                /* where the bytes go (not owned) */
     int64_t duration_us;   /* the whole presentation, filled into the streamed moov */
     int64_t position;      /* bytes written so far */
     int64_t next_box;      /* offset of the next top-level box header */
     int done;              /* the moov was found (and patched) or cannot be */
-} gifx_stdout_state;
+} gifx_descriptor_state;
 
 static uint32_t read32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 static void write32(uint8_t *p, uint32_t v) { p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
@@ -66,7 +67,7 @@ static void patch_moov(uint8_t *moov, uint32_t size, int64_t us) {
 }
 
 static int write_packet(void *opaque, uint8_t *buffer, int size) {
-    gifx_stdout_state *state = opaque;
+    gifx_descriptor_state *state = opaque;
     /* Walk the top-level boxes that start in this write, patching the moov when it lies wholly in it. */
     while (!state->done && state->duration_us > 0 && state->next_box < state->position + size) {
         int64_t at = state->next_box - state->position;
@@ -82,7 +83,7 @@ static int write_packet(void *opaque, uint8_t *buffer, int size) {
     }
     int written = 0;
     while (written < size) {
-        ssize_t n = write(STDOUT_FILENO, buffer + written, (size_t)(size - written));
+        ssize_t n = write(state->fd, buffer + written, (size_t)(size - written));
         if (n < 0) {
             if (errno == EINTR) continue;
             return AVERROR(errno);
@@ -93,15 +94,16 @@ static int write_packet(void *opaque, uint8_t *buffer, int size) {
     return size;
 }
 
-int gifx_stdout_avio_open(AVIOContext **context, int64_t duration_us) {
+int gifx_descriptor_avio_open(AVIOContext **context, int fd, int64_t duration_us) {
     enum { buffer_size = 1 << 16 };
-    gifx_stdout_state *state = calloc(1, sizeof *state);
+    gifx_descriptor_state *state = calloc(1, sizeof *state);
     unsigned char *buffer = gifx_av_malloc(buffer_size);
     if (!state || !buffer) {
         free(state);
         gifx_av_freep(&buffer);
         return AVERROR(ENOMEM);
     }
+    state->fd = fd;
     state->duration_us = duration_us;
     *context = gifx_avio_alloc_context(buffer, buffer_size, 1, state, NULL, write_packet, NULL);
     if (!*context) {
@@ -112,7 +114,7 @@ int gifx_stdout_avio_open(AVIOContext **context, int64_t duration_us) {
     return 0;
 }
 
-int gifx_stdout_avio_close(AVIOContext **context) {
+int gifx_descriptor_avio_close(AVIOContext **context) {
     if (!*context) return 0;
     gifx_avio_flush(*context);
     int error = (*context)->error;

@@ -1,0 +1,79 @@
+import Foundation
+import GifFixtures
+import GifxKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `OutputTarget.fileDescriptor`: a caller's pipe gets the output as it is encoded, and stays the caller's.
+/// Judged by ffprobe on the bytes that came through the pipe; the expected figures come from the fixture's
+/// delays (timeline.md), not from gifx.
+@Suite(.enabled(if: AnimatedInputTools.ffprobePath != nil, "needs ffprobe (make deps: ffmpeg)"))
+struct OutputTargetTests {
+    /// Delays 10, 10, 6 cs (GifConverterTests.gif): 26 cs at a 2 cs tick, 13 pictures at 50 fps.
+    @Test func anMP4ToACallersPipeStreamsAndTheDescriptorStaysOpen() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        defer { close(readEnd) }
+        let received = PipeReader(readEnd)
+        let report = try await GifConverter().convert(
+            .bytes(try GifConverterTests.gif.encode()),
+            to: [.video(target: .fileDescriptor(writeEnd), options: VideoSettings(preset: "ultrafast"))])
+        #expect(report.outputs.count == 1)
+        // gifx never closes the caller's descriptor.
+        #expect(fcntl(writeEnd, F_GETFD) != -1)
+        close(writeEnd)
+        let bytes = await received.all()
+        // Streamed as encoded: a fragmented MP4 (movie fragments), never a file rewritten at the end.
+        #expect(bytes.range(of: Data("moof".utf8)) != nil)
+        let folder = try GifConverterTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("piped.mp4")
+        try bytes.write(to: file)
+        let probe = try AnimatedInputTools.ffprobe(file.path)
+        #expect(probe.rate == "50/1")
+        #expect(probe.frames == 13)
+        #expect(abs(probe.duration - 0.26) < 0.0005)
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own (the conversion fills it meanwhile: a pipe holds 64 KiB).
+private final class PipeReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private var waiter: CheckedContinuation<Data, Never>?
+    private var ended = false
+
+    init(_ fd: Int32) {
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                lock.withLock { data.append(contentsOf: buffer[..<count]) }
+            }
+            let resume = lock.withLock { () -> (CheckedContinuation<Data, Never>, Data)? in
+                ended = true
+                return waiter.map { ($0, data) }
+            }
+            resume.map { $0.0.resume(returning: $0.1) }
+        }
+        thread.start()
+    }
+
+    /// Everything read, once the writer's end is closed.
+    func all() async -> Data {
+        await withCheckedContinuation { continuation in
+            let done = lock.withLock { () -> Data? in
+                if ended { return data }
+                waiter = continuation
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+}
