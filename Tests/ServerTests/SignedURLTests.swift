@@ -20,7 +20,7 @@ struct SignedURLTests {
         configuration.signingKey = Array(key.utf8)
         configuration.origins = origins.compactMap(AllowedOrigin.init)
         configuration.maxBodyBytes = 1 << 20
-        configuration.originTimeout = .seconds(2)
+        configuration.originTimeout = .seconds(10)
         return configuration
     }
 
@@ -204,7 +204,9 @@ struct SignedURLTests {
         let origin = try await LocalOrigin.start()
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await RunningServer.start(Self.configuration(cache, origins: ["http://127.0.0.1:\(origin.port)"]))
+        var configuration = Self.configuration(cache, origins: ["http://127.0.0.1:\(origin.port)"])
+        configuration.originTimeout = .seconds(2)
+        let server = try await RunningServer.start(configuration)
         // A byte every 200 ms: within each read's limit, but the whole fetch's deadline (2 s) ends it long
         // before its 100 s; a silent origin ends at the same deadline.
         let trickle = try await server.send(.GET, try Self.signedPath("format:mp4", "http://127.0.0.1:\(origin.port)/trickle"))
