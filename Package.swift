@@ -127,9 +127,8 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: [
             "GifxServer", "GifxKit", "GifFixtures", "ChildProcesses",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            // The tests' local origin for the signed form, and their signatures.
+            // The tests' local origin for the signed form (signatures are made by openssl).
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
