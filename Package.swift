@@ -33,7 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // Test side only: the server's tests talk to it over HTTP.
+        // The signed form's source fetch (Sources/Server/SourceFetch.swift); the server's tests talk to it over HTTP.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
@@ -93,6 +93,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Sources/Server"),
         .executableTarget(
@@ -125,6 +127,8 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: [
             "GifxServer", "GifxKit", "GifFixtures", "ChildProcesses",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            // The tests' local origin for the signed form (signatures are made by openssl).
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

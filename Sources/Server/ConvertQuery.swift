@@ -37,18 +37,29 @@ package enum ServedFormat: String, Sendable, CaseIterable {
     }
 }
 
-/// A convert request's query: the format and the output's own settings, read by the library's parser of
-/// `convert`'s `-o` prefix (`OutputSettings`), so a setting is refused here in the same words.
+/// A convert request's query: the format, the output's own settings, read by the library's parser of
+/// `convert`'s `-o` prefix (`OutputSettings`), and the edits, read by the parser of the command line's edit
+/// options (`EditSettings`), so a setting or an edit is refused here in the same words (an edit named as the
+/// query names it: `from=1.555`, where the command line says `--from 1.555`).
 struct ConvertQuery: Sendable, Equatable {
     var format: ServedFormat
     var settings: OutputSettings
+    /// The edit of the schedule (from, to, speed, crop, reverse, boomerang); `nil`: none.
+    var edit: TimelineEdit?
 
     /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
     init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
         var format: ServedFormat?
         var settings = OutputSettings()
+        var edits = EditSettings()
+        var editKeys: Set<String> = []
         for (key, value) in pairs {
             let item = "\(key)=\(value)"
+            if EditSettings.keys.contains(key) {
+                guard editKeys.insert(key).inserted else { throw .badQuery("'\(item)': \(key) is given twice") }
+                try Self.setEdit(key, value, item: item, in: &edits)
+                continue
+            }
             if key == "format" {
                 guard format == nil else { throw .badQuery("'\(item)': two formats in one request") }
                 guard let named = ServedFormat(rawValue: value.lowercased()) else {
@@ -64,7 +75,27 @@ struct ConvertQuery: Sendable, Equatable {
         }
         self.format = format
         self.settings = settings
+        do throws(EditSettingsError) { edit = try edits.edit(.query) } catch { throw .badQuery(error.description) }
         try check()
+    }
+
+    /// `from=1.5`, `speed=3/2`, `crop=WxH+X+Y`; `reverse` and `boomerang` are switches: `reverse`, `reverse=1`
+    /// (or `true`), `reverse=0` (or `false`).
+    private static func setEdit(_ key: String, _ value: String, item: String, in edits: inout EditSettings) throws(ServiceError) {
+        switch key {
+        case "from": edits.from = value
+        case "to": edits.to = value
+        case "speed": edits.speed = value
+        case "crop": edits.crop = value
+        default:
+            let on: Bool
+            switch value.lowercased() {
+            case "", "1", "true": on = true
+            case "0", "false": on = false
+            default: throw .badQuery("'\(item)': \(key) is a switch: give \(key), \(key)=1 or \(key)=0")
+            }
+            if key == "reverse" { edits.reverse = on } else { edits.boomerang = on }
+        }
     }
 
     /// The settings that do not apply to the format, or that its encoder cannot take: `convert`'s rules for
@@ -121,5 +152,32 @@ struct ConvertQuery: Sendable, Equatable {
     }
 
     /// The settings as they enter the cache key: the same for the same output however the query spelled it.
-    var canonicalText: String { "format=\(format.rawValue);\(settings.canonicalText)" }
+    /// The edit, when there is one, follows as `;from=150,to=300,speed=3/2,crop=WxH+X+Y,reverse,boomerang`
+    /// (times in cs, the speed reduced): requests without an edit keep the keys they had before edits existed.
+    var canonicalText: String {
+        let base = "format=\(format.rawValue);\(settings.canonicalText)"
+        guard let edit else { return base }
+        var items: [String] = []
+        if let from = edit.from { items.append("from=\(from)") }
+        if let to = edit.to { items.append("to=\(to)") }
+        if edit.speed != Rational(1) { items.append("speed=\(edit.speed.num)/\(edit.speed.den)") }
+        if let crop = edit.crop { items.append("crop=\(crop.width)x\(crop.height)+\(crop.x)+\(crop.y)") }
+        if edit.reverse { items.append("reverse") }
+        if edit.boomerang { items.append("boomerang") }
+        return base + ";" + items.joined(separator: ",")
+    }
+}
+
+/// The options segment of a signed URL: the query's items written `key:value` and joined by commas,
+/// `format:mp4,width:320,from:1.5,reverse` (an item without a value is a switch). Each item is percent-decoded
+/// after the split, so a value with a `/` (`speed:3%2F2`, `fps:30000%2F1001`) or a `,` can be written. The pairs
+/// go to `ConvertQuery`, so every option is read, and refused, as the query's.
+enum SignedOptions {
+    static func pairs(_ segment: Substring) -> [(key: String, value: String)] {
+        segment.split(separator: ",").map { item in
+            let parts = item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String { String(text).removingPercentEncoding ?? String(text) }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
 }

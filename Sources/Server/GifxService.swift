@@ -25,6 +25,8 @@ package final class GifxService: Sendable {
     let admission: Admission
     let flights = Flights()
     let metrics = ServiceMetrics()
+    let credentials: Credentials
+    let fetcher: SourceFetcher
     private let state = ServiceState()
 
     package init(configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve")) throws {
@@ -35,6 +37,10 @@ package final class GifxService: Sendable {
         admission = Admission(
             budget: configuration.resolvedMemoryBudget, slots: configuration.resolvedJobs,
             queueLength: configuration.queueLength, queueTimeout: configuration.queueTimeout)
+        credentials = Credentials(token: configuration.bearerToken, signingKey: configuration.signingKey)
+        fetcher = SourceFetcher(
+            origins: Set(configuration.origins), maxBytes: configuration.maxBodyBytes,
+            timeout: configuration.originTimeout, maxRedirects: configuration.maxRedirects)
     }
 
     /// Serves until graceful shutdown (`gracefulShutdownSignals`, or `shutdown()`): then it stops
@@ -82,13 +88,21 @@ package final class GifxService: Sendable {
         let router = Router()
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(service: self))
-        router.post("/v1/convert") { request, context in try await self.convert(request, context: context) }
+        // Every /v1 route but the signed form needs the bearer token when one is configured (the signed form's
+        // signature is its credential: a CDN can fetch it without a header).
+        router.post("/v1/convert") { request, context in
+            try self.credentials.authorize(request.headers)
+            return try await self.convert(request, context: context)
+        }
         router.get("/v1/o/:key") { request, context in
-            try await self.object(request, key: context.parameters.get("key") ?? "", companion: false)
+            try self.credentials.authorize(request.headers)
+            return try await self.object(request, key: context.parameters.get("key") ?? "", companion: false)
         }
         router.get("/v1/o/:key/json") { request, context in
-            try await self.object(request, key: context.parameters.get("key") ?? "", companion: true)
+            try self.credentials.authorize(request.headers)
+            return try await self.object(request, key: context.parameters.get("key") ?? "", companion: true)
         }
+        router.get("/v1/:signature/:options/:source") { request, context in try await self.signed(request, context: context) }
         router.get("/healthz") { _, _ in Self.text("ok\n") }
         router.get("/readyz") { _, _ in
             let queueFull = await self.admission.queueIsFull
@@ -138,7 +152,12 @@ package final class GifxService: Sendable {
         } catch is NIOTooManyBytesError {
             throw ServiceError.bodyTooLarge(limit: limit)
         }
-        let bytes = Data(body.readableBytesView)
+        return try await respond(Data(body.readableBytesView), query, request: request, context: context, conditional: false)
+    }
+
+    /// The input's conversion (or its cached output) as the answer: the path POST and the signed form share
+    /// from the bytes on (sniffing, cache key, single flight, admission, the response's headers).
+    func respond(_ bytes: Data, _ query: ConvertQuery, request: Request, context: BasicRequestContext, conditional: Bool) async throws -> Response {
         // The same sniffing as every subcommand (GIF, WebP, PNG/APNG by their first bytes).
         guard InputFormat.sniff(bytes.prefix(12)) != nil else { throw ServiceError.unsupportedFormat() }
         let key = cacheKey(bytes, query)
@@ -153,10 +172,33 @@ package final class GifxService: Sendable {
                 try await self.produce(key: key, bytes: bytes, query: query, logger: logger)
             }
         }
-        var response = try serve(object, request: request, companion: false, conditional: false)
+        var response = try serve(object, request: request, companion: false, conditional: conditional)
         response.headers[.location] = "/v1/o/\(key)"
         response.headers[HTTPField.Name("X-Gifx-Key")!] = key
         return response
+    }
+
+    // MARK: GET /v1/{signature}/{options}/{encoded source}
+
+    /// The signed on-the-fly form for a CDN (docs/serve.md, "Signed URLs"): the signature is checked over
+    /// `/{options}/{source}` as the request spelled it, before anything else is read; then the options are
+    /// read by the query's parser, the source fetched from an allowed origin, and the answer is POST's.
+    func signed(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/v1/") else { throw ServiceError.notFound("no route GET \(path)") }
+        let rest = path.dropFirst(4)
+        guard let slash = rest.firstIndex(of: "/") else { throw ServiceError.notFound("no route GET \(path)") }
+        try credentials.verify(signature: rest[..<slash], signedPath: rest[slash...])
+        let segments = rest[slash...].dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count == 2 else { throw ServiceError.badSource("give /v1/{signature}/{options}/{source}") }
+        let query = try ConvertQuery(SignedOptions.pairs(segments[0]))
+        guard let decoded = Base64URL.decode(segments[1]), let text = String(validating: decoded, as: UTF8.self),
+              let url = URL(string: text), url.scheme != nil
+        else {
+            throw ServiceError.badSource("the source is not a URL written in base64url")
+        }
+        let bytes = try await fetcher.fetch(url)
+        return try await respond(bytes, query, request: request, context: context, conditional: true)
     }
 
     /// The cache key: SHA-256 over the input's SHA-256, the canonical settings and the version.
@@ -180,9 +222,19 @@ package final class GifxService: Sendable {
         let paths = cache.paths(for: key, fileExtension: query.format.fileExtension)
         let request = query.request(path: paths.output, jsonPath: paths.description)
         var settings = RunSettings(threads: configuration.threadsPerJob, overwrite: true)
+        settings.edit = query.edit
         let probe = GifConverter(settings: settings)
+        let edit = query.edit
         let (smallest, timeline) = try await offThePool {
-            (try probe.smallestMemoryBudget(input, to: [request]), try probe.timeline(of: input))
+            // The schedule the output follows (the edited one), first: an edit that does not fit the GIF is
+            // refused in the query's words before the planner reads anything more.
+            var timeline = try probe.timeline(of: input)
+            if let edit {
+                do throws(TimelineEditError) { timeline = try timeline.applying(edit).timeline } catch {
+                    throw ServiceError.badQuery(error.wording(.query))
+                }
+            }
+            return (try probe.smallestMemoryBudget(input, to: [request]), timeline)
         }
         let grant: Admission.Grant
         do {

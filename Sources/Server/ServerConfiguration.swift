@@ -36,6 +36,19 @@ package struct ServerConfiguration: Sendable {
     package var conversionTimeout: Duration = .seconds(120)
     /// How log lines are written to standard error: `text` (swift-log's default) or `json` (one object a line).
     package var logFormat: LogFormat = .text
+    /// When set, every `/v1` route but the signed form needs `Authorization: Bearer` this token (401
+    /// `unauthorized` otherwise); `/healthz`, `/readyz` and `/metrics` stay open. From `--token-file` or
+    /// `GIFX_SERVE_TOKEN`, never from a flag's value.
+    package var bearerToken: String?
+    /// The HMAC-SHA256 key of signed URLs (`GET /v1/{signature}/{options}/{source}`); `nil`: that form is off.
+    package var signingKey: [UInt8]?
+    /// The origins a signed URL's source may come from (`--origin`), and its redirects go to.
+    package var origins: [AllowedOrigin] = []
+    /// Connecting to an origin, and each read from it, may take this long; the whole fetch twice that (a
+    /// trickling origin). Past it: 504 `origin_timeout`.
+    package var originTimeout: Duration = .seconds(10)
+    /// Redirects followed per fetch (each to an allowed origin).
+    package var maxRedirects = 5
     /// The version that is part of every cache key (a new gifx never serves an old gifx's outputs).
     package var version: String
 
@@ -65,7 +78,14 @@ package struct ServerConfiguration: Sendable {
         if cacheSizeBytes < 1 { return "--cache-size must be at least 1 byte" }
         if maxBodyBytes < 1 { return "--max-body must be at least 1 byte" }
         if !(0...65535).contains(port) { return "--port must be 0...65535" }
-        for (name, value) in [("--read-timeout", readTimeout), ("--idle-timeout", idleTimeout), ("--conversion-timeout", conversionTimeout)]
+        if let bearerToken, bearerToken.isEmpty || bearerToken.contains(where: { $0.isWhitespace || !$0.isASCII }) {
+            return "the bearer token (--token-file or GIFX_SERVE_TOKEN) must be printable ASCII without spaces, and not empty"
+        }
+        if let signingKey, signingKey.count < 32 { return "the signing key (--signing-key-file) must be at least 32 bytes" }
+        if !origins.isEmpty && signingKey == nil { return "--origin is for signed URLs: give --signing-key-file too" }
+        if signingKey != nil && origins.isEmpty { return "signed URLs fetch only from listed origins: give at least one --origin" }
+        for (name, value) in [("--read-timeout", readTimeout), ("--idle-timeout", idleTimeout), ("--conversion-timeout", conversionTimeout),
+                              ("--origin-timeout", originTimeout)]
         where value <= .zero {
             return "\(name) must be more than 0 seconds"
         }

@@ -1,6 +1,8 @@
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxKit
+import GifxTimeline
 import HTTPTypes
 import Hummingbird
 
@@ -14,6 +16,8 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
     package var retryAfter: Int?
     /// Where the input is damaged (422).
     package var byteOffset: Int?
+    /// `WWW-Authenticate` (401).
+    package var wwwAuthenticate: String?
 
     package init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil, byteOffset: Int? = nil) {
         self.status = status; self.code = code; self.message = message
@@ -46,6 +50,22 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
             "this conversion needs at least \(mebibytes(smallest)) (\(smallest) bytes); the service's whole budget is \(mebibytes(budget)) (\(budget) bytes)")
     }
     static func internalError(_ message: String) -> ServiceError { ServiceError(.internalServerError, "internal", message) }
+    static func unauthorized(_ message: String) -> ServiceError {
+        var error = ServiceError(.unauthorized, "unauthorized", message)
+        error.wwwAuthenticate = "Bearer"
+        return error
+    }
+    // The signed on-the-fly form (docs/serve.md, "Signed URLs").
+    static func badSignature(_ message: String) -> ServiceError { ServiceError(.forbidden, "bad_signature", message) }
+    static func badSource(_ message: String) -> ServiceError { ServiceError(.badRequest, "bad_source", message) }
+    static func originNotAllowed(_ message: String) -> ServiceError { ServiceError(.forbidden, "origin_not_allowed", message) }
+    static func privateAddress(_ message: String) -> ServiceError { ServiceError(.forbidden, "private_address", message) }
+    static func redirectRefused(_ message: String) -> ServiceError { ServiceError(.badGateway, "redirect_refused", message) }
+    static func sourceTooLarge(limit: Int) -> ServiceError {
+        ServiceError(.badGateway, "source_too_large", "the source is over the limit of \(limit) bytes (--max-body)")
+    }
+    static func originTimeout(_ message: String) -> ServiceError { ServiceError(.gatewayTimeout, "origin_timeout", message) }
+    static func originError(_ message: String) -> ServiceError { ServiceError(.badGateway, "origin_error", message) }
     static func readTimeout(_ limit: Duration) -> ServiceError {
         ServiceError(.requestTimeout, "read_timeout", "the request's body did not arrive within \(limit.components.seconds) s")
     }
@@ -60,6 +80,9 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         if let error = error as? MemoryBudgetTooSmall {
             return .overBudget(smallest: error.smallestBudget, budget: error.budget)
         }
+        // An edit that does not fit the GIF, in the query's words (the library's names no option).
+        if let error = error as? EditError { return .badQuery(error.problem.wording(.query)) }
+        if case .edit(let problem)? = error as? RunSettingsProblem { return .badQuery(problem.wording(.query)) }
         guard let error = error as? any GifxError else { return .internalError("\(error)") }
         switch error.failureClass {
         case .malformedData:
@@ -88,6 +111,7 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
         let body = ByteBuffer(string: json + "\n")
         headers[.contentLength] = String(body.readableBytes)
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))

@@ -46,6 +46,19 @@ struct ServeCommand: ParsableCommand {
     var conversionTimeout = 120
     @Option(help: ArgumentHelp("Log lines on standard error as text or as JSON objects (one a line).", valueName: "format"))
     var logFormat = LogFormat.text
+    @Option(help: ArgumentHelp(
+        "A file holding the bearer token every /v1 route but the signed form then needs (else the environment's GIFX_SERVE_TOKEN).",
+        valueName: "path"))
+    var tokenFile: String?
+    @Option(help: ArgumentHelp(
+        "A file holding the HMAC-SHA256 key (at least 32 bytes) of signed URLs: GET /v1/SIGNATURE/OPTIONS/SOURCE.",
+        valueName: "path"))
+    var signingKeyFile: String?
+    @Option(help: ArgumentHelp(
+        "An origin signed URLs may fetch from, and redirect to: http(s)://host[:port] (repeatable).", valueName: "origin"))
+    var origin: [String] = []
+    @Option(help: ArgumentHelp("Seconds a signed URL's whole fetch may take (connect, redirects, body); then 504.", valueName: "seconds"))
+    var originTimeout = 10
 
     var serverConfiguration: ServerConfiguration {
         var configuration = ServerConfiguration(cacheDirectory: cacheDir, version: VersionText.short)
@@ -63,17 +76,43 @@ struct ServeCommand: ParsableCommand {
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.conversionTimeout = .seconds(conversionTimeout)
         configuration.logFormat = logFormat
+        configuration.originTimeout = .seconds(originTimeout)
+        configuration.origins = origin.compactMap(AllowedOrigin.init)
+        return configuration
+    }
+
+    /// A secret file's contents without the trailing line break (`echo TOKEN > file`).
+    static func secret(_ path: String, flag: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("\(flag) \(path): cannot read the file") }
+        var bytes = Array(data)
+        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
+        return bytes
+    }
+
+    /// The configuration with its secrets, read from their files (or the environment) at start.
+    func configurationWithSecrets() throws -> ServerConfiguration {
+        var configuration = serverConfiguration
+        if let tokenFile {
+            configuration.bearerToken = String(decoding: try Self.secret(tokenFile, flag: "--token-file"), as: UTF8.self)
+        } else if let token = ProcessInfo.processInfo.environment["GIFX_SERVE_TOKEN"] {
+            configuration.bearerToken = token
+        }
+        if let signingKeyFile { configuration.signingKey = try Self.secret(signingKeyFile, flag: "--signing-key-file") }
         return configuration
     }
 
     func validate() throws {
-        if let problem = serverConfiguration.problem { throw ValidationError(problem) }
+        if let bad = origin.first(where: { AllowedOrigin($0) == nil }) {
+            throw ValidationError("--origin \(bad): give http(s)://host[:port], nothing after the port")
+        }
+        if originTimeout < 1 { throw ValidationError("--origin-timeout must be at least 1 second") }
+        if let problem = try configurationWithSecrets().problem { throw ValidationError(problem) }
         if queueTimeout < 1 { throw ValidationError("--queue-timeout must be at least 1 second") }
         if grace < 0 { throw ValidationError("--grace must be 0 or more") }
     }
 
     func run() throws {
-        let configuration = serverConfiguration
+        let configuration = try configurationWithSecrets()
         if configuration.logFormat == .json {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
         }
