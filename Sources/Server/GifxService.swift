@@ -223,6 +223,9 @@ package final class GifxService: Sendable {
         let request = query.request(path: paths.output, jsonPath: paths.description)
         var settings = RunSettings(threads: configuration.threadsPerJob, overwrite: true)
         settings.edit = query.edit
+        // The conversion's own scratch files (an edit's canvases, further encodes) go beside the request
+        // bodies, in the cache's spool, which a start empties: never into the machine's TMPDIR.
+        settings.scratchFolder = cache.spool
         let probe = GifConverter(settings: settings)
         let edit = query.edit
         let (smallest, timeline) = try await offThePool {
