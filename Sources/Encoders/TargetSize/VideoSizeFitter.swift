@@ -16,19 +16,19 @@ import Glibc
 ///   on noise: size against CRF is far from the assumed halving every 6 CRF).
 /// - libvpx and SVT-AV1: `TargetSizeSearch` over CRFs.
 struct VideoSizeFitter {
-    typealias MakeWriter = (_ options: VideoSettings, _ rateControlParams: [String]) throws -> VideoWriter
-    typealias Encode = (_ writer: VideoWriter, _ path: String) throws -> (VideoSummary, Int)
+    typealias MakePlan = (_ options: VideoSettings, _ rateControlParams: [String]) throws -> VideoPlan
+    typealias Encode = (_ video: VideoPlan, _ path: String) throws -> (VideoSummary, Int)
 
     let target: Int
-    let first: VideoWriter
+    let first: VideoPlan
     let firstBytes: Int
     let stats: RateStatsFile?
-    let makeWriter: MakeWriter
+    let makePlan: MakePlan
     let encode: Encode
 
-    /// The encode kept: its writer and summary (`nil` when it is the first), and the report.
+    /// The encode kept: its plan and summary (`nil` when it is the first), and the report.
     struct Kept {
-        var writer: VideoWriter?
+        var video: VideoPlan?
         var summary: VideoSummary?
         var report: TargetSizeReport
     }
@@ -52,17 +52,17 @@ struct VideoSizeFitter {
             if let crf { options.crf = crf }
             var params: [String] = []
             if let kbps, let stats { params = ["pass=2", "stats=\(stats.path)", "bitrate=\(kbps)"] }
-            let writer = try makeWriter(options, params)
+            let video = try makePlan(options, params)
             let candidate = temporaryPath + ".try"
             TemporaryFiles.shared.register(candidate)
             defer { unlink(candidate); TemporaryFiles.shared.unregister(candidate) }
-            let (summary, bytes) = try encode(writer, candidate)
+            let (summary, bytes) = try encode(video, candidate)
             encodes.append(TargetSizeEncode(crf: kbps == nil ? crf : nil, bitrateKbps: kbps, bytes: bytes))
             if let crf, kbps == nil { search.record(.init(factor: crf, bytes: bytes)) }
             if bytes <= target && bytes > keptBytes {
                 guard rename(candidate, temporaryPath) == 0 else { throw OutputError.writing(displayPath, errno: errno) }
                 keptBytes = bytes
-                kept.writer = writer
+                kept.video = video
                 kept.summary = summary
             }
             return bytes

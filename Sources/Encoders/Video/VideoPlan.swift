@@ -14,7 +14,7 @@ import Glibc
 /// so the duration equals the GIF's, last delay included; at another rate the plan's drift-free resample;
 /// in VFR one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
 /// (frame size, rate) is checked in `init`, before anything is encoded or written.
-package final class VideoWriter {
+package final class VideoPlan {
     package let timeline: Timeline
     package let options: VideoSettings
     package let canvasSize: CanvasSize
