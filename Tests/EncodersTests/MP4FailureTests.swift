@@ -40,7 +40,7 @@ struct MP4FailureTests {
 
     @Test("a canvas wider than libx264's 16384 is refused before encoding (exit 65)")
     func canvasTooWide() throws {
-        let error = try #require(throws: LibavError.self) {
+        let error = try #require(throws: VideoPlanError.self) {
             try VideoPlan(timeline: timeline(width: 16385, height: 8), options: VideoSettings())
         }
         #expect(error.failureClass == .malformedData)
@@ -49,7 +49,7 @@ struct MP4FailureTests {
 
     @Test("a requested size beyond the limit is a usage error (exit 64)")
     func requestTooLarge() throws {
-        let error = try #require(throws: LibavError.self) {
+        let error = try #require(throws: VideoPlanError.self) {
             try VideoPlan(timeline: timeline(width: 1000, height: 10), options: VideoSettings(size: .scale(20)))
         }
         #expect(error.failureClass == .usage)
@@ -59,7 +59,7 @@ struct MP4FailureTests {
         (8, 8), (36, 20), (48, 30), (16, 64),
     ])
     func hevcTooSmall(_ width: Int, _ height: Int) throws {
-        let error = try #require(throws: LibavError.self) {
+        let error = try #require(throws: VideoPlanError.self) {
             try VideoPlan(timeline: timeline(width: width, height: height), options: VideoSettings(codec: .hevc))
         }
         #expect(error.failureClass == .malformedData)
