@@ -16,7 +16,7 @@ import Glibc
 ///   on noise: size against CRF is far from the assumed halving every 6 CRF).
 /// - libvpx and SVT-AV1: `TargetSizeSearch` over CRFs.
 struct VideoSizeFitter {
-    typealias MakePlan = (_ options: VideoSettings, _ rateControlParams: [String]) throws -> VideoPlan
+    typealias MakePlan = (_ options: VideoSettings, _ rateControl: EncoderParameters) throws -> VideoPlan
     typealias Encode = (_ video: VideoPlan, _ path: String) throws -> (VideoSummary, Int)
 
     let target: Int
@@ -46,13 +46,13 @@ struct VideoSizeFitter {
             target: target, bytes: 0, kept: encodes[0], attempts: [], encodes: 0, bestQualityFitsBelow: false))
         var keptBytes = firstBytes <= target ? firstBytes : -1
 
-        /// Encodes with `options` and `params` into a candidate file; keeps it when it is the best so far.
+        /// Encodes with `options` (and a second pass at `kbps`) into a candidate file; keeps it when it is the best so far.
         func attempt(crf: Double?, kbps: Int?) throws -> Int {
             var options = first.options
             if let crf { options.crf = crf }
-            var params: [String] = []
-            if let kbps, let stats { params = ["pass=2", "stats=\(stats.path)", "bitrate=\(kbps)"] }
-            let video = try makePlan(options, params)
+            var rateControl: EncoderParameters = []
+            if let kbps, let stats { rateControl = [.pass(2), .stats(path: stats.path), .bitrate(kbps)] }
+            let video = try makePlan(options, rateControl)
             let candidate = temporaryPath + ".try"
             TemporaryFiles.shared.register(candidate)
             defer { unlink(candidate); TemporaryFiles.shared.unregister(candidate) }

@@ -208,7 +208,7 @@ package final class VideoPlan {
 
     /// x264/x265 rate-control parameters for this encode (`--target-size`'s two-pass: `pass=1:stats=…` on the
     /// first, CRF encode; `pass=2:stats=…:bitrate=…` on the next), applied by `begin`.
-    package var rateControlParams: [String] = []
+    package var rateControl: EncoderParameters = []
 
     /// Whether the container can be written to a pipe as it is encoded, with no seek back: MP4 (fragmented)
     /// and WebM.
@@ -222,7 +222,7 @@ package final class VideoPlan {
     package func begin(path: String, keepAlpha: Bool = false, toStandardOutput: Bool = false) throws -> VideoSession {
         try Libav.require(GIFX_AV_ENCODER)
         precondition(!toStandardOutput || canStream, "this container cannot be streamed")
-        tuning = tuning.withParams(rateControlParams, codec: options.codec)
+        tuning = tuning.withParameters(rateControl)
         let alpha = keepAlpha && canKeepAlpha
         if alpha { repeatsAsPictures = false }
         if repeatsAsPictures { tuning = tuning.forRepeatPictures(codec: options.codec) }

@@ -96,7 +96,7 @@ package final class VideoSink: ConversionSink {
             if video.options.codec.hasTwoPass {
                 let stats = try RateStatsFile()
                 rateStats = stats
-                video.rateControlParams = ["pass=1", "stats=\(stats.path)"]
+                video.rateControl = [.pass(1), .stats(path: stats.path)]
             }
         }
         if !video.canKeepAlpha {
@@ -174,7 +174,7 @@ package final class VideoSink: ConversionSink {
     private func fit(under targetSize: Int, output: AtomicOutput, spool: CanvasSpool) throws {
         let fitter = VideoSizeFitter(
             target: targetSize, first: video, firstBytes: Self.fileSize(output.temporaryPath), stats: rateStats,
-            makePlan: { [context, memoryLevel, video] options, params in
+            makePlan: { [context, memoryLevel, video] options, rateControl in
                 let attempt = try VideoPlan(
                     timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
                     fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
@@ -182,7 +182,7 @@ package final class VideoSink: ConversionSink {
                     vp9Repeats: context.settings.vp9RepeatPictures,
             repeatTimestamps: context.settings.repeatTimestamps)
                 attempt.useTuning(memoryLevel, reason: video.tuning.reason, budget: video.tuning.budgetBytes)
-                attempt.rateControlParams = params
+                attempt.rateControl = rateControl
                 return attempt
             },
             encode: { [keepsAlpha] attempt, path in
