@@ -59,7 +59,7 @@ func commandLineWording(_ error: any GifxError) -> String {
         return "\(error.description) (use --overwrite to replace it)"
     case let error as OutputError where error.kind == .tooManyOpenFiles:
         return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
-    case let error as LibavError where error.resizingHelps:
+    case let error as VideoPlanError where error.resizingHelps:
         return "\(error.description); use --scale, --width or --height"
     case let error as EditError:
         return error.problem.commandLineWording

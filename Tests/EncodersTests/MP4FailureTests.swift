@@ -40,8 +40,8 @@ struct MP4FailureTests {
 
     @Test("a canvas wider than libx264's 16384 is refused before encoding (exit 65)")
     func canvasTooWide() throws {
-        let error = try #require(throws: LibavError.self) {
-            try VideoWriter(timeline: timeline(width: 16385, height: 8), options: VideoSettings())
+        let error = try #require(throws: VideoPlanError.self) {
+            try VideoPlan(timeline: timeline(width: 16385, height: 8), options: VideoSettings())
         }
         #expect(error.failureClass == .malformedData)
         #expect(error.description.contains("16384"))
@@ -49,8 +49,8 @@ struct MP4FailureTests {
 
     @Test("a requested size beyond the limit is a usage error (exit 64)")
     func requestTooLarge() throws {
-        let error = try #require(throws: LibavError.self) {
-            try VideoWriter(timeline: timeline(width: 1000, height: 10), options: VideoSettings(size: .scale(20)))
+        let error = try #require(throws: VideoPlanError.self) {
+            try VideoPlan(timeline: timeline(width: 1000, height: 10), options: VideoSettings(size: .scale(20)))
         }
         #expect(error.failureClass == .usage)
     }
@@ -59,8 +59,8 @@ struct MP4FailureTests {
         (8, 8), (36, 20), (48, 30), (16, 64),
     ])
     func hevcTooSmall(_ width: Int, _ height: Int) throws {
-        let error = try #require(throws: LibavError.self) {
-            try VideoWriter(timeline: timeline(width: width, height: height), options: VideoSettings(codec: .hevc))
+        let error = try #require(throws: VideoPlanError.self) {
+            try VideoPlan(timeline: timeline(width: width, height: height), options: VideoSettings(codec: .hevc))
         }
         #expect(error.failureClass == .malformedData)
         #expect(error.description.contains("minimum of 32x32"))
@@ -68,10 +68,10 @@ struct MP4FailureTests {
 
     @Test("the plan: padded size, tick rate, repeat counts and total frames with loops")
     func plan() throws {
-        let writer = try VideoWriter(timeline: timeline(width: 333, height: 187, frames: 3), options: VideoSettings(loops: 2))
-        #expect(writer.outputSize == CanvasSize(width: 334, height: 188))
-        #expect(writer.frameRate == Rational(10))
-        #expect(writer.timeline.frames.indices.map { writer.plan.placement(of: $0, in: writer.timeline).samples } == [1, 1, 1])
-        #expect(writer.totalOutputFrames == 6)
+        let video = try VideoPlan(timeline: timeline(width: 333, height: 187, frames: 3), options: VideoSettings(loops: 2))
+        #expect(video.outputSize == CanvasSize(width: 334, height: 188))
+        #expect(video.frameRate == Rational(10))
+        #expect(video.timeline.frames.indices.map { video.plan.placement(of: $0, in: video.timeline).samples } == [1, 1, 1])
+        #expect(video.totalOutputFrames == 6)
     }
 }

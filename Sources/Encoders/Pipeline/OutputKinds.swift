@@ -7,7 +7,7 @@ import GifxFrames
 
 /// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
 public enum OutputRequest: Sendable {
-    /// An MP4 or WebM at `target` (`VideoWriter`; the container is in the options).
+    /// An MP4 or WebM at `target` (`VideoPlan`; the container is in the options).
     case video(target: OutputTarget, options: VideoSettings)
     /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
     /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.

@@ -16,19 +16,19 @@ import Glibc
 ///   on noise: size against CRF is far from the assumed halving every 6 CRF).
 /// - libvpx and SVT-AV1: `TargetSizeSearch` over CRFs.
 struct VideoSizeFitter {
-    typealias MakeWriter = (_ options: VideoSettings, _ rateControlParams: [String]) throws -> VideoWriter
-    typealias Encode = (_ writer: VideoWriter, _ path: String) throws -> (VideoSummary, Int)
+    typealias MakePlan = (_ options: VideoSettings, _ rateControl: EncoderParameters) throws -> VideoPlan
+    typealias Encode = (_ video: VideoPlan, _ path: String) throws -> (VideoSummary, Int)
 
     let target: Int
-    let first: VideoWriter
+    let first: VideoPlan
     let firstBytes: Int
     let stats: RateStatsFile?
-    let makeWriter: MakeWriter
+    let makePlan: MakePlan
     let encode: Encode
 
-    /// The encode kept: its writer and summary (`nil` when it is the first), and the report.
+    /// The encode kept: its plan and summary (`nil` when it is the first), and the report.
     struct Kept {
-        var writer: VideoWriter?
+        var video: VideoPlan?
         var summary: VideoSummary?
         var report: TargetSizeReport
     }
@@ -46,23 +46,23 @@ struct VideoSizeFitter {
             target: target, bytes: 0, kept: encodes[0], attempts: [], encodes: 0, bestQualityFitsBelow: false))
         var keptBytes = firstBytes <= target ? firstBytes : -1
 
-        /// Encodes with `options` and `params` into a candidate file; keeps it when it is the best so far.
+        /// Encodes with `options` (and a second pass at `kbps`) into a candidate file; keeps it when it is the best so far.
         func attempt(crf: Double?, kbps: Int?) throws -> Int {
             var options = first.options
             if let crf { options.crf = crf }
-            var params: [String] = []
-            if let kbps, let stats { params = ["pass=2", "stats=\(stats.path)", "bitrate=\(kbps)"] }
-            let writer = try makeWriter(options, params)
+            var rateControl: EncoderParameters = []
+            if let kbps, let stats { rateControl = [.pass(2), .stats(path: stats.path), .bitrate(kbps)] }
+            let video = try makePlan(options, rateControl)
             let candidate = temporaryPath + ".try"
             TemporaryFiles.shared.register(candidate)
             defer { unlink(candidate); TemporaryFiles.shared.unregister(candidate) }
-            let (summary, bytes) = try encode(writer, candidate)
+            let (summary, bytes) = try encode(video, candidate)
             encodes.append(TargetSizeEncode(crf: kbps == nil ? crf : nil, bitrateKbps: kbps, bytes: bytes))
             if let crf, kbps == nil { search.record(.init(factor: crf, bytes: bytes)) }
             if bytes <= target && bytes > keptBytes {
                 guard rename(candidate, temporaryPath) == 0 else { throw OutputError.writing(displayPath, errno: errno) }
                 keptBytes = bytes
-                kept.writer = writer
+                kept.video = video
                 kept.summary = summary
             }
             return bytes

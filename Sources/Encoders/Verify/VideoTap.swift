@@ -23,7 +23,7 @@ final class VideoTap {
     private var report: OutputVerification
 
     /// `memoryBudget`: the check's share of the run's memory plan (sizes the ring of references compared).
-    init(session: VideoSession, writer: VideoWriter, keepAlpha: Bool, timeline: Timeline, settings: VerifySettings,
+    init(session: VideoSession, video: VideoPlan, keepAlpha: Bool, timeline: Timeline, settings: VerifySettings,
          run: RunSettings, memoryBudget: Int) throws {
         self.settings = settings
         let encoder = session.encoderContext
@@ -47,19 +47,19 @@ final class VideoTap {
         let opened = gifx_avcodec_open2(decoder, decoderCodec, nil)
         if opened < 0 { throw LibavError("cannot open the \(codecName) decoder to verify with", code: opened) }
         frame = gifx_av_frame_alloc()
-        references = QueuedReferenceSource(width: writer.outputSize.width, height: writer.outputSize.height)
+        references = QueuedReferenceSource(width: video.outputSize.width, height: video.outputSize.height)
         matcher = TimedMatcher(
-            timeline: timeline, source: references, plays: writer.options.loops,
+            timeline: timeline, source: references, plays: video.options.loops,
             bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: memoryBudget)
         report = OutputVerification(
-            path: "", kind: "video", codec: codecName, width: writer.outputSize.width, height: writer.outputSize.height,
+            path: "", kind: "video", codec: codecName, width: video.outputSize.width, height: video.outputSize.height,
             exact: false)
         report.pixelFormat = keepAlpha ? "yuva420p" : "yuv420p"
         report.colorSpace = gifx_av_color_space_name(encoder.pointee.colorspace).map { String(cString: $0) }
         report.colorRange = gifx_av_color_range_name(encoder.pointee.color_range).map { String(cString: $0) }
         report.colorPrimaries = gifx_av_color_primaries_name(encoder.pointee.color_primaries).map { String(cString: $0) }
         report.colorTransfer = gifx_av_color_transfer_name(encoder.pointee.color_trc).map { String(cString: $0) }
-        report.level = writer.signalledLevel.map { $0.levelIDC }
+        report.level = video.signalledLevel.map { $0.levelIDC }
         session.packetObserver = { [unowned self] packet, _ in try self.packet(packet) }
         session.frameObserver = { [unowned self] frame in
             references.push(planes: frame.flatMap(PlaneView.init)?.packed())

@@ -18,13 +18,31 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     package var setting: String = ""
     /// Encoder threads (`AVCodecContext.thread_count`): `--threads`, else 0 (the encoder decides) when every core is ours.
     package var threads: Int
+    /// The x264/x265 parameters, in the order the encoder reads them (none for VP9 and AV1).
+    package var parameters: EncoderParameters
+    /// The private options set on the encoder besides the parameters: x264/x265's `preset` and `crf`,
+    /// libvpx's `deadline`, `cpu-used`, `row-mt`, `crf` and lag, SVT-AV1's numbered `preset` and `crf`.
+    package var codecOptions: [EncoderOption]
     /// Frames the rate control looks ahead, `nil` for the preset's default (40 for x264 medium).
-    package var lookahead: Int?
-    /// The `x264-params` / `x265-params` string passed, empty when none (and for VP9 and AV1).
-    package var params: String
+    package var lookahead: Int? { parameters.lookahead }
+    /// The `x264-params` / `x265-params` text passed, empty when none (and for VP9 and AV1).
+    package var params: String { parameters.rendered }
     /// Every private option set on the encoder, in the order set (preset, crf, params, or libvpx's
-    /// `deadline`, `cpu-used`, `row-mt`; SVT-AV1's numbered `preset`): what reproduces the run.
-    package var options: [EncoderOption] = []
+    /// `deadline`, `cpu-used`, `row-mt`; SVT-AV1's numbered `preset`): what reproduces the run. The parameters
+    /// are rendered here, into the one `x264-params` / `x265-params` option `VideoEncoder` sets.
+    package var options: [EncoderOption] {
+        guard !parameters.isEmpty, let name = parametersOption else { return codecOptions }
+        return codecOptions + [EncoderOption(name, parameters.rendered)]
+    }
+    /// The private option that takes the parameters: `x264-params`, `x265-params`; `nil` for other encoders.
+    private var parametersOption: String? { Self.parametersOption(encoder) }
+    static func parametersOption(_ encoder: String) -> String? {
+        switch encoder {
+        case "libx264": "x264-params"
+        case "libx265": "x265-params"
+        default: nil
+        }
+    }
     /// Bytes these settings are estimated to hold at this frame size (docs/memory.md gives the formulas).
     package var estimatedBytes: Int
     /// The run's memory budget the choice was made against (bytes), `nil` when none was known.
@@ -47,54 +65,50 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     package static func ladder(options: VideoSettings, frameSize: CanvasSize, threads: Int) -> [EncoderTuning] {
         let threads = max(0, threads)
         let counted = threads > 0 ? threads : (3 * ProcessInfo.processInfo.activeProcessorCount + 1) / 2
-        let pools = threads > 0 ? ["pools=\(threads)"] : []
+        let pools: EncoderParameters = threads > 0 ? [.pools(threads)] : []
         let encoder = options.codec.encoderName(for: frameSize)
         // --level: the level written and the VBV that keeps the bit rate within it, on every ladder level.
         // First, so a leaner ladder level's own `ref=1` and `bframes=1` win (x264 reads them in order).
-        let levelParams = options.levelLimits?.encoderParams(frameSize: frameSize, preset: options.preset) ?? []
-        func tuning(_ label: String, frames: Int, params: [String] = [], extra: [EncoderOption] = []) -> EncoderTuning {
-            let params = levelParams + params
+        let levelParameters = options.levelLimits?.encoderParameters(frameSize: frameSize, preset: options.preset) ?? []
+        func tuning(
+            _ label: String, frames: Int, parameters: EncoderParameters = [], extra: [EncoderOption] = []
+        ) -> EncoderTuning {
             var result = EncoderTuning(
                 encoder: encoder, preset: options.preset, crf: options.crf, lowMemory: false, threads: threads,
-                lookahead: nil, params: params.joined(separator: ":"), estimatedBytes: 0, budgetBytes: nil,
-                reason: "")
+                parameters: [], codecOptions: [], estimatedBytes: 0, budgetBytes: nil, reason: "")
             result.setting = label
             result.estimatedBytes = fixedBytes(options.codec, encoder: encoder) + frames * frameBytes(options.codec, frameSize)
             switch options.codec {
             case .h264, .hevc:
-                result.options = [EncoderOption("preset", options.preset), EncoderOption("crf", crfText(options.crf))]
-                if !result.params.isEmpty {
-                    result.options.append(
-                        EncoderOption(options.codec == .h264 ? "x264-params" : "x265-params", result.params))
-                }
+                result.parameters = levelParameters + parameters
+                result.codecOptions = [EncoderOption("preset", options.preset), EncoderOption("crf", crfText(options.crf))]
             case .vp9, .av1:
-                result.options = codecOptions(options, encoder: encoder) + extra
+                result.codecOptions = codecOptions(options, encoder: encoder) + extra
             }
-            result.lookahead = params.lazy.compactMap { $0.hasPrefix("rc-lookahead=") ? Int($0.dropFirst(13)) : nil }.first
             return result
         }
         let held = 3 * counted + 3  // frames in flight per frame thread, the reconstruction, slack
         var levels: [EncoderTuning]
         switch options.codec {
         case .h264:
-            let lean = ["bframes=1", "ref=1", "rc-lookahead=1", "sync-lookahead=0"]
+            let lean: EncoderParameters = [.bframes(1), .ref(1), .rcLookahead(1), .syncLookahead(0)]
             levels = [
                 tuning("x264 preset \(options.preset)", frames: 40 + 3 + 3 + held),
-                tuning("x264 lookahead 10", frames: 10 + 3 + 3 + held, params: ["rc-lookahead=10"]),
-                tuning("x264 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + held, params: lean),
+                tuning("x264 lookahead 10", frames: 10 + 3 + 3 + held, parameters: [.rcLookahead(10)]),
+                tuning("x264 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + held, parameters: lean),
             ]
             if counted > 1 {  // one frame in flight instead of one per thread (the same as above on one thread)
                 levels.append(tuning(
                     "x264 sliced threads, 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + 3 + 3,
-                    params: ["sliced-threads=1"] + lean))
+                    parameters: [.slicedThreads] + lean))
             }
         case .hevc:
-            let quiet = "log-level=error"
+            let quiet: EncoderParameters = [.logLevel(.error)]
             levels = [
-                tuning("x265 preset \(options.preset)", frames: 20 + 4 + 3 + held, params: [quiet] + pools),
-                tuning("x265 lookahead 10", frames: 10 + 4 + 3 + held, params: [quiet] + pools + ["rc-lookahead=10"]),
+                tuning("x265 preset \(options.preset)", frames: 20 + 4 + 3 + held, parameters: quiet + pools),
+                tuning("x265 lookahead 10", frames: 10 + 4 + 3 + held, parameters: quiet + pools + [.rcLookahead(10)]),
                 tuning("x265 1 frame thread, 2 B-frames, 1 reference, lookahead 5", frames: 5 + 2 + 1 + 3 + 3,
-                       params: [quiet] + pools + ["frame-threads=1", "bframes=2", "ref=1", "rc-lookahead=5"]),
+                       parameters: quiet + pools + [.frameThreads(1), .bframes(2), .ref(1), .rcLookahead(5)]),
             ]
         case .vp9:
             // libvpx holds about 40 frames' worth even without lag (reference pool, token and mode buffers:
@@ -117,7 +131,7 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
         // bytes either way.
         if options.codec == .h264 && min(frameSize.width, frameSize.height) < 16 {
             levels = levels.map {
-                var level = $0.withParams(["bframes=0"], codec: .h264)
+                var level = $0.withParameters([.bframes(0)])
                 level.setting += ", no B-frames (under 16 pixels)"
                 return level
             }
@@ -193,6 +207,84 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
         crf == crf.rounded() ? "\(Int(crf))" : "\(crf)"
     }
 
+}
+
+/// The settings of one encode, derived from the memory plan's level by what the encode needs.
+extension EncoderTuning {
+    /// The same settings with `replacements` in the x264/x265 parameters, each replacing every item of its key
+    /// (the two passes of `--target-size`, no B-frames under 16 pixels); other encoders' settings unchanged.
+    func withParameters(_ replacements: EncoderParameters) -> EncoderTuning {
+        guard parametersOption != nil, !replacements.isEmpty else { return self }
+        var tuning = self
+        tuning.parameters = parameters.replacing(with: replacements)
+        return tuning
+    }
+
+    /// The same settings without B-frames (H.264 and HEVC; other codecs unchanged). A fragmented MP4 read from
+    /// a pipe has no edit-list duration, so with B-frames its samples and its presentation disagree by the
+    /// reorder delay (ffprobe reports 2.22 s for a 2.20 s GIF, or, without gifx's last-sample stretch, Chromium
+    /// plays it 20 ms short). Without reordering, decode and presentation times coincide and every reader gets
+    /// the GIF's duration exactly; the stream is a few percent larger (docs/delivery.md).
+    func withoutBFrames(codec: VideoCodec) -> EncoderTuning {
+        guard codec == .h264 || codec == .hevc else { return self }
+        var tuning = withParameters([.bframes(0)])
+        tuning.setting += ", no B-frames (streamed)"
+        return tuning
+    }
+
+    /// The settings a stream with repeat pictures needs (H.264; docs/repeats.md): no B-frames, so decode
+    /// order is presentation order and x264 writes `pic_order_cnt_type` 2, and one reference frame, so x264's
+    /// picture after a run of repeats predicts from the last repeat, an exact copy of what it predicted from.
+    /// VP9 needs nothing: every packet of libvpx's ends with one shown frame whose slot its header names.
+    func forRepeatPictures(codec: VideoCodec = .h264) -> EncoderTuning {
+        guard codec == .h264 else { return self }
+        var tuning = withParameters([.bframes(0), .ref(1)])
+        tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
+        return tuning
+    }
+}
+
+/// The report's form (`--stats`, `batch`'s report): the parameters as the text the encoder was given
+/// (`params`, and the `x264-params` / `x265-params` item of `options`), and `lookahead` beside them. Read
+/// back, the text is kept as written (`EncoderParameters(reported:)`), so a report decoded and encoded again
+/// is the same text.
+extension EncoderTuning {
+    private enum CodingKeys: String, CodingKey {
+        case encoder, preset, crf, lowMemory, setting, threads, lookahead, params, options, estimatedBytes,
+             budgetBytes, reason
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(self.encoder, forKey: .encoder)
+        try c.encode(preset, forKey: .preset)
+        try c.encode(crf, forKey: .crf)
+        try c.encode(lowMemory, forKey: .lowMemory)
+        try c.encode(setting, forKey: .setting)
+        try c.encode(threads, forKey: .threads)
+        try c.encodeIfPresent(lookahead, forKey: .lookahead)
+        try c.encode(params, forKey: .params)
+        try c.encode(options, forKey: .options)
+        try c.encode(estimatedBytes, forKey: .estimatedBytes)
+        try c.encodeIfPresent(budgetBytes, forKey: .budgetBytes)
+        try c.encode(reason, forKey: .reason)
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        encoder = try c.decode(String.self, forKey: .encoder)
+        preset = try c.decode(String.self, forKey: .preset)
+        crf = try c.decode(Double.self, forKey: .crf)
+        lowMemory = try c.decode(Bool.self, forKey: .lowMemory)
+        setting = try c.decodeIfPresent(String.self, forKey: .setting) ?? ""
+        threads = try c.decode(Int.self, forKey: .threads)
+        parameters = EncoderParameters(reported: try c.decode(String.self, forKey: .params))
+        let name = Self.parametersOption(encoder)
+        codecOptions = (try c.decodeIfPresent([EncoderOption].self, forKey: .options) ?? []).filter { $0.name != name }
+        estimatedBytes = try c.decode(Int.self, forKey: .estimatedBytes)
+        budgetBytes = try c.decodeIfPresent(Int.self, forKey: .budgetBytes)
+        reason = try c.decode(String.self, forKey: .reason)
+    }
 }
 
 /// One private option set on a libavcodec encoder (`av_opt_set` on its `priv_data`), as the result reports it.

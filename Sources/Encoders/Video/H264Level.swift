@@ -69,7 +69,7 @@ package struct H264Level: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// macroblock rate (`MBs × fps`, x264's integer arithmetic) allow `width`×`height` at `fps`: how libx264
     /// picks it (x264_validate_levels; bit rate is unbounded under CRF without VBV). x264 also checks the
     /// decoded picture buffer, which only matters with many references at small sizes (not at the presets'
-    /// defaults), so the level actually written is read back from the SPS (`VideoWriter.signalledLevel`).
+    /// defaults), so the level actually written is read back from the SPS (`VideoPlan.signalledLevel`).
     /// Beyond 6.2: 6.2.
     package static func required(width: Int, height: Int, fps: Rational) -> H264Level {
         let mbWidth = (width + 15) / 16, mbHeight = (height + 15) / 16

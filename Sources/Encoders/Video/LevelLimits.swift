@@ -130,15 +130,15 @@ package struct LevelLimits: Sendable, Hashable {
     /// macroblocks frames) fewer references than `preset` uses and no B-pyramid when it needs 4 frames
     /// (x264 keeps max(references, 1 + reordered frames, 4 with a B-pyramid): it only warns "DPB size > level
     /// limit" otherwise). x265: `level-idc`, Main tier, the same VBV (it lowers its references itself).
-    func encoderParams(frameSize: CanvasSize, preset: String) -> [String] {
-        let vbv = ["vbv-maxrate=\(vbvMaxRateKbps)", "vbv-bufsize=\(vbvBufferKbit)"]
-        guard codec == .h264 else { return ["level-idc=\(level)", "high-tier=0"] + vbv }
-        var params = ["level=\(level)"] + vbv
+    func encoderParameters(frameSize: CanvasSize, preset: String) -> EncoderParameters {
+        let vbv: EncoderParameters = [.vbvMaxRate(vbvMaxRateKbps), .vbvBufferSize(vbvBufferKbit)]
+        guard codec == .h264 else { return [.levelIDC(level), .highTier(false)] + vbv }
+        var parameters: EncoderParameters = [.level(level)] + vbv
         let frames = min(16, maxDpbMbs / max(1, units(frameSize)))
         let presetReferences = [1, 1, 1, 2, 2, 3, 5, 8, 16, 16][VideoCodec.presets.firstIndex(of: preset) ?? 5]
-        if frames < 4 { params.append("b-pyramid=none") }
-        if frames < presetReferences { params.append("ref=\(max(1, frames))") }
-        return params
+        if frames < 4 { parameters.append(.bPyramid(.none)) }
+        if frames < presetReferences { parameters.append(.ref(max(1, frames))) }
+        return parameters
     }
 
     /// HEVC Tables A.8 (MaxLumaPs, MaxCPB Main tier, in 1000 bits) and A.9 (MaxLumaSr, MaxBR Main tier, in

@@ -15,26 +15,21 @@ package struct LibavError: GifxError {
     package let code: Int32
     package let failureClass: FailureClass
     package let subjectPath: String?
-    /// Set when the canvas itself is beyond the encoder's limits: encoding a resized video would work.
-    package let resizingHelps: Bool
 
     package var description: String {
         code == 0 ? operation : "\(operation): \(Self.text(for: code))"
     }
 
-    init(
-        _ operation: String, code: Int32 = 0, failure: FailureClass? = nil, path: String? = nil, resizingHelps: Bool = false
-    ) {
+    init(_ operation: String, code: Int32 = 0, failure: FailureClass? = nil, path: String? = nil) {
         self.operation = operation
         self.code = code
         self.subjectPath = path
-        self.resizingHelps = resizingHelps
         self.failureClass = failure ?? Self.failureClass(for: code)
     }
 
     /// The same failure named after `path`: users asked for the target, not the hidden temporary file.
     package func naming(_ path: String) -> LibavError {
-        LibavError(operation, code: code, failure: failureClass, path: path, resizingHelps: resizingHelps)
+        LibavError(operation, code: code, failure: failureClass, path: path)
     }
 
     /// libav's message for an AVERROR code.

@@ -1,6 +1,6 @@
 import GifxTimeline
 
-/// Why a set of video options cannot be encoded, worded without any flag syntax: the library (`VideoWriter`)
+/// Why a set of video options cannot be encoded, worded without any flag syntax: the library (`VideoPlan`)
 /// refuses such options and the CLI words the same problem with its flag names.
 public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case loops(Int)

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// What a video output wrote, with the plan it followed (for the caller's statistics): values only, so
-/// nothing of the finished writer escapes.
+/// nothing of the finished encoder escapes.
 public struct VideoResult: Sendable {
     public var target: String
     /// The settings the video was written with.
@@ -28,7 +28,7 @@ public struct VideoResult: Sendable {
     public var levelProblem: String?
     /// How many GIF frames the rate never shows, and the worst start error of the others; `nil` when none.
     public var droppedFramesWarning: String?
-    /// An AVIF at a constant rate browsers cannot time exactly (see `VideoWriter.imageTimingWarning`).
+    /// An AVIF at a constant rate browsers cannot time exactly (see `VideoPlan.imageTimingWarning`).
     public var imageTimingWarning: String?
     public var summary: VideoSummary
     public var frameRate: Rational
@@ -41,8 +41,8 @@ public struct VideoResult: Sendable {
     public var targetSize: TargetSizeReport?
 }
 
-/// The video sink (MP4 or WebM): its plan is an `VideoWriter` (frame rate, size, repeat counts, encoder tuning,
-/// all checked when the sink is made); one pass per play pushes canvases into an `VideoSession`.
+/// The video sink (MP4 or WebM): its plan is a `VideoPlan` (frame rate, size, repeat counts, encoder tuning,
+/// all checked when the sink is made); one pass per play pushes canvases into a `VideoSession`.
 /// A VP9 WebM opens its encoder on the first canvas, which decides whether the stream keeps alpha.
 package final class VideoSink: ConversionSink {
     /// Where the output goes.
@@ -50,7 +50,7 @@ package final class VideoSink: ConversionSink {
     /// The target's name in results, errors and the memory plan (`OutputTarget.name`).
     package let target: String
     /// The plan of the output kept (with `--target-size`, the encode that fit best).
-    package private(set) var writer: VideoWriter
+    package private(set) var video: VideoPlan
     private let metadata: GifMetadata
     /// With an edit whose first canvas is not the earliest GIF frame shown (a reversal): its canvas source,
     /// whose spool learnt whether that earliest canvas is opaque (`Transparency.mayShow` reasons from it).
@@ -72,7 +72,7 @@ package final class VideoSink: ConversionSink {
     package init(target: OutputTarget, options: VideoSettings, context: ConversionContext) throws {
         destination = target
         self.target = target.name
-        writer = try VideoWriter(
+        video = try VideoPlan(
             timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
             fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
             libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
@@ -93,20 +93,20 @@ package final class VideoSink: ConversionSink {
         // To standard output, MP4 and WebM stream as they are encoded; a verified output is first read back
         // from its temporary file, so it is copied out once it passed.
         // A size cap may take further encodes: that output is copied out once the one kept is known.
-        if output.isDescriptor && writer.canStream && !verified && writer.options.targetSize == nil {
+        if output.isDescriptor && video.canStream && !verified && video.options.targetSize == nil {
             output.markStreamed()
         }
-        if writer.options.targetSize != nil {
+        if video.options.targetSize != nil {
             spool = try CanvasSpool(
                 width: context.timeline.canvas.width, height: context.timeline.canvas.height,
                 folder: context.settings.resolvedScratchFolder)
-            if writer.options.codec.hasTwoPass {
+            if video.options.codec.hasTwoPass {
                 let stats = try RateStatsFile(folder: context.settings.resolvedScratchFolder)
                 rateStats = stats
-                writer.rateControlParams = ["pass=1", "stats=\(stats.path)"]
+                video.rateControl = [.pass(1), .stats(path: stats.path)]
             }
         }
-        if !writer.canKeepAlpha {
+        if !video.canKeepAlpha {
             session = try namingTarget { try begin(output, keepAlpha: false) }
             if let session { try sessionOpened?(session) }
         }
@@ -116,14 +116,14 @@ package final class VideoSink: ConversionSink {
     private let verified: Bool
 
     private func begin(_ output: AtomicOutput, keepAlpha: Bool) throws -> VideoSession {
-        try writer.begin(
+        try video.begin(
             path: output.temporaryPath, keepAlpha: keepAlpha, streamingTo: output.streamed ? output.target : nil)
     }
 
     package var memoryDemand: MemoryDemand? {
         MemoryDemand(
-            consumer: "video \(target) (\(writer.tuning.encoder))",
-            levels: writer.tuningLadder.map { .init(bytes: $0.estimatedBytes, setting: $0.setting) })
+            consumer: "video \(target) (\(video.tuning.encoder))",
+            levels: video.tuningLadder.map { .init(bytes: $0.estimatedBytes, setting: $0.setting) })
     }
 
     package var usesLibav: Bool { true }
@@ -135,13 +135,13 @@ package final class VideoSink: ConversionSink {
         let reason = level == 0
             ? "fastest settings within \(budget)"
             : "leaner settings to fit \(budget)"
-        writer.useTuning(level, reason: reason, budget: plan.budgetBytes)
+        video.useTuning(level, reason: reason, budget: plan.budgetBytes)
         memoryLevel = level
     }
 
-    package var plannedPasses: Int { writer.options.loops }
+    package var plannedPasses: Int { video.options.loops }
 
-    package func beginPass(_ pass: Int) throws -> Bool { pass < writer.options.loops }
+    package func beginPass(_ pass: Int) throws -> Bool { pass < video.options.loops }
 
     package func consume(_ canvas: Canvas) throws -> Bool {
         if session == nil, let output {
@@ -149,11 +149,11 @@ package final class VideoSink: ConversionSink {
             // checks), so an edit showing a later frame first reasons from the earliest one, which the spool
             // saw (unknown: alpha is kept).
             if let reorderedSource {
-                keepsAlpha = writer.canKeepAlpha
+                keepsAlpha = video.canKeepAlpha
                     && Transparency.mayShow(
                         firstCanvasIsOpaque: reorderedSource.earliestCanvasIsOpaque ?? false, metadata: metadata)
             } else {
-                keepsAlpha = writer.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, metadata: metadata)
+                keepsAlpha = video.canKeepAlpha && Transparency.mayShow(firstCanvas: canvas, metadata: metadata)
             }
             session = try namingTarget { try begin(output, keepAlpha: keepsAlpha) }
             if let session { try sessionOpened?(session) }
@@ -170,7 +170,7 @@ package final class VideoSink: ConversionSink {
 
     package func finish() throws {
         summary = try namingTarget { try openSession().finish() }
-        if let targetSize = writer.options.targetSize, let output, let spool {
+        if let targetSize = video.options.targetSize, let output, let spool {
             // Closing the first encoder is what completes its rate statistics file (x264 renames it then).
             session = nil
             try namingTarget { try fit(under: targetSize, output: output, spool: spool) }
@@ -178,19 +178,19 @@ package final class VideoSink: ConversionSink {
     }
 
     /// `--target-size`: further encodes from the spooled canvases (`VideoSizeFitter`); the one kept ends up at
-    /// the output's temporary path, its writer and summary become the result's. None fits: refused.
+    /// the output's temporary path, its plan and summary become the result's. None fits: refused.
     private func fit(under targetSize: Int, output: AtomicOutput, spool: CanvasSpool) throws {
         let fitter = VideoSizeFitter(
-            target: targetSize, first: writer, firstBytes: POSIXFiles.fileSize(output.temporaryPath) ?? 0, stats: rateStats,
-            makeWriter: { [context, memoryLevel, writer] options, params in
-                let attempt = try VideoWriter(
+            target: targetSize, first: video, firstBytes: POSIXFiles.fileSize(output.temporaryPath) ?? 0, stats: rateStats,
+            makePlan: { [context, memoryLevel, video] options, rateControl in
+                let attempt = try VideoPlan(
                     timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
                     fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
                     libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
                     vp9Repeats: context.settings.vp9RepeatPictures,
             repeatTimestamps: context.settings.repeatTimestamps)
-                attempt.useTuning(memoryLevel, reason: writer.tuning.reason, budget: writer.tuning.budgetBytes)
-                attempt.rateControlParams = params
+                attempt.useTuning(memoryLevel, reason: video.tuning.reason, budget: video.tuning.budgetBytes)
+                attempt.rateControl = rateControl
                 return attempt
             },
             encode: { [keepsAlpha] attempt, path in
@@ -202,8 +202,8 @@ package final class VideoSink: ConversionSink {
                 return (try session.finish(), POSIXFiles.fileSize(path) ?? 0)
             })
         let kept = try fitter.run(temporaryPath: output.temporaryPath, displayPath: output.displayPath)
-        if let keptWriter = kept.writer, let keptSummary = kept.summary {
-            writer = keptWriter
+        if let keptVideo = kept.video, let keptSummary = kept.summary {
+            video = keptVideo
             summary = keptSummary
         }
         targetSizeReport = kept.report
@@ -219,13 +219,13 @@ package final class VideoSink: ConversionSink {
 
     package var result: OutputResult {
         .video(VideoResult(
-            target: target, settings: writer.options, plan: writer.plan, layout: writer.layout,
-            signalledH264Level: writer.signalledLevel, requiredH264Level: writer.requiredLevel,
-            levelRateCap: writer.levelRateCap,
-            levelProblem: writer.levelProblem,
-            droppedFramesWarning: writer.droppedFramesWarning, imageTimingWarning: writer.imageTimingWarning,
-            summary: summary, frameRate: writer.frameRate,
-            outputSize: writer.outputSize, loops: writer.options.loops, tuning: writer.tuning, keepsAlpha: keepsAlpha,
+            target: target, settings: video.options, plan: video.plan, layout: video.layout,
+            signalledH264Level: video.signalledLevel, requiredH264Level: video.requiredLevel,
+            levelRateCap: video.levelRateCap,
+            levelProblem: video.levelProblem,
+            droppedFramesWarning: video.droppedFramesWarning, imageTimingWarning: video.imageTimingWarning,
+            summary: summary, frameRate: video.frameRate,
+            outputSize: video.outputSize, loops: video.options.loops, tuning: video.tuning, keepsAlpha: keepsAlpha,
             targetSize: targetSizeReport))
     }
 

@@ -26,7 +26,7 @@ final class VideoCheck: OutputCheck {
         sink.sessionOpened = { [unowned self, unowned sink] session in
             guard case .video(let result) = sink.result else { return }
             tap = try VideoTap(
-                session: session, writer: sink.writer, keepAlpha: result.keepsAlpha, timeline: context.timeline,
+                session: session, video: sink.video, keepAlpha: result.keepsAlpha, timeline: context.timeline,
                 settings: settings, run: context.settings, memoryBudget: bytes ?? memoryBytes)
         }
     }

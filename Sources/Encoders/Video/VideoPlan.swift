@@ -14,7 +14,7 @@ import Glibc
 /// so the duration equals the GIF's, last delay included; at another rate the plan's drift-free resample;
 /// in VFR one sample per canvas at its start in cs (time base 1/100 s), lasting its delay. Every limit
 /// (frame size, rate) is checked in `init`, before anything is encoded or written.
-package final class VideoWriter {
+package final class VideoPlan {
     package let timeline: Timeline
     package let options: VideoSettings
     package let canvasSize: CanvasSize
@@ -68,8 +68,8 @@ package final class VideoWriter {
 
     /// Plans the video. `threads`: the encoder's threads (the run's `--threads`, else the cores); the
     /// encoder's settings are `tuningLadder[0]` until `useTuning` picks a leaner level.
-    /// Throws `LibavError` (`usage`) when the request is unusable (size, rate, loops), or (`malformedData`) when the GIF
-    /// itself is (no frames, canvas beyond the encoder's limits).
+    /// Throws `VideoPlanError` (`usage`) when the request is unusable (size, rate, loops), or (`malformedData`)
+    /// when the GIF itself is (no frames, canvas beyond the encoder's limits).
     package init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
         fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false, vp9Repeats: Bool = false,
@@ -81,9 +81,9 @@ package final class VideoWriter {
         self.options = options
         canvasSize = timeline.canvas
         guard !timeline.frames.isEmpty else {
-            throw LibavError("the GIF has no frames to encode", failure: .malformedData)
+            throw VideoPlanError("the GIF has no frames to encode", failure: .malformedData)
         }
-        if let problem = options.problem { throw LibavError(problem.description, failure: .usage) }
+        if let problem = options.problem { throw VideoPlanError(problem.description, failure: .usage) }
 
         let size: CanvasSize
         if options.size == .original {
@@ -98,7 +98,7 @@ package final class VideoWriter {
             let bound = min(size.width, size.height) < codec.minimumSide
                 ? "is below \(codec.encoderName)'s minimum of \(codec.minimumSide)x\(codec.minimumSide)"
                 : "exceeds \(codec.encoderName)'s limit of \(codec.maximumSide) pixels a side"
-            throw LibavError(
+            throw VideoPlanError(
                 "\(what) (\(size.width)x\(size.height) as encoded) \(bound)",
                 failure: options.size == .original ? .malformedData : .usage,
                 resizingHelps: options.size == .original)
@@ -112,7 +112,7 @@ package final class VideoWriter {
         levelLimits = options.levelLimits
         if let limits = levelLimits {
             if let problem = limits.sizeProblem(size) {
-                throw LibavError(problem, failure: .usage, resizingHelps: true)
+                throw VideoPlanError(problem, failure: .usage, resizingHelps: true)
             }
             let levelCap = limits.maxFrameRate(at: size)
             levelRateCap = levelCap
@@ -120,11 +120,11 @@ package final class VideoWriter {
             let allowed = "\(name) allows at most \(Self.decimal(levelCap)) fps at \(size.width)x\(size.height)"
             switch options.timing {
             case .rate(let rate) where Self.compare(rate, levelCap) > 0:
-                throw LibavError("\(rate) fps is too fast: \(allowed)", failure: .usage)
+                throw VideoPlanError("\(rate) fps is too fast: \(allowed)", failure: .usage)
             case .vfr:
                 let peak = OutputPlan(timeline: timeline, request: .vfr).peakRate
                 if Self.compare(peak, levelCap) > 0 {
-                    throw LibavError(
+                    throw VideoPlanError(
                         "VFR's peak rate \(Self.decimal(peak)) fps (the shortest delay) is too fast: \(allowed); "
                             + "without VFR the level caps the rate", failure: .usage)
                 }
@@ -141,7 +141,7 @@ package final class VideoWriter {
         let (total, overflow) = plan.outputFrames.multipliedReportingOverflow(by: options.loops)
         let (units, unitsOverflow) = plan.unitsPerPlay.multipliedReportingOverflow(by: options.loops)
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
-            throw LibavError("too many output frames", failure: .usage)
+            throw VideoPlanError("too many output frames", failure: .usage)
         }
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
         requiredLevel = options.codec == .h264
@@ -153,13 +153,13 @@ package final class VideoWriter {
         // sample as a still image without a `moov`, which its own reader cannot open. One line instead.
         let encoder = codec.encoderName(for: size)
         if encoder == "libaom-av1" && plan.timeBase.num > plan.timeBase.den {
-            throw LibavError(
+            throw VideoPlanError(
                 "\(encoder) (AV1 under 64 pixels a side) takes frames of at most 1 s at a constant rate, and this "
                     + "one is \(Self.decimal(plan.timeBase)) s: use --vfr, or --fps 1 or faster",
                 failure: .usage)
         }
         if options.container == .avif && total == 1 {
-            throw LibavError(
+            throw VideoPlanError(
                 "an AVIF of one frame is a still image, which FFmpeg 5.1 writes without the track its own reader "
                     + "needs: write .webp, .png or .jpg instead", failure: .usage)
         }
@@ -208,7 +208,7 @@ package final class VideoWriter {
 
     /// x264/x265 rate-control parameters for this encode (`--target-size`'s two-pass: `pass=1:stats=…` on the
     /// first, CRF encode; `pass=2:stats=…:bitrate=…` on the next), applied by `begin`.
-    package var rateControlParams: [String] = []
+    package var rateControl: EncoderParameters = []
 
     /// Whether the container can be written to a pipe as it is encoded, with no seek back: MP4 (fragmented)
     /// and WebM.
@@ -223,7 +223,7 @@ package final class VideoWriter {
         let streaming = stream?.descriptor != nil
         try Libav.require(GIFX_AV_ENCODER)
         precondition(!streaming || canStream, "this container cannot be streamed")
-        tuning = tuning.withParams(rateControlParams, codec: options.codec)
+        tuning = tuning.withParameters(rateControl)
         let alpha = keepAlpha && canKeepAlpha
         if alpha { repeatsAsPictures = false }
         if repeatsAsPictures { tuning = tuning.forRepeatPictures(codec: options.codec) }
