@@ -266,7 +266,8 @@ dist-check:
 
 ## image: the runtime image (Containerfile, stage "runtime") from the .deb of `make dist`, on a bookworm
 ## base made with mmdebstrap and `podman import` (no registry needed); tagged gifx:VERSION.
-## image-check: runs it on Examples with a read-only root, --network none, as its non-root user.
+## image-check: runs it on Examples with a read-only root, --network none, as its non-root user, then
+## gifx serve in it under --memory 512m --cpus 1 (a port on 127.0.0.1): a GIF converted by curl, read by ffprobe.
 ## Both need root, podman, and the apt mirror (packaging/containers.conf).
 image:
 	@bash packaging/image.sh --can-run
