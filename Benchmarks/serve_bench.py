@@ -229,7 +229,9 @@ def measure(args):
     log("GIFs: " + ", ".join(f"{n} ({gifs[n]['frames']} frames, {gifs[n]['duration_cs'] / 100:.2f} s, "
                              f"{gifs[n]['bytes'] / 1e3:.0f} kB)" for n in names))
     cores = os.cpu_count() or 1
-    gifx_args = ["--memory-budget", args.budget, "--threads", str(cores), "--jobs", str(args.jobs or cores),
+    # The service's own defaults for threads (the cores) and jobs (one per two threads), a queue deep enough for
+    # every client (thumbor queues without a bound) and timeouts past the longest wait.
+    gifx_args = ["--memory-budget", args.budget, *(["--jobs", str(args.jobs)] if args.jobs else []),
                  "--queue", "256", "--queue-timeout", "900", "--conversion-timeout", "900",
                  "--cache-size", "8G", "--max-body", "256M"]
     result = {"status": "ok", "load_average_at_start": sc.load_average(), "cores": cores,
@@ -301,8 +303,9 @@ def report(section):
     if section.get("status") != "ok":
         return out + [f"Not measured: {section.get('reason')}", ""]
     out += [f"Same machine, same run, same client (aiohttp, closed loop, C concurrent clients); "
-            f"load average {section['load_average_at_start']} at start, {section['load_average_at_end']} at end. "
-            f"gifx serve `{' '.join(section['gifx_serve_args'])}`; thumbor 7.8.0 with "
+            f"load average {section['load_average_at_start']} at start, {section['load_average_at_end']} at end, "
+            f"{section['cores']} cores. gifx serve `{' '.join(section['gifx_serve_args'])}` (threads and jobs: the "
+            "service's defaults, the cores and one job per two threads); thumbor 7.8.0 with "
             f"`--processes {section['thumbor_processes']}`, the gifsicle engine and the thumbor-plugins-gifv "
             "optimizer (ffmpeg CLI, libx264), no result storage. Both convert every request (gifx's bodies carry "
             "a unique GIF comment, so its cache never answers).", "",
@@ -317,7 +320,8 @@ def report(section):
                    f"**{row.get('p99_ratio')}×** | {g['peak_rss_mib']} / {t['peak_rss_mib']} | "
                    f"{_statuses(g)} / {_statuses(t)} | {row['load_average_before'][0]} → "
                    f"{row['load_average_after'][0]} |")
-    out += ["", "Timing of the outputs (MP4 duration by ffprobe − the GIF's duration by `gifx timeline --json`):", "",
+    out += ["", "Timing of the outputs (MP4 duration by ffprobe − the GIF's duration by `gifx timeline --json`, "
+            "policy flanimated; exact = within 0.5 ms):", "",
             "| C | gifx: exact / checked, max error | gifx verify (one per GIF) | thumbor: exact / checked, max error |",
             "|---|---|---|---|"]
     for row in section["levels"]:
@@ -344,9 +348,9 @@ def main():
     p.add_argument("--gifx", default=os.environ.get("GIFX", ".build/release/gifx"))
     p.add_argument("--root", default=".build-bench")
     p.add_argument("--levels", default="1,8,32")
-    p.add_argument("--per-client", type=int, default=3, help="requests per client at each level (at least 2 per GIF)")
+    p.add_argument("--per-client", type=int, default=4, help="requests per client at each level (at least 2 per GIF)")
     p.add_argument("--budget", default="2G", help="gifx serve --memory-budget")
-    p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the cores)")
+    p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the service's, one per two threads)")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the docs/benchmarks.md section here")
     args = p.parse_args()
