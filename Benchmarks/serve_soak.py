@@ -9,6 +9,8 @@ over_budget from the plan; a 65535x65535 one is past the decoder's 16384x16384 l
 (200,000 1x1 frames of 1 cs: hours of video on 256x256; the conversion timeout ends them, 503), bodies over
 --max-body (413), not a GIF (415, or 422 for a PNG signature with nothing valid after it).
 
+A client that gets a 503 with Retry-After waits that long (at most 1 s, jittered) before its next upload.
+
 Asserted (exit 1 when one fails, each printed):
   - 0 crashes: the server never exits by itself, /healthz is 200 at the end;
   - 0 answers outside the codes docs/openapi.yaml lists for /v1/convert, 0 error bodies without a documented
@@ -214,6 +216,7 @@ async def soak(args, work, inputs, statuses, codes, log):
                 async with session.post(base() + "/v1/convert?format=mp4", data=body) as resp:
                     payload = await resp.read()
                     status, key = resp.status, resp.headers.get("X-Gifx-Key")
+                    retry_after = resp.headers.get("Retry-After")
             except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as e:
                 if not server.up or killed.get("window", 0) > time.time():
                     stats["connection_errors_while_down"] += 1
@@ -256,6 +259,10 @@ async def soak(args, work, inputs, statuses, codes, log):
                     keys[key] = {"sha": sha, "kind": kind}
                 if not killed["done"]:
                     served_before_kill[key] = sha
+            if status == 503 and retry_after:
+                # As a client that honours Retry-After would (capped at 1 s, jittered): without it 32 clients
+                # retry a full queue thousands of times a minute and the soak measures refusals, not work.
+                await asyncio.sleep(min(float(retry_after), 1.0) * crng.uniform(0.5, 1.0))
 
     async def killer(session):
         await asyncio.sleep(max(0, kill_at - time.time()))
@@ -341,7 +348,7 @@ def verify(args, keys, outputs_dir, log):
     for key in chosen:
         stem = os.path.join(outputs_dir, key)
         procs.append((key, subprocess.Popen([args.gifx, "verify", stem + ".gif", stem + ".mp4", "--quiet",
-                                             "--threads", "1"], stdout=subprocess.DEVNULL,
+                                             "--threads", "1", "--min-psnr", str(args.min_psnr)], stdout=subprocess.DEVNULL,
                                             stderr=subprocess.PIPE)))
         if len(procs) >= 2:
             reap(True)
@@ -363,6 +370,7 @@ def main():
     p.add_argument("--conversion-timeout", type=int, default=30)
     p.add_argument("--max-body", default="16M")
     p.add_argument("--verify", type=int, default=300, help="distinct outputs verified besides the cut uploads (0: all)")
+    p.add_argument("--min-psnr", type=float, default=30.0, help="gifx verify --min-psnr (its default, 30 dB)")
     p.add_argument("--seed", type=int, default=36)
     p.add_argument("--root", default=".build-bench")
     p.add_argument("--work", default=None, help="work folder (default ROOT/serve-soak-BUDGET; emptied first)")
