@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -175,10 +175,23 @@ browser-check: browser-deps
 	python3 Tests/Browser/browser_check.py --gifx $(GIFX) --out $(BROWSER_OUT) --browsers $(BROWSERS) \
 		--report $(BROWSER_OUT)/report.md
 
-## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI).
+## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI). BENCH_KINDS=serve
+## measures gifx serve against thumbor (pip-installed into .build-bench/serve/venv; gifsicle from Debian).
 bench: deps
 	$(SWIFT) build -c release --product gifx
 	bash Benchmarks/run.sh
+
+## soak-serve: the soak of `gifx serve` (Benchmarks/serve_soak.py, issue 36): 32 clients for SOAK_SECONDS (600)
+## at --memory-budget SOAK_BUDGET (512M; also run it at 2G), 10 % of uploads damaged, bombs or oversized, a
+## SIGKILL halfway and a restart on the same cache folder. Fails on a crash, an answer outside docs/openapi.yaml's
+## codes, a 500, peak RSS over the budget × 1.10, an output gifx verify refuses, a partial cache entry after the
+## restart, a key served before the kill and not after, anything left in the spool or TMPDIR. Release build
+## (GIFX_SOAK=path: another binary, not rebuilt); its client needs aiohttp (PyPI, in .build-bench/serve/venv). Not part of `make test`.
+SOAK_SECONDS ?= 600
+SOAK_BUDGET ?= 512M
+soak-serve: deps
+	@[ -n "$(GIFX_SOAK)" ] || $(SWIFT) build -c release --product gifx
+	python3 Benchmarks/serve_soak.py --gifx $(or $(GIFX_SOAK),.build/release/gifx) --duration $(SOAK_SECONDS) --budget $(SOAK_BUDGET)
 
 ## examples: regenerate the GIFs in Examples/ from Examples/Generator.
 examples: deps
@@ -253,7 +266,8 @@ dist-check:
 
 ## image: the runtime image (Containerfile, stage "runtime") from the .deb of `make dist`, on a bookworm
 ## base made with mmdebstrap and `podman import` (no registry needed); tagged gifx:VERSION.
-## image-check: runs it on Examples with a read-only root, --network none, as its non-root user.
+## image-check: runs it on Examples with a read-only root, --network none, as its non-root user, then
+## gifx serve in it under --memory 512m --cpus 1 (a port on 127.0.0.1): a GIF converted by curl, read by ffprobe.
 ## Both need root, podman, and the apt mirror (packaging/containers.conf).
 image:
 	@bash packaging/image.sh --can-run

@@ -33,6 +33,7 @@ import convert_bench  # noqa: E402
 import memory_bench  # noqa: E402
 import framecount_bench  # noqa: E402
 import animated_decode_bench  # noqa: E402
+import serve_bench  # noqa: E402
 from gifx_probe import DECODE_ONLY_FLAGS, GifxProbe  # noqa: E402
 
 RAISED_POLICY_DIR = os.path.join(HERE, "imagemagick-raised")
@@ -476,7 +477,7 @@ def main():
         }
 
     cases, skipped, micro, timing, convert, frame_count, memory = [], [], None, None, None, None, None
-    repeats, batch_scaling, animated_decode = None, None, None
+    repeats, batch_scaling, animated_decode, serve = None, None, None, None
     for kind in [k for k in args.kinds.split(",") if k]:
         if kind == "frame-count":
             frame_count = framecount_bench.run(probe.path, args.root, max(args.timeout, 1200), log)
@@ -503,6 +504,12 @@ def main():
                                                         max(args.timeout, 600), log)
             else:
                 skipped.append({"kind": kind, "reason": "gifx has no batch"})
+            continue
+        if kind == "serve":
+            if probe.has("serve"):
+                serve = serve_bench.run(probe.path, args.root, log)
+            else:
+                skipped.append({"kind": kind, "reason": "gifx has no serve"})
             continue
         if kind == "repeats":
             if probe.has("to-mp4"):
@@ -563,6 +570,7 @@ def main():
         "memory": memory,
         "frame_count": frame_count,
         "animated_decode": animated_decode,
+        "serve": serve,
         "gif_build_s": round(gifs_built_s, 1),
         "note": os.environ.get("BENCH_NOTE", ""),
         "total_s": round(time.time() - started, 1),

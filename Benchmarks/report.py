@@ -2,6 +2,7 @@
 
 import convert_bench
 import memory_bench
+import serve_bench
 import framecount_bench
 import timing_bench
 import repeats_bench
@@ -353,7 +354,7 @@ def write(results, path):
         "`GIFX=path/to/gifx bash Benchmarks/run.sh`. Knobs (environment): `BENCH_REPS` (3), `BENCH_REPS_4K` (2), "
         "`BENCH_REPS_BATCH` (1), `BENCH_TIMEOUT` (300 s per run), `BENCH_ONLY` (GIF names), "
         "`BENCH_KINDS` (timeline,to-mp4,to-sprite,sprite-pack,decode,batch,micro,timing,repeats,convert,frame-count; "
-        "batch-scaling, with `BENCH_MAX_JOBS`, runs only when named). Subcommands gifx lacks are skipped; "
+        "batch-scaling, with `BENCH_MAX_JOBS`, and serve, gifx serve against thumbor from PyPI, run only when named). Subcommands gifx lacks are skipped; "
         "the peers are still measured. Not part of `make test` or CI.",
         "",
         "## Machine",
@@ -442,6 +443,7 @@ def write(results, path):
     out += convert_bench.report(results.get("convert"))
     out += memory_bench.report(results.get("memory"))
     out += framecount_bench.report(results.get("frame_count"))
+    out += serve_bench.report(results.get("serve"))
     out += ["## Timing fidelity of the MP4s", "",
             "Solid-colour GIFs (one colour per frame, `Benchmarks/gifwriter.py`), converted by each tool; "
             "each video frame is identified by its centre colour (ffmpeg rawvideo) and timestamp (ffprobe). "

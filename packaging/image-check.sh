@@ -11,6 +11,10 @@
 #    there, once per index (JOB_COMPLETION_INDEX 0..completions-1, GIFX_SHARD_COUNT from its env), with
 #    the manifest's security context (uid 10001, read-only root) and volumes (/tmp an emptyDir), over a
 #    generated 40-GIF library: the reports together list each input once, every output exists.
+# 5. gifx serve in the image with --memory 512m --cpus 1, read-only root, a port published on 127.0.0.1:
+#    its budget read from the cgroup (at most 512 MiB), an Examples GIF converted by curl (POST
+#    /v1/convert?format=mp4), the MP4 read back by ffprobe (H.264, the GIF's exact duration), GET /v1/o/KEY
+#    with a Range (206), then SIGTERM (podman stop): exit 0.
 # Needs root and podman (rootful, packaging/containers.conf); no network at all once the image exists.
 set -euo pipefail
 CHECK="image-check"
@@ -19,7 +23,7 @@ repo=$(dirname "$here")
 . "$here/lib.sh"
 preconditions() {
     need_root
-    need_packages podman runc ffmpeg
+    need_packages podman runc ffmpeg curl
     python3 -c "import PIL" 2>/dev/null || cannot_run "needs Pillow (python3 -m pip install Pillow) to read the outputs"
     python3 -c "import yaml" 2>/dev/null || python3 -m pip install -q PyYAML >/dev/null 2>&1 \
         || cannot_run "needs PyYAML (python3 -m pip install PyYAML) to read the Kubernetes manifest"
@@ -132,4 +136,55 @@ print(f"     ok: {n} indexes, {len(seen)} inputs each in exactly its shard's rep
 PY
 note "   $k8s_completions indexes in $(elapsed "$t0") s"
 
-note "PASS in $(elapsed "$start") s: config, --version, read-only root, no network, ${#names[@]} GIFs x 4 outputs read back, the Indexed Job's command over $k8s_completions indexes"
+note "5. gifx serve in the image under --memory 512m --cpus 1, a port published on 127.0.0.1"
+serve_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+serve_name=gifx-image-check-serve-$$
+mkdir -p "$work/serve-cache" && chown 10001:10001 "$work/serve-cache"
+podman run -d --name "$serve_name" --read-only --memory 512m --memory-swap 512m --cpus 1 \
+    -p "127.0.0.1:$serve_port:8080" -v "$work/serve-cache:/cache" --tmpfs /tmp:size=64m "$IMAGE" \
+    serve --host 0.0.0.0 --port 8080 --cache-dir /cache >/dev/null \
+    || fail "podman run -d ... serve did not start the container"
+serve_cleanup() { podman rm -f "$serve_name" >/dev/null 2>&1 || true; }
+trap serve_cleanup EXIT
+up=""
+for _ in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$serve_port/healthz" >/dev/null && { up=1; break; }
+    [ "$(podman inspect -f '{{.State.Running}}' "$serve_name" 2>/dev/null)" = true ] || break
+    sleep 0.2
+done
+[ -n "$up" ] || { podman logs "$serve_name" 2>&1 | tail -5 | sed 's/^/     | /'; fail "gifx serve in the container did not answer /healthz on 127.0.0.1:$serve_port"; }
+budget=$(curl -sf "http://127.0.0.1:$serve_port/metrics" | awk '/^gifx_memory_budget_bytes/ {print $2}')
+python3 -c "import sys; b = float(sys.argv[1]); sys.exit(0 if 0 < b <= 512 * 2**20 else 1)" "${budget:-0}" \
+    || fail "the service's budget is '${budget}' bytes, expected at most the container's 512 MiB (read from the cgroup)"
+serve_gif=$(ls "$repo"/Examples/*.gif | head -1)
+serve_name_gif=$(basename "$serve_gif" .gif)
+headers=$work/serve-headers.txt
+status=$(curl -s -o "$work/serve.mp4" -D "$headers" -w '%{http_code}' --data-binary @"$serve_gif" \
+    "http://127.0.0.1:$serve_port/v1/convert?format=mp4")
+[ "$status" = 200 ] || fail "POST /v1/convert?format=mp4 answered $status: $(head -c 300 "$work/serve.mp4")"
+key=$(tr -d '\r' < "$headers" | awk -F': ' 'tolower($1) == "x-gifx-key" {print $2}')
+python3 - "$work/serve.mp4" "$outdir/$serve_name_gif.timeline.json" <<'PY' || fail "the MP4 from the service"
+import json, subprocess, sys
+probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-show_entries",
+                                   "format=format_name,duration:stream=codec_name,nb_read_frames", "-of", "json",
+                                   sys.argv[1]], capture_output=True, text=True, check=True).stdout)
+timeline = json.load(open(sys.argv[2]))
+duration, want = float(probe["format"]["duration"]), timeline["duration"]["centiseconds"] / 100
+codec = probe["streams"][0]["codec_name"]
+assert "mp4" in probe["format"]["format_name"] and codec == "h264", probe
+assert abs(duration - want) < 0.0005, f"MP4 duration {duration} s, the GIF's {want} s"
+print(f"     ok: {codec} MP4, {probe['streams'][0]['nb_read_frames']} frames, {duration:.6f} s = the GIF's {want:.2f} s")
+PY
+range_status=$(curl -s -o /dev/null -w '%{http_code}' -H 'Range: bytes=0-99' "http://127.0.0.1:$serve_port/v1/o/$key")
+[ "$range_status" = 206 ] || fail "GET /v1/o/$key with a Range answered $range_status, expected 206"
+peak=$(podman exec "$serve_name" sh -c 'cat /sys/fs/cgroup/memory.peak 2>/dev/null && echo "(memory.peak)" \
+    || { cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes && echo "(memory.max_usage_in_bytes)"; }' 2>/dev/null | paste -sd' ' || echo unknown)
+podman stop -t 30 "$serve_name" >/dev/null || fail "podman stop (SIGTERM) failed"
+code=$(podman inspect -f '{{.State.ExitCode}}' "$serve_name")
+[ "$code" = 0 ] || { podman logs "$serve_name" 2>&1 | tail -5 | sed 's/^/     | /'; fail "gifx serve exited $code after SIGTERM"; }
+serve_cleanup
+left=$(find "$work/serve-cache" -name '.*' -o -path '*/spool/*' | head -3)
+[ -z "$left" ] || fail "left in the cache folder after SIGTERM: $left"
+note "   budget $budget bytes from the cgroup; $serve_name_gif.gif converted over HTTP; Range 206; peak memory of the container's cgroup ${peak} bytes; SIGTERM: exit 0"
+
+note "PASS in $(elapsed "$start") s: config, --version, read-only root, no network, ${#names[@]} GIFs x 4 outputs read back, the Indexed Job's command over $k8s_completions indexes, gifx serve under --memory 512m --cpus 1"

@@ -6,14 +6,24 @@ video.duration, the colour shown at every GIF frame's midpoint (seek, `seeked` +
 canvas), every frame change to the millisecond (binary search), WebP frame durations and colours through
 ImageDecoder, and alpha. The expected values come from the fixtures' delays, never from gifx. One table
 per browser; exit 1 on any difference beyond the mode's tolerance.
+
+Mode `serve` (issue 36): a `gifx serve` started here on 127.0.0.1 converts each fixture (POST
+/v1/convert?format=mp4) and the browsers play `<video src=".../v1/o/KEY">` from it. The page's server forwards
+/v1/o/ requests to the service as they come (Range and If-None-Match in; status, Content-Range, Content-Type,
+Content-Length, ETag, Cache-Control out), so the video is same-origin: a cross-origin video without CORS taints
+the canvas the check reads its colours from.
 """
 
 import argparse
+import atexit
+import http.client
 import http.server
 import json
 import math
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -43,6 +53,8 @@ MODES = {
     "avif":        (".avif", [], None, *EXACT),
     "hevc":        (".hevc.mp4", ["--codec", "hevc"], ["tick3", "timing-mix", "alpha"], *EXACT),
     "av1":         (".av1.mp4", ["--codec", "av1"], ["tick3", "timing-mix", "alpha"], *EXACT),
+    # POST /v1/convert?format=mp4 to a running `gifx serve`, played from GET /v1/o/KEY (see the top)
+    "serve":       ("", [], None, *EXACT),
 }
 # Measured and printed, but not failing the check: WebM --vfr is not among the issue's modes, and Chromium
 # shows it late (frames up to 53 ms late, see docs/browsers.md); kept visible so a fix shows up here.
@@ -57,8 +69,31 @@ class RangeHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {".mp4": "video/mp4", ".webm": "video/webm", ".webp": "image/webp", ".html": "text/html",
                       ".gif": "image/gif", "": "application/octet-stream"}
 
+    service_port = None  # the `gifx serve` that /v1/o/ requests are forwarded to (mode serve)
+    FORWARDED = ("content-type", "content-length", "content-range", "accept-ranges", "etag", "cache-control")
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        if self.service_port and self.path.startswith("/v1/o/"):
+            self.forward()
+        else:
+            super().do_GET()
+
+    def forward(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.service_port, timeout=60)
+        headers = {k: self.headers[k] for k in ("Range", "If-None-Match") if self.headers.get(k)}
+        conn.request("GET", self.path, headers=headers)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        self.send_response(response.status)
+        for name, value in response.getheaders():
+            if name.lower() in self.FORWARDED:
+                self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
 
     def send_head(self):
         path = self.translate_path(self.path)
@@ -150,11 +185,55 @@ def convert(gifx, out, gif_dir):
     """Every fixture into every mode's output; returns [(fixture, mode, file name)]."""
     jobs = all_jobs()
     for name, mode, file in jobs:
+        if mode == "serve":
+            continue
         suffix, args = MODES[mode][0], MODES[mode][1]
         command = "convert" if suffix.endswith((".webm", ".webp", ".avif")) else "to-mp4"
         subprocess.run([gifx, command, fixtures.input_path(gif_dir, name), "-o", os.path.join(out, file),
                         "--overwrite", "--quiet", *args], check=True)
     return jobs
+
+
+def start_service(gifx, out):
+    """`gifx serve` on a free port of 127.0.0.1, its cache in OUT/serve-cache (emptied first)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cache = os.path.join(out, "serve-cache")
+    subprocess.run(["rm", "-rf", cache], check=True)
+    proc = subprocess.Popen([gifx, "serve", "--host", "127.0.0.1", "--port", str(port), "--cache-dir", cache],
+                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "serve.log"), "wb"))
+    atexit.register(lambda: proc.poll() is None and proc.kill())  # an exception must not leave it running
+    for _ in range(300):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return proc, port
+        except OSError:
+            if proc.poll() is not None:
+                break
+        time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"gifx serve did not start (see {out}/serve.log)")
+
+
+def serve_jobs(jobs, port, gif_dir):
+    """The serve mode's jobs, each fixture POSTed to the service: (fixture, "serve", "v1/o/KEY")."""
+    out = []
+    for name, mode, file in jobs:
+        if mode == "serve":
+            with open(fixtures.input_path(gif_dir, name), "rb") as f:
+                body = f.read()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            conn.request("POST", "/v1/convert?format=mp4", body=body)
+            response = conn.getresponse()
+            response.read()
+            if response.status != 200:
+                raise SystemExit(f"gifx serve answered {response.status} for {name}")
+            file = "v1/o/" + response.getheader("X-Gifx-Key")
+        out.append((name, mode, file))
+    return out
 
 
 def evaluate(name, mode, result):
@@ -346,6 +425,10 @@ def main():
         jobs = convert(args.gifx, out, gif_dir)
     print(f"converted {len(fixtures.FIXTURES)} fixture GIFs and {len(fixtures.OTHER_INPUTS)} WebP/APNG into {len(jobs)} outputs "
           f"in {time.monotonic() - started:.0f} s", flush=True)
+    service = None
+    if "serve" in MODES:
+        service, RangeHandler.service_port = start_service(args.gifx, out)
+        jobs = serve_jobs(jobs, RangeHandler.service_port, gif_dir)
     server = serve(out)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     report = [f"gifx browser check, {time.strftime('%Y-%m-%d')}: {len(fixtures.FIXTURES)} fixture GIFs, "
@@ -371,6 +454,11 @@ def main():
         print(f"   ({elapsed:.0f} s)", flush=True)
         report.append(f"\n### {version}\n\ncanPlayType: {probe['canPlay']}; ImageDecoder: {probe['imageDecoder']}; "
                       f"{elapsed:.0f} s\n\n{text}")
+    if service:
+        service.send_signal(signal.SIGTERM)
+        if service.wait(60) != 0:
+            print(f"gifx serve exited {service.returncode} after SIGTERM")
+            failed = True
     total = time.monotonic() - started
     print(f"\nbrowser check: {'FAILED' if failed else 'passed'} in {total:.0f} s")
     if args.report:
