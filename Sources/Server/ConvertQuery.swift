@@ -144,7 +144,7 @@ struct ConvertQuery: Sendable, Equatable {
         case .jpg:
             return .jpegPoster(target: .file(path), frame: .index(0), options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? 90))
         case .sheet:
-            var options = SpriteOptions(pngPath: path, jsonPath: jsonPath)
+            var options = SpriteOptions(png: .file(path), json: .file(jsonPath))
             options.size = own.size ?? .original
             return .spriteSheet(options)
         case .timeline: return .timelineJSON(target: .file(path))

@@ -48,7 +48,7 @@ struct SheetLayoutOptions: ParsableArguments {
 
     /// The sheet's options for `png` and `json`, with the run-wide settings of `common`.
     func spriteOptions(png: String, json: String, size: SizeRequest) -> SpriteOptions {
-        var options = SpriteOptions(pngPath: png, jsonPath: json)
+        var options = SpriteOptions(png: OutputTarget(commandLine: png), json: OutputTarget(commandLine: json))
         options.format = format
         options.columns = columns
         options.maxSize = maxSize

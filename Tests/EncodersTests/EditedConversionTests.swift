@@ -61,7 +61,7 @@ import Testing
         let input = try Self.input()
         let folder = try mp4Folder()
         var options = SpriteOptions(
-            pngPath: folder.appendingPathComponent("s.png").path, jsonPath: folder.appendingPathComponent("s.json").path)
+            png: .file(folder.appendingPathComponent("s.png").path), json: .file(folder.appendingPathComponent("s.json").path))
         options.dedupe = true
         // Reverse then boomerang: 5 4 3 2 1 0 1 2 3 4: 10 frames, 6 distinct cells.
         let (report, progress) = try Self.run(

@@ -175,7 +175,7 @@ enum EngineSchemas {
         let input = folder.appendingPathComponent("in.gif")
         try MovingCharacter.gif.write(to: input)
         var options = SpriteOptions(
-            pngPath: folder.appendingPathComponent("Y.png").path, jsonPath: folder.appendingPathComponent("Y.tres").path)
+            png: .file(folder.appendingPathComponent("Y.png").path), json: .file(folder.appendingPathComponent("Y.tres").path))
         options.format = .godot
         options.dedupe = true
         options.trim = true

@@ -80,7 +80,7 @@ enum MovingCharacter {
         try MovingCharacter.gif.write(to: input)
         let jsonName = c.format == .godot ? "Y.tres" : "Y.json"
         var options = SpriteOptions(
-            pngPath: folder.appendingPathComponent("Y.png").path, jsonPath: folder.appendingPathComponent(jsonName).path)
+            png: .file(folder.appendingPathComponent("Y.png").path), json: .file(folder.appendingPathComponent(jsonName).path))
         options.format = c.format
         options.packing = c.packing
         options.trim = c.trim

@@ -20,7 +20,7 @@ func runSprite(
     let input = folder.appendingPathComponent("in.gif")
     try gif.write(to: input)
     var options = SpriteOptions(
-        pngPath: folder.appendingPathComponent("Y.png").path, jsonPath: folder.appendingPathComponent("Y.json").path)
+        png: .file(folder.appendingPathComponent("Y.png").path), json: .file(folder.appendingPathComponent("Y.json").path))
     configure(&options)
     let result = try writeSpriteSheet(inputPath: input.path, options: options, settings: settings)
     let data = try Data(contentsOf: URL(fileURLWithPath: options.jsonPath))

@@ -46,8 +46,8 @@ struct AnimatedInputConverterTests {
             to: [
                 .video(target: .file(mp4), options: VideoSettings(preset: "ultrafast")),
                 .spriteSheet(SpriteOptions(
-                    pngPath: folder.appendingPathComponent("sheet.png").path,
-                    jsonPath: folder.appendingPathComponent("sheet.json").path)),
+                    png: .file(folder.appendingPathComponent("sheet.png").path),
+                    json: .file(folder.appendingPathComponent("sheet.json").path))),
             ])
         #expect(report.frames == 4)
         // 60 fps (the tick) for 11/60 s: 11 samples; ffprobe reads the rate, the count and the duration.
@@ -88,8 +88,8 @@ struct AnimatedInputConverterTests {
             to: [
                 .video(target: .file(mp4), options: VideoSettings(preset: "ultrafast")),
                 .spriteSheet(SpriteOptions(
-                    pngPath: folder.appendingPathComponent("sheet.png").path,
-                    jsonPath: folder.appendingPathComponent("sheet.json").path)),
+                    png: .file(folder.appendingPathComponent("sheet.png").path),
+                    json: .file(folder.appendingPathComponent("sheet.json").path))),
             ])
         #expect(report.frames == 4)
         // 50 fps for 0.22 s: 11 samples.

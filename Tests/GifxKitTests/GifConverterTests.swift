@@ -105,8 +105,8 @@ import Testing
             to: [
                 .video(target: .file(folder.appendingPathComponent("a.mp4").path), options: VideoSettings(preset: "ultrafast")),
                 .spriteSheet(SpriteOptions(
-                    pngPath: folder.appendingPathComponent("a.png").path,
-                    jsonPath: folder.appendingPathComponent("a.json").path)),
+                    png: .file(folder.appendingPathComponent("a.png").path),
+                    json: .file(folder.appendingPathComponent("a.json").path))),
             ],
             progress: { seen.append($0) })
         #expect(report.frames == 3)

@@ -7,7 +7,8 @@ import Testing
 import Glibc
 #endif
 
-/// `OutputTarget.fileDescriptor`: a caller's pipe gets the output as it is encoded, and stays the caller's.
+/// `OutputTarget.fileDescriptor`: a caller's pipe gets the output (as it is encoded, where the format streams), and
+/// stays the caller's.
 /// Judged by ffprobe on the bytes that came through the pipe; the expected figures come from the fixture's
 /// delays (timeline.md), not from gifx.
 @Suite(.enabled(if: AnimatedInputTools.ffprobePath != nil, "needs ffprobe (make deps: ffmpeg)"))
@@ -37,6 +38,34 @@ struct OutputTargetTests {
         #expect(probe.rate == "50/1")
         #expect(probe.frames == 13)
         #expect(abs(probe.duration - 0.26) < 0.0005)
+    }
+
+    /// A one-page sprite sheet whose PNG goes to a caller's pipe: the pipe gets a whole PNG, and the description
+    /// (a file) names the sheet after itself (`s.png` beside `s.json`), where the reader is expected to store it.
+    @Test func aSheetsPNGToACallersPipe() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        defer { close(readEnd) }
+        let received = PipeReader(readEnd)
+        let folder = try GifConverterTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("s.json")
+        _ = try await GifConverter().convert(
+            .bytes(try GifConverterTests.gif.encode()),
+            to: [.spriteSheet(SpriteOptions(png: .fileDescriptor(writeEnd), json: .file(json.path)))])
+        #expect(fcntl(writeEnd, F_GETFD) != -1)
+        close(writeEnd)
+        let bytes = await received.all()
+        #expect(Array(bytes.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(Array(bytes.suffix(8)) == [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])  // IEND and its CRC
+        let description = try String(contentsOf: json, encoding: .utf8)
+        #expect(description.contains("\"s.png\""))
+        #expect(try Self.contents(folder) == ["s.json"])
+    }
+
+    static func contents(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     }
 }
 

@@ -51,7 +51,7 @@ import Testing
         // The sheet, indexed (the GIF's palettes hold its colours): one row of slots, 4096 pixels wide (four
         // 1280-pixel cells would be 5120) × 720 rows × 1 byte, + 5 MiB of deflate blocks = 8,192,000 bytes
         // (measured: 7.9 MiB; four bytes a pixel estimated 17,039,360).
-        let sheet = try smallest(.spriteSheet(SpriteOptions(pngPath: path("s.png"), jsonPath: path("s.json"))))
+        let sheet = try smallest(.spriteSheet(SpriteOptions(png: .file(path("s.png")), json: .file(path("s.json")))))
         #expect(abs(sheet - base - 8_192_000) < 1 << 20, "sheet share \(sheet - base)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }

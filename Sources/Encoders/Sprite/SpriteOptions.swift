@@ -3,9 +3,10 @@ import GifxTimeline
 
 /// One sprite sheet's own settings (the run-wide ones are the conversion's `RunSettings`).
 public struct SpriteOptions: Sendable {
-    /// The sheet's PNG; with several pages, `NAME-0.png`, `NAME-1.png`, … beside it instead.
-    public var pngPath: String
-    public var jsonPath: String
+    /// The sheet's PNG; with several pages (a file only), `NAME-0.png`, `NAME-1.png`, … beside it instead.
+    public var png: OutputTarget
+    /// The description (JSON, or Godot's `.tres`); TexturePacker's multipack adds `NAME-1.json`, … beside a file.
+    public var json: OutputTarget
     public var format: SpriteJSONFormat = .yy
     public var columns: Int?
     public var maxSize = 4096
@@ -26,9 +27,15 @@ public struct SpriteOptions: Sendable {
     /// Always write RGBA pages (to compare a chosen colour type against the plain one).
     public var forceRGBA = false
 
-    public init(pngPath: String, jsonPath: String) {
-        self.pngPath = pngPath; self.jsonPath = jsonPath
+    public init(png: OutputTarget, json: OutputTarget) {
+        self.png = png; self.json = json
     }
+
+    /// The PNG's name (`OutputTarget.name`: its path, `-` for standard output): where the page paths and the
+    /// description's relative names start from.
+    package var pngPath: String { png.name }
+    /// The description's name (`OutputTarget.name`).
+    package var jsonPath: String { json.name }
 }
 
 /// What was written, for the summary line and statistics.

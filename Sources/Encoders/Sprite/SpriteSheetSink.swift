@@ -51,8 +51,8 @@ package final class SpriteSheetSink: ConversionSink {
                 cellSize: cellSize, cellCount: 1, padding: options.padding, extrude: options.extrude,
                 maxSize: options.maxSize, columns: options.columns, powerOfTwo: options.powerOfTwo)
         }
-        if !context.settings.overwrite && FileManager.default.fileExists(atPath: options.jsonPath) {
-            throw OutputError.exists(options.jsonPath)
+        if case .file(let path) = options.json, !context.settings.overwrite && FileManager.default.fileExists(atPath: path) {
+            throw OutputError.exists(path)
         }
         let scaled = cellSize != context.canvas
         scaler = scaled ? try RGBAScaler(from: context.canvas, to: cellSize) : nil
@@ -138,23 +138,26 @@ package final class SpriteSheetSink: ConversionSink {
         } else if let hint {
             format = .indexed(hint)
         }
-        if StandardOutput.isTarget(options.pngPath) && geometry.pageCount > 1 {
+        if options.png.descriptor != nil && geometry.pageCount > 1 {
             throw OutputError(
-                path: StandardOutput.displayName,
+                path: options.png.displayName,
                 reason: "the sheet needs \(geometry.pageCount) pages; only a one-page sheet can go to standard output",
                 failure: .usage)
         }
         pagePaths = spritePagePaths(options.pngPath, pageCount: geometry.pageCount)
         documentPaths = spriteDocumentPaths(options.jsonPath, format: options.format, pageCount: geometry.pageCount)
         try OutputTransaction.ensureOpenFiles(geometry.pageCount + documentPaths.count, for: options.pngPath)
-        pageOutputs = try pagePaths.map { try transaction.add(OutputTarget(commandLine: $0)) }
-        documentOutputs = try documentPaths.map { try transaction.add(OutputTarget(commandLine: $0)) }
+        // A descriptor target is the one page (or the first document); every other name is a file beside it.
+        pageOutputs = try pagePaths.map { try transaction.add(options.png.descriptor != nil ? options.png : .file($0)) }
+        documentOutputs = try documentPaths.enumerated().map { k, path in
+            try transaction.add(k == 0 ? options.json : .file(path))
+        }
     }
 
     /// The sheet's name for the description: its path, or for a sheet sent to standard output the JSON's name
     /// with `.png` (where the reader of the pipe is expected to store it).
     private var sheetName: String {
-        guard StandardOutput.isTarget(options.pngPath) else { return options.pngPath }
+        guard options.png.descriptor != nil else { return options.pngPath }
         return URL(fileURLWithPath: options.jsonPath).deletingPathExtension().path + ".png"
     }
 
@@ -239,7 +242,7 @@ package final class SpriteSheetSink: ConversionSink {
         return SpriteSheetDescription(
             name: options.name ?? URL(fileURLWithPath: sheetName).deletingPathExtension().lastPathComponent,
             images: pagePaths.enumerated().map { k, path in
-                .init(name: relativePath(StandardOutput.isTarget(path) ? sheetName : path, from: options.jsonPath), size: geometry.pageSize(k))
+                .init(name: relativePath(options.png.descriptor != nil ? sheetName : path, from: options.jsonPath), size: geometry.pageSize(k))
             },
             frameCount: frameCount,
             frame: { index in

@@ -35,7 +35,7 @@ let report = try await converter.convert(
     input,
     to: [
         .video(target: .file(path("clip.mp4")), options: VideoSettings()),
-        .spriteSheet(SpriteOptions(pngPath: path("sheet.png"), jsonPath: path("sheet.json"))),
+        .spriteSheet(SpriteOptions(png: .file(path("sheet.png")), json: .file(path("sheet.json")))),
     ],
     progress: { update in
         if update.canvasesDone == update.canvasesTotal || update.canvasesDone % 4 == 0 {
