@@ -15,11 +15,7 @@ import Glibc
 struct OutputTargetTests {
     /// Delays 10, 10, 6 cs (GifConverterTests.gif): 26 cs at a 2 cs tick, 13 pictures at 50 fps.
     @Test func anMP4ToACallersPipeStreamsAndTheDescriptorStaysOpen() async throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        let (readEnd, writeEnd) = (ends[0], ends[1])
-        defer { close(readEnd) }
-        let received = PipeReader(readEnd)
+        let (writeEnd, received) = try PipeReader.open()
         let report = try await GifConverter().convert(
             .bytes(try GifConverterTests.gif.encode()),
             to: [.video(target: .fileDescriptor(writeEnd), options: VideoSettings(preset: "ultrafast"))])
@@ -43,11 +39,7 @@ struct OutputTargetTests {
     /// A one-page sprite sheet whose PNG goes to a caller's pipe: the pipe gets a whole PNG, and the description
     /// (a file) names the sheet after itself (`s.png` beside `s.json`), where the reader is expected to store it.
     @Test func aSheetsPNGToACallersPipe() async throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        let (readEnd, writeEnd) = (ends[0], ends[1])
-        defer { close(readEnd) }
-        let received = PipeReader(readEnd)
+        let (writeEnd, received) = try PipeReader.open()
         let folder = try GifConverterTests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let json = folder.appendingPathComponent("s.json")
@@ -69,8 +61,16 @@ struct OutputTargetTests {
     }
 }
 
-/// Reads a pipe to its end on a thread of its own (the conversion fills it meanwhile: a pipe holds 64 KiB).
+/// Reads a pipe to its end on a thread of its own (the conversion fills it meanwhile: a pipe holds 64 KiB), and
+/// closes its read end once the writer's end is closed.
 private final class PipeReader: @unchecked Sendable {
+    /// A new pipe: its write end, for the conversion (the caller closes it), and the reader of the other end.
+    static func open() throws -> (writeEnd: Int32, reader: PipeReader) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+        return (ends[1], PipeReader(ends[0]))
+    }
+
     private let lock = NSLock()
     private var data = Data()
     private var waiter: CheckedContinuation<Data, Never>?
@@ -85,6 +85,7 @@ private final class PipeReader: @unchecked Sendable {
                 if count <= 0 { break }
                 lock.withLock { data.append(contentsOf: buffer[..<count]) }
             }
+            close(fd)
             let resume = lock.withLock { () -> (CheckedContinuation<Data, Never>, Data)? in
                 ended = true
                 return waiter.map { ($0, data) }
