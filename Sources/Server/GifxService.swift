@@ -275,8 +275,8 @@ package final class GifxService: Sendable {
             }
             describedBy = (paths.description as NSString).lastPathComponent
         }
-        var size = Self.fileSize(paths.output)
-        if describedBy != nil { size += Self.fileSize(paths.description) }
+        var size = POSIXFiles.fileSize(paths.output) ?? 0
+        if describedBy != nil { size += POSIXFiles.fileSize(paths.description) ?? 0 }
         let object = CachedObject(
             key: key, format: query.format.rawValue, contentType: query.format.contentType,
             timeline: Self.timelineHeader(timeline), file: (paths.output as NSString).lastPathComponent,
@@ -313,10 +313,6 @@ package final class GifxService: Sendable {
     static func timelineHeader(_ timeline: Timeline) -> String {
         func seconds(_ centiseconds: Int) -> String { String(format: "%d.%02d", centiseconds / 100, centiseconds % 100) }
         return "frames=\(timeline.frames.count), duration=\(seconds(timeline.duration.centiseconds)), tick=\(seconds(timeline.tick.centiseconds))"
-    }
-
-    static func fileSize(_ path: String) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
     }
 
     // MARK: GET /v1/o/{key}
