@@ -55,7 +55,7 @@ package final class AtomicOutput {
     /// Where the finished output goes.
     package let target: OutputTarget
     /// The target's path; for a descriptor, its name (`-`, `fd:N`), never a file's.
-    package let targetPath: String
+    package var targetPath: String { target.name }
     /// The hidden temporary file being written (same folder, so the final rename is atomic).
     package let temporaryPath: String
     /// Open descriptor on the temporary file, nil once flushed or discarded.
@@ -76,12 +76,11 @@ package final class AtomicOutput {
     /// the target exists (without `overwrite`) or its folder cannot be written.
     package init(target: OutputTarget, overwrite: Bool, scratchFolder: String) throws {
         self.target = target
-        targetPath = target.name
         self.overwrite = overwrite
         if case .file(let path) = target, !overwrite && FileManager.default.fileExists(atPath: path) {
             throw OutputError.exists(path)
         }
-        let beside = target.descriptor != nil ? scratchFolder + "/gifx-stdout" : targetPath
+        let beside = target.descriptor != nil ? scratchFolder + "/gifx-stdout" : target.name
         switch POSIXFiles.makeHiddenTemporary(beside: beside) {
         case .success(let file):
             descriptor = file.fd
