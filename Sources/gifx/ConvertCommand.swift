@@ -83,10 +83,10 @@ struct ConvertCommand: ParsableCommand {
     /// The `-o` values, parsed when the command line was read (`validate` has refused the ones that do not parse).
     var specs: [OutputSpec] { output.map(\.spec) }
 
-    /// The requests, in command-line order (`-o`s first, then the sheet); `validate` has built each once already,
-    /// so none fails here.
-    var requests: [OutputRequest] {
-        var requests = output.map { try! request(for: $0) }
+    /// The requests, in command-line order (`-o`s first, then the sheet). `validate` has built each once already, so
+    /// none fails here; a failure would be a usage error, never a crash.
+    func requests() throws -> [OutputRequest] {
+        var requests = try output.map { try request(for: $0) }
         if let sheet, let sheetJSONPath {
             requests.append(.spriteSheet(sheetLayout.spriteOptions(png: sheet, json: sheetJSONPath, size: size.request)))
         }
@@ -170,7 +170,7 @@ struct ConvertCommand: ParsableCommand {
                 report = try printingVerificationReport {
                     try InputSource.withPath(input) { path in
                         try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                            .convert(path: path, to: requests, progress: progress.update)
+                            .convert(path: path, to: try requests(), progress: progress.update)
                     }
                 }
                 progress.finish()
