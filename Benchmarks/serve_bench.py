@@ -229,7 +229,7 @@ def measure(args):
     log("GIFs: " + ", ".join(f"{n} ({gifs[n]['frames']} frames, {gifs[n]['duration_cs'] / 100:.2f} s, "
                              f"{gifs[n]['bytes'] / 1e3:.0f} kB)" for n in names))
     cores = os.cpu_count() or 1
-    # The service's own defaults for threads (the cores) and jobs (one per two threads), a queue deep enough for
+    # The service's own defaults for threads (the cores) and jobs (one per thread, threads by demand), a queue deep enough for
     # every client (thumbor queues without a bound) and timeouts past the longest wait.
     gifx_args = ["--memory-budget", args.budget, *(["--jobs", str(args.jobs)] if args.jobs else []),
                  "--queue", "256", "--queue-timeout", "900", "--conversion-timeout", "900",
@@ -305,7 +305,7 @@ def report(section):
     out += [f"Same machine, same run, same client (aiohttp, closed loop, C concurrent clients); "
             f"load average {section['load_average_at_start']} at start, {section['load_average_at_end']} at end, "
             f"{section['cores']} cores. gifx serve `{' '.join(section['gifx_serve_args'])}` (threads and jobs: the "
-            "service's defaults, the cores and one job per two threads); thumbor 7.8.0 with "
+            "service's defaults: the cores, one job per thread, threads by demand); thumbor 7.8.0 with "
             f"`--processes {section['thumbor_processes']}`, the gifsicle engine and the thumbor-plugins-gifv "
             "optimizer (ffmpeg CLI, libx264), no result storage. Both convert every request (gifx's bodies carry "
             "a unique GIF comment, so its cache never answers).", "",
@@ -350,7 +350,7 @@ def main():
     p.add_argument("--levels", default="1,8,32")
     p.add_argument("--per-client", type=int, default=4, help="requests per client at each level (at least 2 per GIF)")
     p.add_argument("--budget", default="2G", help="gifx serve --memory-budget")
-    p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the service's, one per two threads)")
+    p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the service's, one per thread)")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the docs/benchmarks.md section here")
     args = p.parse_args()

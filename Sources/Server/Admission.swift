@@ -8,9 +8,16 @@ import Foundation
 /// A conversion is granted its smallest budget or, when more is free, up to a fair share
 /// (budget / slots); that grant is the conversion's own `--memory-budget`, so no conversion ever plans
 /// against the whole machine, and the grants never add up to more than the budget.
+///
+/// Threads are shared by demand: a conversion gets the service's threads divided by the requests in the
+/// service when it is admitted (those running, those waiting, and itself), at most the threads still free
+/// and at least one. A lone request gets every core (its latency); under load each conversion gets one
+/// thread (one conversion per core is the most conversions a second: docs/serve.md, "Sizing").
 actor Admission {
     struct Grant: Sendable {
         var bytes: Int
+        /// The conversion's threads (`RunSettings.threads`), at least 1.
+        var threads: Int
     }
 
     private struct Waiter {
@@ -21,17 +28,21 @@ actor Admission {
 
     let budget: Int
     let slots: Int
+    let threads: Int
     let queueLength: Int
     let queueTimeout: Duration
     private(set) var free: Int
+    private(set) var freeThreads: Int
     private(set) var running = 0
     private var waiters: [Waiter] = []
     private var nextID: UInt64 = 0
     private(set) var draining = false
 
-    init(budget: Int, slots: Int, queueLength: Int, queueTimeout: Duration) {
+    init(budget: Int, slots: Int, threads: Int, queueLength: Int, queueTimeout: Duration) {
         self.budget = budget; self.slots = slots; self.queueLength = queueLength; self.queueTimeout = queueTimeout
+        self.threads = max(1, threads)
         free = budget
+        freeThreads = self.threads
     }
 
     var waiting: Int { waiters.count }
@@ -67,6 +78,7 @@ actor Admission {
     /// Gives a grant back and admits whoever now fits, in order.
     func release(_ grant: Grant) {
         free += grant.bytes
+        freeThreads += grant.threads
         running -= 1
         admitWaiting()
     }
@@ -83,9 +95,13 @@ actor Admission {
 
     private func admit(smallest: Int) -> Grant {
         let share = max(smallest, min(free, budget / slots))
+        // The requests in the service now: those running, those still waiting, and this one.
+        let demand = running + waiters.count + 1
+        let threadShare = max(1, min(threads / demand, freeThreads))
         free -= share
+        freeThreads -= threadShare
         running += 1
-        return Grant(bytes: share)
+        return Grant(bytes: share, threads: threadShare)
     }
 
     private func admitWaiting() {

@@ -36,7 +36,7 @@ package final class GifxService: Sendable {
         cache = try ObjectCache(root: configuration.cacheDirectory, capacity: configuration.cacheSizeBytes)
         admission = Admission(
             budget: configuration.resolvedMemoryBudget, slots: configuration.resolvedJobs,
-            queueLength: configuration.queueLength, queueTimeout: configuration.queueTimeout)
+            threads: configuration.resolvedThreads, queueLength: configuration.queueLength, queueTimeout: configuration.queueTimeout)
         credentials = Credentials(token: configuration.bearerToken, signingKey: configuration.signingKey)
         fetcher = SourceFetcher(
             origins: Set(configuration.origins), maxBytes: configuration.maxBodyBytes,
@@ -221,7 +221,9 @@ package final class GifxService: Sendable {
         let input = GifInput.path(spooled.path)
         let paths = cache.paths(for: key, fileExtension: query.format.fileExtension)
         let request = query.request(path: paths.output, jsonPath: paths.description)
-        var settings = RunSettings(threads: configuration.threadsPerJob, overwrite: true)
+        // Admission asks for the smallest budget on one thread (the least any conversion runs with); the threads
+        // it grants are fitted into the memory it grants below.
+        var settings = RunSettings(threads: 1, overwrite: true)
         settings.edit = query.edit
         // The conversion's own scratch files (an edit's canvases, further encodes) go beside the request
         // bodies, in the cache's spool, which a start empties: never into the machine's TMPDIR.
@@ -247,6 +249,7 @@ package final class GifxService: Sendable {
             throw error
         }
         settings.memoryBudget = grant.bytes
+        settings.threads = try await Self.threads(grant, fittingThe: settings, input: input, request: request)
         let started = ContinuousClock.now
         let report: ConversionReport
         do {
@@ -288,8 +291,27 @@ package final class GifxService: Sendable {
             throw ServiceError.internalError("cannot record the output in the cache: \(error)")
         }
         logger.info("converted", metadata: ["key": "\(key)", "format": "\(query.format.rawValue)", "bytes": "\(size)",
-                                            "budget": "\(grant.bytes)", "smallest": "\(smallest)"])
+                                            "budget": "\(grant.bytes)", "smallest": "\(smallest)",
+                                            "threads": "\(settings.threads ?? 1)"])
         return object
+    }
+
+    /// The most of the granted threads whose plan fits the granted memory: an encoder's and the frame ring's
+    /// demands grow with threads, and the grant was sized for one. Halves until it fits (one always does:
+    /// admission granted at least the one-thread smallest budget).
+    static func threads(
+        _ grant: Admission.Grant, fittingThe settings: RunSettings, input: GifInput, request: OutputRequest
+    ) async throws -> Int {
+        var threads = grant.threads
+        while threads > 1 {
+            var trial = settings
+            trial.threads = threads
+            let converter = GifConverter(settings: trial)
+            let smallest = try await offThePool { try converter.smallestMemoryBudget(input, to: [request]) }
+            if smallest <= grant.bytes { break }
+            threads /= 2
+        }
+        return threads
     }
 
     /// `work`'s result, or `error` once `limit` has passed; then `work` is cancelled and awaited (a cancelled

@@ -17,7 +17,8 @@ package struct ServerConfiguration: Sendable {
     package var memoryBudget: Int?
     /// Threads of the whole service; `nil`: the cores this process may use (`AvailableCores`).
     package var threads: Int?
-    /// Conversions running at once; `nil`: one per two threads, at least one.
+    /// Conversions running at once; `nil`: one per thread. Each conversion's threads are granted by demand
+    /// when it is admitted (`Admission`): every thread for a lone request, one each under load.
     package var jobs: Int?
     /// Requests that may wait for memory; more get 503.
     package var queueLength = 16
@@ -62,12 +63,9 @@ package struct ServerConfiguration: Sendable {
         ProcessMemoryBudget.resolve(given: memoryBudget).bytes ?? (1 << 30)
     }
 
-    package var resolvedThreads: Int { max(1, threads ?? CacheCapacity.availableCores) }
+    package var resolvedThreads: Int { max(1, threads ?? min(CacheCapacity.availableCores, RunSettings.threadRange.upperBound)) }
 
-    package var resolvedJobs: Int { max(1, jobs ?? resolvedThreads / 2) }
-
-    /// Each conversion's threads: the service's threads shared among its jobs, at least one.
-    package var threadsPerJob: Int { max(1, resolvedThreads / resolvedJobs) }
+    package var resolvedJobs: Int { max(1, jobs ?? resolvedThreads) }
 
     /// A problem with the settings, worded for the command line's flags; `nil` when they are usable.
     package var problem: String? {

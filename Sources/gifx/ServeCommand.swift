@@ -28,7 +28,7 @@ struct ServeCommand: ParsableCommand {
     var memoryBudget: ByteCount?
     @Option(help: ArgumentHelp("Threads of the whole service (default: the cores this process may use).", valueName: "n"))
     var threads: Int?
-    @Option(help: ArgumentHelp("Conversions at once (default: one per two threads).", valueName: "n"))
+    @Option(help: ArgumentHelp("Conversions at once (default: one per thread); each gets the threads of its share of the requests in the service.", valueName: "n"))
     var jobs: Int?
     @Option(help: ArgumentHelp("Requests that may wait for memory; more get 503.", valueName: "n"))
     var queue = 16
