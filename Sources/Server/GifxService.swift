@@ -342,12 +342,15 @@ package final class GifxService: Sendable {
         if conditional, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, eTag) {
             return Response(status: .notModified, headers: headers)
         }
+        // The pin and the descriptor go with the body (an `ObjectLease`): released once it is written, or dropped.
         cache.pin(object.key)
-        defer { cache.unpin(object.key) }
         guard let fd = cache.open(object, companion: companion) else {
+            cache.unpin(object.key)
             throw ServiceError.notFound("no such object (evicted)")
         }
-        defer { try? fd.close() }
+        let cache = self.cache
+        let key = object.key
+        let lease = ObjectLease(fd: fd) { cache.unpin(key) }
         let size = Int((try? fd.seek(offset: 0, from: .end)) ?? 0)
         var range = 0..<size
         var status = HTTPResponse.Status.ok
@@ -364,20 +367,13 @@ package final class GifxService: Sendable {
                 return error
             }
         }
-        var buffer = ByteBufferAllocator().buffer(capacity: range.count)
-        var offset = range.lowerBound
-        var chunk = [UInt8](repeating: 0, count: min(1 << 20, max(1, range.count)))
-        while offset < range.upperBound {
-            let wanted = min(chunk.count, range.upperBound - offset)
-            let read = try chunk.withUnsafeMutableBytes { raw in
-                try fd.read(fromAbsoluteOffset: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
-            }
-            guard read > 0 else { throw ServiceError.internalError("the cached object is shorter than it was") }
-            buffer.writeBytes(chunk[0..<read])
-            offset += read
+        headers[.contentLength] = String(range.count)
+        // Sent in chunks from the descriptor (`responseChunkBytes`), never read whole into memory.
+        let body = ResponseBody(contentLength: range.count) { [range] writer in
+            try await sendFile(lease.fd, range, to: &writer)
+            try await writer.finish(nil)
         }
-        headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+        return Response(status: status, headers: headers, body: body)
     }
 
     enum ByteRange: Equatable { case whole, part(Range<Int>), unsatisfiable }
