@@ -74,6 +74,9 @@ final class ObjectCache: @unchecked Sendable {
         }
     }
 
+    /// Whether the cache holds `key` (not a use: the order of eviction stays as it is).
+    func contains(_ key: String) -> Bool { lock.withLock { entries[key] != nil } }
+
     /// Opens the entry's file (`describedBy`: its companion) for reading; the descriptor stays valid
     /// whatever eviction does next.
     func open(_ entry: CachedObject, companion: Bool = false) -> FileDescriptor? {

@@ -47,3 +47,160 @@ final class ObjectLease: Sendable {
         release()
     }
 }
+
+/// A streamed conversion's output (`stream=1`, docs/serve.md "Streamed responses"): a file in the cache's spool
+/// that the conversion writes as it encodes (`OutputTarget.fileDescriptor`: a fragmented MP4, a WebM without
+/// cues; the bytes a pipe would get, appended, never rewritten), and that the response reads behind it
+/// (`tail`). The conversion never waits for the client: a slow or gone client leaves it writing to disk. On
+/// success the file is renamed into `objects/` as the entry's output (`commit`); on failure it is removed.
+final class OutputSpool: @unchecked Sendable {
+    enum Progress {
+        case preparing
+        case converting
+        case committed
+        case failed(any Error)
+    }
+
+    let path: String
+    private let writer: SystemPackage.FileDescriptor
+    private let reader: SystemPackage.FileDescriptor
+    private let lock = NSLock()
+    private var progress = Progress.preparing
+    private var timeline: String?
+    private var writerOpen = true
+    private var renamed = false
+    private var startWaiters: [CheckedContinuation<String, any Error>] = []
+
+    /// A new empty file `out-XXXXXX` in `folder`, open for the conversion and for the response.
+    init(folder: String) throws(ServiceError) {
+        let file: (fd: SystemPackage.FileDescriptor, path: String)
+        switch POSIXFiles.makeUniqueFile(prefix: folder + "/out-", access: .asNewFile) {
+        case .success(let made): file = made
+        case .failure(let error): throw ServiceError.internalError("cannot create the streamed output's spool file: \(error)")
+        }
+        do {
+            reader = try SystemPackage.FileDescriptor.open(SystemPackage.FilePath(file.path), .readOnly, options: [.closeOnExec])
+        } catch {
+            try? file.fd.close()
+            unlink(file.path)
+            throw ServiceError.internalError("cannot open the streamed output's spool file: \(error)")
+        }
+        writer = file.fd
+        path = file.path
+    }
+
+    deinit {
+        if writerOpen { try? writer.close() }
+        try? reader.close()
+        if !renamed { unlink(path) }
+    }
+
+    /// The descriptor the conversion writes to (it never closes it).
+    var descriptor: Int32 { writer.rawValue }
+
+    /// Admitted, the conversion begins: the response may go out, with `timeline` as its `X-Gifx-Timeline`.
+    func started(timeline: String) {
+        let waiters = lock.withLock { () -> [CheckedContinuation<String, any Error>] in
+            progress = .converting
+            self.timeline = timeline
+            defer { startWaiters = [] }
+            return startWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: timeline) }
+    }
+
+    /// The timeline header once the conversion begins; throws what stopped it before (a refusal by admission,
+    /// an edit that does not fit, a damaged GIF: answered as an ordinary error, nothing sent yet).
+    func waitForStart() async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = lock.withLock { () -> Result<String, any Error>? in
+                switch progress {
+                case .preparing:
+                    startWaiters.append(continuation)
+                    return nil
+                case .failed(let error): return .failure(error)
+                case .converting, .committed: return .success(timeline ?? "")
+                }
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// The conversion succeeded: the file, on disk (fsync), becomes `target` (rename within the cache's folder).
+    func commit(to target: String) throws(Errno) {
+        lock.withLock {
+            POSIXFiles.sync(writer)
+            try? writer.close()
+            writerOpen = false
+        }
+        try POSIXFiles.rename(path, to: target)
+        lock.withLock { renamed = true }
+    }
+
+    /// The entry is recorded: the response sends what is left and ends.
+    func finished() {
+        lock.withLock { progress = .committed }
+    }
+
+    /// The conversion failed (before it began, or part way): the file goes, and the response stops. Returns
+    /// whether it had begun (the answer had gone out).
+    @discardableResult
+    func failed(_ error: any Error) -> Bool {
+        let (waiters, begun) = lock.withLock { () -> ([CheckedContinuation<String, any Error>], Bool) in
+            var begun = false
+            if case .converting = progress { begun = true }
+            progress = .failed(error)
+            if writerOpen { try? writer.close() }
+            writerOpen = false
+            if !renamed { unlink(path) }
+            renamed = true  // nothing more to remove
+            defer { startWaiters = [] }
+            return (startWaiters, begun)
+        }
+        for waiter in waiters { waiter.resume(throwing: error) }
+        return begun
+    }
+
+    private var current: Progress { lock.withLock { progress } }
+
+    /// Sends the output to `writer` as it grows, until the conversion ends; returns the bytes sent. Throws the
+    /// conversion's error when it fails part way (the connection is then closed without the body's end, so no
+    /// client or cache takes the cut output for a whole one), or the writer's when the client has gone.
+    func tail(into writer: inout any ResponseBodyWriter) async throws -> Int {
+        var sent = 0
+        var pause = Duration.milliseconds(2)
+        while true {
+            // The progress first, then the size: committed before the size was read means every byte is in it.
+            let progress = current
+            var info = stat()
+            guard fstat(reader.rawValue, &info) == 0 else {
+                throw ServiceError.internalError("cannot read the streamed output's size: \(Errno(rawValue: errno))")
+            }
+            let size = Int(info.st_size)
+            if size > sent {
+                try await sendFile(reader, sent..<size, to: &writer)
+                sent = size
+                pause = .milliseconds(2)
+                continue
+            }
+            switch progress {
+            case .committed: return sent
+            case .failed(let error): throw error
+            case .preparing, .converting:
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(40))
+            }
+        }
+    }
+}
+
+/// Shut down last (first in the group's list): once the server has answered its last request, waits for the
+/// streamed conversions whose clients have gone (they run on into the cache); at the end of the grace period
+/// (cancelled) cancels them, and waits for them to remove their temporaries.
+struct StreamWatch: Service {
+    let service: GifxService
+    func run() async throws {
+        try? await gracefulShutdown()
+        await service.flights.finishDetached()
+    }
+}
