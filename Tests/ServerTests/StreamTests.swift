@@ -228,6 +228,27 @@ import Glibc
         #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
     }
 
+    /// A grace period of zero: a streamed conversion whose client has gone is cancelled at shutdown, and leaves
+    /// nothing (no entry, nothing in the spool).
+    @Test func aStreamWhoseClientHasGoneIsCancelledPastTheGracePeriod() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let slow = try noiseGIF(width: 320, height: 240, frames: 60, seed: 45)
+        var configuration = ServerTests.configuration(cache)
+        configuration.gracePeriod = .zero
+        let server = try await RunningServer.start(configuration)
+        let connection = try await RawHTTP.connect(port: server.port)
+        try await connection.send(Self.post("/v1/convert?format=mp4&stream=1", slow))
+        #expect(try await connection.readHead().status == 200)
+        connection.close()
+        #expect(try await server.metric("gifx_conversions_running") == 1)
+        await server.service.shutdown()
+        _ = try? await server.task.value
+        #expect(try await eventually(30) { leftovers(in: cache).isEmpty }, "\(leftovers(in: cache))")
+        let objects = try FileManager.default.contentsOfDirectory(atPath: cache + "/objects")
+        #expect(objects.isEmpty, "\(objects)")
+    }
+
     /// A cached object over several chunks (a sprite sheet of noise, over 1 MB: more than eight 128 KiB chunks, twice the
     /// chunks a response may hold in flight) comes back byte for byte the file the cache holds, whole and in ranges that cross the chunks' boundaries.
     @Test func aLargeObjectIsSentInChunksByteForByte() async throws {
