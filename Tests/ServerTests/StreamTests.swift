@@ -303,9 +303,9 @@ final class RawHTTP: @unchecked Sendable {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard connected == 0 else { Glibc.close(fd); throw TestFailure("connect: \(errno)") }
+            guard connected == 0 else { cClose(fd); throw TestFailure("connect: \(errno)") }
             var timeout = timeval(tv_sec: 120, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             return RawHTTP(fd: fd)
@@ -323,7 +323,7 @@ final class RawHTTP: @unchecked Sendable {
         try await onThread { [self] in
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+                let n = bytes.withUnsafeBytes { cSend(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
                 guard n > 0 else { throw TestFailure("send: \(errno)") }
                 offset += n
             }
@@ -350,7 +350,7 @@ final class RawHTTP: @unchecked Sendable {
 
     private var closed = false
     func close() {
-        if !closed { Glibc.close(fd); closed = true }
+        if !closed { cClose(fd); closed = true }
     }
 
     private func readSome() -> Bool {
@@ -408,3 +408,8 @@ private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) a
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+// The C calls, outside `RawHTTP`, whose own `connect`, `send` and `close` would shadow them.
+private func cConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { connect(fd, address, length) }
+private func cSend(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int { send(fd, bytes, count, flags) }
+private func cClose(_ fd: Int32) { close(fd) }
