@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make docs`: docs/openapi.yaml describes exactly the service's routes (Sources/Server/GifxService.swift's
-router), its `format` values (ConvertQuery.swift's ServedFormat), its query settings (OutputSettings.keys and
-the edits' EditSettings.keys), its `codec` values (VideoCodec) and its error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any."""
+router), its `format` values (ConvertQuery.swift's ServedFormat), its query settings (OutputSettings.keys, the
+edits' EditSettings.keys and ConvertQuery.ownKeys), its `codec` values (VideoCodec) and its error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any."""
 import pathlib, re, sys
 import yaml
 
@@ -30,6 +30,8 @@ kit = (root / "Sources/GifxKit/OutputSettings.swift").read_text()
 keys = set(re.search(r'static let keys = \[([^\]]+)\]', kit).group(1).replace('"', "").replace(" ", "").split(","))
 edits = (root / "Sources/GifxKit/EditSettings.swift").read_text()
 keys |= set(re.search(r'static let keys = \[([^\]]+)\]', edits).group(1).replace('"', "").replace(" ", "").split(","))
+# The query's own items (ConvertQuery.ownKeys: stream).
+keys |= set(re.search(r'static let ownKeys = \[([^\]]+)\]', server).group(1).replace('"', "").replace(" ", "").split(","))
 compare("query setting", keys, set(parameters) - {"format", "X-Request-Id"})
 compare("codec", codecs, set(parameters["codec"]["schema"]["enum"]))
 

@@ -46,6 +46,12 @@ struct ConvertQuery: Sendable, Equatable {
     var settings: OutputSettings
     /// The edit of the schedule (from, to, speed, crop, reverse, boomerang); `nil`: none.
     var edit: TimelineEdit?
+    /// `stream=1`: a conversion (a cache miss) is answered as it is encoded, chunked (mp4 and webm only: a
+    /// fragmented MP4, a WebM without cues; docs/serve.md, "Streamed responses").
+    var stream = false
+
+    /// The query's own items, beside the format, the output's settings and the edits.
+    static let ownKeys = ["stream"]
 
     /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
     init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
@@ -53,11 +59,19 @@ struct ConvertQuery: Sendable, Equatable {
         var settings = OutputSettings()
         var edits = EditSettings()
         var editKeys: Set<String> = []
+        var stream = false
+        var streamGiven = false
         for (key, value) in pairs {
             let item = "\(key)=\(value)"
             if EditSettings.keys.contains(key) {
                 guard editKeys.insert(key).inserted else { throw .badQuery("'\(item)': \(key) is given twice") }
                 try Self.setEdit(key, value, item: item, in: &edits)
+                continue
+            }
+            if key == "stream" {
+                guard !streamGiven else { throw .badQuery("'\(item)': stream is given twice") }
+                streamGiven = true
+                stream = try Self.switchValue(key, value, item: item)
                 continue
             }
             if key == "format" {
@@ -75,6 +89,7 @@ struct ConvertQuery: Sendable, Equatable {
         }
         self.format = format
         self.settings = settings
+        self.stream = stream
         do throws(EditSettingsError) { edit = try edits.edit(.query) } catch { throw .badQuery(error.description) }
         try check()
     }
@@ -88,13 +103,17 @@ struct ConvertQuery: Sendable, Equatable {
         case "speed": edits.speed = value
         case "crop": edits.crop = value
         default:
-            let on: Bool
-            switch value.lowercased() {
-            case "", "1", "true": on = true
-            case "0", "false": on = false
-            default: throw .badQuery("'\(item)': \(key) is a switch: give \(key), \(key)=1 or \(key)=0")
-            }
+            let on = try switchValue(key, value, item: item)
             if key == "reverse" { edits.reverse = on } else { edits.boomerang = on }
+        }
+    }
+
+    /// A switch's value: `key`, `key=1` (or `true`) is on, `key=0` (or `false`) off.
+    private static func switchValue(_ key: String, _ value: String, item: String) throws(ServiceError) -> Bool {
+        switch value.lowercased() {
+        case "", "1", "true": return true
+        case "0", "false": return false
+        default: throw .badQuery("'\(item)': \(key) is a switch: give \(key), \(key)=1 or \(key)=0")
         }
     }
 
@@ -103,6 +122,7 @@ struct ConvertQuery: Sendable, Equatable {
     private func check() throws(ServiceError) {
         let own = settings
         let named = "format=\(format.rawValue)"
+        if stream && format != .mp4 && format != .webm { throw .badQuery("\(named): stream is for mp4 and webm") }
         if let container = format.container {
             if own.quality != nil { throw .badQuery("\(named): quality= is for webp and jpg; use crf=") }
             let video = videoSettings(container)
@@ -135,11 +155,13 @@ struct ConvertQuery: Sendable, Equatable {
         return video
     }
 
-    /// The library's request for an output at `path` (a sheet's description goes to `jsonPath`).
-    func request(path: String, jsonPath: String) -> OutputRequest {
+    /// The library's request for an output at `path` (a sheet's description goes to `jsonPath`); a video
+    /// `streamingTo` a descriptor is written there as it is encoded (`OutputTarget.fileDescriptor`).
+    func request(path: String, jsonPath: String, streamingTo descriptor: Int32? = nil) -> OutputRequest {
         let own = settings
         switch format {
-        case .mp4, .webm, .avif: return .video(target: .file(path), options: videoSettings(format.container!))
+        case .mp4, .webm, .avif:
+            return .video(target: descriptor.map { .fileDescriptor($0) } ?? .file(path), options: videoSettings(format.container!))
         case .webp: return .webp(target: .file(path), options: WebPOptions(quality: own.quality, size: own.size ?? .original, targetSize: own.targetSize))
         case .jpg:
             return .jpegPoster(target: .file(path), frame: .index(0), options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? 90))
@@ -154,7 +176,14 @@ struct ConvertQuery: Sendable, Equatable {
     /// The settings as they enter the cache key: the same for the same output however the query spelled it.
     /// The edit, when there is one, follows as `;from=150,to=300,speed=3/2,crop=WxH+X+Y,reverse,boomerang`
     /// (times in cs, the speed reduced): requests without an edit keep the keys they had before edits existed.
+    /// A streamed output (`stream=1`: a fragmented MP4, a WebM without cues, other bytes than the file's) ends in
+    /// `;stream`, after the edit if there is one.
     var canonicalText: String {
+        let text = editedText
+        return stream ? text + ";stream" : text
+    }
+
+    private var editedText: String {
         let base = "format=\(format.rawValue);\(settings.canonicalText)"
         guard let edit else { return base }
         var items: [String] = []

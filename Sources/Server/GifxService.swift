@@ -58,6 +58,9 @@ package final class GifxService: Sendable {
             logger: logger)
         var group = ServiceGroupConfiguration(
             services: [
+                // First, so it is shut down last: streamed conversions whose clients have gone finish (or, past
+                // the grace period, are cancelled) after the server has answered its last request.
+                .init(service: StreamWatch(service: self), successTerminationBehavior: .ignore),
                 .init(service: app),
                 // Last, so it hears the shutdown first: readiness and admission turn away new work before the
                 // server stops accepting.
@@ -168,14 +171,51 @@ package final class GifxService: Sendable {
         } else {
             metrics.cacheMiss()
             let logger = context.logger
+            if query.stream, let response = try await streamed(key: key, bytes: bytes, query: query, logger: logger) {
+                return response
+            }
+            // A streamed request finds a streamed conversion of the same output under way (or just committed):
+            // it waits for the entry and gets it whole, as any identical request does.
             object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }) {
                 try await self.produce(key: key, bytes: bytes, query: query, logger: logger)
             }
         }
-        var response = try serve(object, request: request, companion: false, conditional: conditional)
+        return Self.located(try serve(object, request: request, companion: false, conditional: conditional), key: key)
+    }
+
+    /// `Location` and `X-Gifx-Key`: where the answer's entry is served from.
+    static func located(_ response: Response, key: String) -> Response {
+        var response = response
         response.headers[.location] = "/v1/o/\(key)"
         response.headers[HTTPField.Name("X-Gifx-Key")!] = key
         return response
+    }
+
+    static let resultTrailer = HTTPField.Name("X-Gifx-Result")!
+
+    /// `stream=1` on a cache miss (docs/serve.md, "Streamed responses"): starts the conversion as a detached
+    /// flight writing into a spool file, waits for admission (refusals, and edits that do not fit, are answered
+    /// as ever), then answers 200 chunked, the body following the file as the conversion writes it and ending
+    /// with the trailer `X-Gifx-Result: ok; bytes=N`. `nil` when a conversion of the same output is under way
+    /// already (or has just been committed): the caller waits for it as for any flight.
+    func streamed(key: String, bytes: Data, query: ConvertQuery, logger: Logger) async throws -> Response? {
+        let spool = try OutputSpool(folder: cache.spool)
+        let started = await flights.startDetached(key, cache: cache) {
+            try await self.produce(key: key, bytes: bytes, query: query, logger: logger, spool: spool)
+        }
+        guard started else { return nil }
+        let timeline = try await spool.waitForStart()
+        var headers = HTTPFields()
+        headers[.eTag] = "\"\(key)\""
+        headers[.contentType] = query.format.contentType
+        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        headers[HTTPField.Name("X-Gifx-Timeline")!] = timeline
+        headers[HTTPField.Name("Trailer")!] = Self.resultTrailer.rawName
+        let body = ResponseBody { writer in
+            let sent = try await spool.tail(into: &writer)
+            try await writer.finish([Self.resultTrailer: "ok; bytes=\(sent)"])
+        }
+        return Self.located(Response(status: .ok, headers: headers, body: body), key: key)
     }
 
     // MARK: GET /v1/{signature}/{options}/{encoded source}
@@ -211,7 +251,24 @@ package final class GifxService: Sendable {
 
     /// Converts `bytes` into the cache under `key`: spools the body, asks the planner for the conversion's
     /// smallest budget (header only), waits for admission, converts with the grant as its budget, commits.
-    func produce(key: String, bytes: Data, query: ConvertQuery, logger: Logger) async throws -> CachedObject {
+    /// A streamed output (`query.stream`) is written to `spool` (a new one when none is given) as it is encoded,
+    /// and renamed into the cache when the conversion has succeeded.
+    func produce(key: String, bytes: Data, query: ConvertQuery, logger: Logger, spool given: OutputSpool? = nil) async throws -> CachedObject {
+        let spool = try given ?? (query.stream ? OutputSpool(folder: cache.spool) : nil)
+        do {
+            let object = try await convertIntoCache(key: key, bytes: bytes, query: query, logger: logger, spool: spool)
+            spool?.finished()
+            return object
+        } catch {
+            // A failure once the answer has gone out cuts it: logged, since the client sees only the cut.
+            if let spool, spool.failed(error) {
+                logger.warning("streamed conversion failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+            throw error
+        }
+    }
+
+    private func convertIntoCache(key: String, bytes: Data, query: ConvertQuery, logger: Logger, spool: OutputSpool?) async throws -> CachedObject {
         let spooled = try POSIXFiles.makeUniqueFile(prefix: cache.spool + "/in-", access: .ownerOnly).get()
         defer {
             try? spooled.fd.close()
@@ -220,7 +277,7 @@ package final class GifxService: Sendable {
         try POSIXFiles.writeAll(spooled.fd, bytes)
         let input = GifInput.path(spooled.path)
         let paths = cache.paths(for: key, fileExtension: query.format.fileExtension)
-        let request = query.request(path: paths.output, jsonPath: paths.description)
+        let request = query.request(path: paths.output, jsonPath: paths.description, streamingTo: spool?.descriptor)
         // Admission asks for the smallest budget on one thread (the least any conversion runs with); the threads
         // it grants are fitted into the memory it grants below.
         var settings = RunSettings(threads: 1, overwrite: true)
@@ -250,6 +307,7 @@ package final class GifxService: Sendable {
         }
         settings.memoryBudget = grant.bytes
         settings.threads = try await Self.threads(grant, fittingThe: settings, input: input, request: request)
+        spool?.started(timeline: Self.timelineHeader(timeline))
         let started = ContinuousClock.now
         let report: ConversionReport
         do {
@@ -258,6 +316,11 @@ package final class GifxService: Sendable {
             // Past the timeout the conversion is cancelled: it stops at its next canvas and removes its temporaries.
             report = try await Self.within(timeout, orThrow: .conversionTimeout(timeout)) {
                 try await converter.convert(input, to: [request])
+            }
+            if let spool {
+                do throws(Errno) { try spool.commit(to: paths.output) } catch {
+                    throw ServiceError.internalError("cannot move the streamed output into the cache: \(error)")
+                }
             }
             await admission.release(grant)
         } catch {
@@ -364,12 +427,15 @@ package final class GifxService: Sendable {
         if conditional, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, eTag) {
             return Response(status: .notModified, headers: headers)
         }
+        // The pin and the descriptor go with the body (an `ObjectLease`): released once it is written, or dropped.
         cache.pin(object.key)
-        defer { cache.unpin(object.key) }
         guard let fd = cache.open(object, companion: companion) else {
+            cache.unpin(object.key)
             throw ServiceError.notFound("no such object (evicted)")
         }
-        defer { try? fd.close() }
+        let cache = self.cache
+        let key = object.key
+        let lease = ObjectLease(fd: fd) { cache.unpin(key) }
         let size = Int((try? fd.seek(offset: 0, from: .end)) ?? 0)
         var range = 0..<size
         var status = HTTPResponse.Status.ok
@@ -386,20 +452,13 @@ package final class GifxService: Sendable {
                 return error
             }
         }
-        var buffer = ByteBufferAllocator().buffer(capacity: range.count)
-        var offset = range.lowerBound
-        var chunk = [UInt8](repeating: 0, count: min(1 << 20, max(1, range.count)))
-        while offset < range.upperBound {
-            let wanted = min(chunk.count, range.upperBound - offset)
-            let read = try chunk.withUnsafeMutableBytes { raw in
-                try fd.read(fromAbsoluteOffset: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
-            }
-            guard read > 0 else { throw ServiceError.internalError("the cached object is shorter than it was") }
-            buffer.writeBytes(chunk[0..<read])
-            offset += read
+        headers[.contentLength] = String(range.count)
+        // Sent in chunks from the descriptor (`responseChunkBytes`), never read whole into memory.
+        let body = ResponseBody(contentLength: range.count) { [range] writer in
+            try await sendFile(lease.fd, range, to: &writer)
+            try await writer.finish(nil)
         }
-        headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+        return Response(status: status, headers: headers, body: body)
     }
 
     enum ByteRange: Equatable { case whole, part(Range<Int>), unsatisfiable }
@@ -475,9 +534,16 @@ struct DrainWatch: Service {
 }
 
 /// Identical requests in flight share one conversion (single flight). A flight is cancelled when every
-/// request waiting on it has gone (cancelled at the end of the grace period, say).
+/// request waiting on it has gone (cancelled at the end of the grace period, say). A detached flight (a
+/// streamed conversion) is never cancelled by its waiters: it runs on into the cache when its client goes, until
+/// `finishDetached` cancels it at the end of the grace period.
 actor Flights {
-    private var flights: [String: (task: Task<CachedObject, any Error>, waiters: Int)] = [:]
+    private struct Flight {
+        var task: Task<CachedObject, any Error>
+        var waiters: Int
+        var detached: Bool
+    }
+    private var flights: [String: Flight] = [:]
 
     func run(
         _ key: String, cache: ObjectCache, onShared: @Sendable () -> Void,
@@ -492,7 +558,7 @@ actor Flights {
             return hit
         } else {
             task = Task { try await make() }
-            flights[key] = (task, 1)
+            flights[key] = Flight(task: task, waiters: 1, detached: false)
         }
         defer { leave(key, task) }
         return try await withTaskCancellationHandler {
@@ -502,15 +568,49 @@ actor Flights {
         }
     }
 
-    private func leave(_ key: String, _ task: Task<CachedObject, any Error>) {
-        guard let flight = flights[key], flight.task == task else { return }
-        if flight.waiters <= 1 { flights[key] = nil } else { flights[key]!.waiters -= 1 }
+    /// Starts `make` as the detached flight for `key`; false (nothing started) when a flight for `key` runs
+    /// already or the cache holds it: then `run` waits for that one, or serves the entry.
+    func startDetached(_ key: String, cache: ObjectCache, _ make: @escaping @Sendable () async throws -> CachedObject) -> Bool {
+        guard flights[key] == nil, !cache.contains(key) else { return false }
+        let task = Task { try await make() }
+        flights[key] = Flight(task: task, waiters: 0, detached: true)
+        Task {
+            _ = await task.result
+            self.ended(key, task)
+        }
+        return true
     }
 
-    /// A waiter was cancelled: when nobody else waits, the conversion stops.
+    /// Waits for every detached flight to end; cancelled (the grace period is over), cancels them first.
+    func finishDetached() async {
+        let tasks = flights.values.filter(\.detached).map(\.task)
+        await withTaskCancellationHandler {
+            for task in tasks { _ = await task.result }
+        } onCancel: {
+            for task in tasks { task.cancel() }
+        }
+    }
+
+    private func ended(_ key: String, _ task: Task<CachedObject, any Error>) {
+        guard let flight = flights[key], flight.task == task else { return }
+        flights[key] = nil
+    }
+
+    private func leave(_ key: String, _ task: Task<CachedObject, any Error>) {
+        guard let flight = flights[key], flight.task == task else { return }
+        if flight.detached {
+            flights[key]!.waiters -= 1
+        } else if flight.waiters <= 1 {
+            flights[key] = nil
+        } else {
+            flights[key]!.waiters -= 1
+        }
+    }
+
+    /// A waiter was cancelled: when nobody else waits, the conversion stops (never a detached one).
     private func abandon(_ key: String, _ task: Task<CachedObject, any Error>) {
         guard let flight = flights[key], flight.task == task else { task.cancel(); return }
-        if flight.waiters <= 1 { task.cancel() }
+        if !flight.detached && flight.waiters <= 1 { task.cancel() }
     }
 }
 

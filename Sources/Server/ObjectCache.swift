@@ -24,7 +24,8 @@ struct CachedObject: Codable, Sendable, Equatable {
 ///     CACHE/objects/KEY.EXT    the output, written by the conversion's own transaction (hidden temporary,
 ///                              fsync, rename)
 ///     CACHE/objects/KEY.meta   its description, written the same way after the output: the entry's commit
-///     CACHE/spool/             request bodies while they convert, and the conversions' scratch files
+///     CACHE/spool/             request bodies while they convert, the conversions' scratch files, and streamed
+///                              outputs while they are written (`OutputSpool`: renamed into objects/ on success)
 ///
 /// An output without its description is a partial entry (a crash between the two renames): removed at
 /// start, with every hidden temporary and the spool. The size is capped; the least recently used entries
@@ -73,6 +74,9 @@ final class ObjectCache: @unchecked Sendable {
             return entry
         }
     }
+
+    /// Whether the cache holds `key` (not a use: the order of eviction stays as it is).
+    func contains(_ key: String) -> Bool { lock.withLock { entries[key] != nil } }
 
     /// Opens the entry's file (`describedBy`: its companion) for reading; the descriptor stays valid
     /// whatever eviction does next.
