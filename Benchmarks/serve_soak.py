@@ -2,12 +2,15 @@
 """Soak of `gifx serve` (issue 36, "Done when"): 32 clients for --duration seconds, with a SIGKILL and a
 restart on the same cache folder in the middle. Not part of `make test`: `make soak-serve` runs it (SOAK_SECONDS, SOAK_BUDGET).
 
-Uploads (POST /v1/convert?format=mp4): 90 % good GIFs, half of them repeats of a pool (cache hits and single
+Uploads (POST /v1/convert?format=mp4, a quarter of them with stream=1: a chunked fragmented MP4): 90 % good GIFs, half of them repeats of a pool (cache hits and single
 flight), half made unique by a GIF comment (a conversion each); 10 % bad: cut short (gifx keeps what arrived
 or answers 422), damaged beyond the keep rule (422), pixel bombs (a 12000x12000 canvas needs 5.8 GB: 413
 over_budget from the plan; a 65535x65535 one is past the decoder's 16384x16384 limit: 422), frame bombs
 (200,000 1x1 frames of 1 cs: hours of video on 256x256; the conversion timeout ends them, 503), bodies over
 --max-body (413), not a GIF (415, or 422 for a PNG signature with nothing valid after it).
+
+A streamed frame bomb is admitted, answered 200 and cut at the conversion timeout (the connection closed without
+the last chunk, docs/serve.md "Streamed responses"): counted as "200 cut (stream)", an error for any other kind.
 
 A client that gets a 503 with Retry-After waits that long (at most 1 s, jittered) before its next upload.
 
@@ -213,14 +216,17 @@ async def soak(args, work, inputs, statuses, codes, log):
             if not server.up:
                 await asyncio.sleep(0.2)
                 continue
+            stream = crng.random() < args.stream_share
             t0 = time.perf_counter()
             try:
-                async with session.post(base() + "/v1/convert?format=mp4", data=body) as resp:
+                async with session.post(base() + "/v1/convert?format=mp4" + ("&stream=1" if stream else ""), data=body) as resp:
                     payload = await resp.read()
                     status, key = resp.status, resp.headers.get("X-Gifx-Key")
                     retry_after = resp.headers.get("Retry-After")
             except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as e:
-                if not server.up or killed.get("window", 0) > time.time():
+                if stream and kind == "frame_bomb" and isinstance(e, aiohttp.ClientPayloadError):
+                    stats["answers"]["200 cut (stream)"] = stats["answers"].get("200 cut (stream)", 0) + 1
+                elif not server.up or killed.get("window", 0) > time.time():
                     stats["connection_errors_while_down"] += 1
                 elif kind == "oversized":
                     # The service may answer 413 from Content-Length and close before the body is sent.
@@ -369,6 +375,7 @@ def main():
     p.add_argument("--clients", type=int, default=32)
     p.add_argument("--kill-at", type=float, default=0.5, help="SIGKILL at this fraction of the run (0: none)")
     p.add_argument("--queue", type=int, default=16)
+    p.add_argument("--stream-share", type=float, default=0.25, help="share of uploads sent with stream=1")
     p.add_argument("--conversion-timeout", type=int, default=30)
     p.add_argument("--max-body", default="16M")
     p.add_argument("--verify", type=int, default=300, help="distinct outputs verified besides the cut uploads (0: all)")
