@@ -79,6 +79,13 @@ package enum POSIXFiles {
         return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 
+    /// The size in bytes of the open file `fd` (fstat(2)), `nil` when it cannot be read: a file that may have
+    /// been renamed or is still being written (a cache entry being sent, a streamed output).
+    package static func fileSize(_ fd: FileDescriptor) -> Int? {
+        var info = stat()
+        return fstat(fd.rawValue, &info) == 0 ? Int(info.st_size) : nil
+    }
+
     /// Puts a file's data on disk (fsync, EINTR retried) before any name points at it, so a crash never
     /// shows a truncated target; `fd` stays open. swift-system has no fsync.
     package static func sync(_ fd: FileDescriptor) {

@@ -193,6 +193,17 @@ package final class GifxService: Sendable {
 
     static let resultTrailer = HTTPField.Name("X-Gifx-Result")!
 
+    /// What every answer carrying a cache entry's bytes says of them, sent whole or streamed: its ETag, its type,
+    /// a year of immutable caching (a key names one output for ever), and the schedule it follows.
+    static func entryHeaders(eTag: String, contentType: String, timeline: String) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.eTag] = eTag
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        headers[HTTPField.Name("X-Gifx-Timeline")!] = timeline
+        return headers
+    }
+
     /// `stream=1` on a cache miss (docs/serve.md, "Streamed responses"): starts the conversion as a detached
     /// flight writing into a spool file, waits for admission (refusals, and edits that do not fit, are answered
     /// as ever), then answers 200 chunked, the body following the file as the conversion writes it and ending
@@ -205,11 +216,7 @@ package final class GifxService: Sendable {
         }
         guard started else { return nil }
         let timeline = try await spool.waitForStart()
-        var headers = HTTPFields()
-        headers[.eTag] = "\"\(key)\""
-        headers[.contentType] = query.format.contentType
-        headers[.cacheControl] = "public, max-age=31536000, immutable"
-        headers[HTTPField.Name("X-Gifx-Timeline")!] = timeline
+        var headers = Self.entryHeaders(eTag: "\"\(key)\"", contentType: query.format.contentType, timeline: timeline)
         headers[HTTPField.Name("Trailer")!] = Self.resultTrailer.rawName
         let body = ResponseBody { writer in
             let sent = try await spool.tail(into: &writer)
@@ -415,12 +422,9 @@ package final class GifxService: Sendable {
     /// names its ETag.
     func serve(_ object: CachedObject, request: Request, companion: Bool, conditional: Bool) throws -> Response {
         let eTag = "\"\(object.key)\(companion ? "-json" : "")\""
-        var headers = HTTPFields()
-        headers[.eTag] = eTag
-        headers[.contentType] = companion ? "application/json" : object.contentType
-        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        var headers = Self.entryHeaders(
+            eTag: eTag, contentType: companion ? "application/json" : object.contentType, timeline: object.timeline)
         headers[.acceptRanges] = "bytes"
-        headers[HTTPField.Name("X-Gifx-Timeline")!] = object.timeline
         if object.describedBy != nil && !companion {
             headers[HTTPField.Name("Link")!] = "</v1/o/\(object.key)/json>; rel=\"describedby\""
         }
@@ -436,7 +440,7 @@ package final class GifxService: Sendable {
         let cache = self.cache
         let key = object.key
         let lease = ObjectLease(fd: fd) { cache.unpin(key) }
-        let size = Int((try? fd.seek(offset: 0, from: .end)) ?? 0)
+        let size = POSIXFiles.fileSize(fd) ?? 0
         var range = 0..<size
         var status = HTTPResponse.Status.ok
         if conditional, let text = request.headers[.range] {
@@ -598,13 +602,8 @@ actor Flights {
 
     private func leave(_ key: String, _ task: Task<CachedObject, any Error>) {
         guard let flight = flights[key], flight.task == task else { return }
-        if flight.detached {
-            flights[key]!.waiters -= 1
-        } else if flight.waiters <= 1 {
-            flights[key] = nil
-        } else {
-            flights[key]!.waiters -= 1
-        }
+        // A detached flight ends by itself (`ended`); a shared one with its last waiter.
+        if !flight.detached && flight.waiters <= 1 { flights[key] = nil } else { flights[key]!.waiters -= 1 }
     }
 
     /// A waiter was cancelled: when nobody else waits, the conversion stops (never a detached one).

@@ -208,11 +208,9 @@ final class OutputSpool: @unchecked Sendable {
         while true {
             // The progress first, then the size: committed before the size was read means every byte is in it.
             let progress = current
-            var info = stat()
-            guard fstat(reader.rawValue, &info) == 0 else {
+            guard let size = POSIXFiles.fileSize(reader) else {
                 throw ServiceError.internalError("cannot read the streamed output's size: \(Errno(rawValue: errno))")
             }
-            let size = Int(info.st_size)
             if size > sent {
                 try await sendFile(reader, sent..<size, to: &writer)
                 sent = size
