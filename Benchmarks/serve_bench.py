@@ -304,8 +304,9 @@ def report(section):
         return out + [f"Not measured: {section.get('reason')}", ""]
     out += [f"Same machine, same run, same client (aiohttp, closed loop, C concurrent clients); "
             f"load average {section['load_average_at_start']} at start, {section['load_average_at_end']} at end, "
-            f"{section['cores']} cores. gifx serve `{' '.join(section['gifx_serve_args'])}` (threads and jobs: the "
-            "service's defaults: the cores, one job per thread, threads by demand); thumbor 7.8.0 with "
+            f"{section['cores']} cores. gifx serve `{' '.join(section['gifx_serve_args'])}` (threads: the service's "
+            f"default, the cores, granted by demand; jobs: "
+            f"{'as given' if '--jobs' in section['gifx_serve_args'] else 'the default, one per thread'}); thumbor 7.8.0 with "
             f"`--processes {section['thumbor_processes']}`, the gifsicle engine and the thumbor-plugins-gifv "
             "optimizer (ffmpeg CLI, libx264), no result storage. Both convert every request (gifx's bodies carry "
             "a unique GIF comment, so its cache never answers).", "",
