@@ -58,7 +58,7 @@ final class CanvasRing: @unchecked Sendable {
     func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan, bands: Int? = nil) {
         var stats: DecodeStats?
         do {
-            if metadata.format != .gif {
+            if !InputFormat.of(metadata.format).decodesAhead {
                 // A WebP or APNG (issue 35): its `FrameSource` decodes and composites each frame in order on this
                 // thread (one call per frame; no decode-ahead), into the same ring.
                 let source = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)

@@ -67,8 +67,8 @@ package final class FrameStream {
         }
         let plan = CacheCapacity.plan(
             canvasBytes: metadata.canvasBytes, frameCount: metadata.images.count, memoryBudget: memoryBudget,
-            // A WebP or APNG is decoded on the producer thread alone (no decode-ahead workers).
-            threads: metadata.format == .gif ? threads ?? metadata.defaultDecodeThreads : 1)
+            // A format that is not decoded ahead (WebP, APNG) is decoded on the producer thread alone.
+            threads: InputFormat.of(metadata.format).decodesAhead ? threads ?? metadata.defaultDecodeThreads : 1)
         capacity = plan.canvases
         // The compositor's screen and the first cached canvas, before a thread allocates them for good.
         try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)

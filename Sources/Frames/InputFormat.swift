@@ -7,11 +7,37 @@ import Glibc
 import Darwin
 #endif
 
-/// The one place the readers are registered (issue 35): the container is told by its first bytes, never
-/// by the file name, and each format's metadata reader and frame decoder are chosen here.
-package enum InputFormat {
-    /// The container `path` holds, from its first 12 bytes: `GIF`, `RIFF....WEBP`, or PNG's signature.
-    /// Anything else (an empty file too) is malformed data, refused in one line.
+/// One input format, declared once, in its own folder (as a demuxer carries its probe: `gifdec.c`'s `gif_probe`): how
+/// its first bytes are told, its metadata reader and its frame decoder, and whether the GIF pipeline's decode-ahead
+/// and banded compositing serve it. `InputFormat.all` is the registry; the container is told by its first bytes,
+/// never by the file name.
+package struct InputFormat: Sendable {
+    /// The schedule's name for it (the timeline's `format`, its units).
+    package let source: SourceFormat
+    /// Whether a file starting with these bytes (up to 12) is this format.
+    let probe: @Sendable (_ head: [UInt8]) -> Bool
+    /// Reads everything but the pixels.
+    let readMetadata: @Sendable (_ path: String, _ limits: DecodeLimits) throws -> GifMetadata
+    /// The decoder that composites one frame per call, in order, on the producer thread.
+    let frameSource: @Sendable (_ path: String, _ metadata: GifMetadata, _ limits: DecodeLimits) throws -> any FrameSource
+    /// Whether frames are decoded ahead and composited in bands on many threads (`BandedFrameProducer`, the
+    /// sequential `Compositor`); otherwise `frameSource` decodes on the producer thread alone.
+    package let decodesAhead: Bool
+}
+
+extension InputFormat {
+    /// Every input format gifx reads, one line each.
+    package static let all: [InputFormat] = [
+        .gif,
+        .webp,
+        .apng,
+    ]
+
+    /// The format a schedule names.
+    package static func of(_ source: SourceFormat) -> InputFormat { all.first { $0.source == source }! }
+
+    /// The container `path` holds, from its first 12 bytes. Anything else (an empty file too) is malformed data,
+    /// refused in one line.
     package static func sniff(path: String) throws -> SourceFormat {
         let source = try FileByteSource(path: path)
         var head = [UInt8](repeating: 0, count: 12)
@@ -23,37 +49,31 @@ package enum InputFormat {
         if let format = sniff(head) { return format }
         let shown = head.prefix(8).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }
         let start = head.isEmpty ? "the file is empty" : "it starts with \(shown.joined(separator: " "))"
-        throw GifDecodeError(.malformed, at: 0, "not a GIF, WebP or PNG file (\(start))")
+        let names = EnglishList.phrase(all.map(\.source.displayName), or: true)
+        throw GifDecodeError(.malformed, at: 0, "not a \(names) file (\(start))")
     }
 
     /// The container of a file starting with `head` (at least 12 bytes for WebP), `nil` when unknown.
     package static func sniff(_ head: some Collection<UInt8>) -> SourceFormat? {
         let bytes = Array(head.prefix(12))
-        // "GIF" alone, as giflib checks it (its version bytes are not checked: `GIF$9a` decodes as before).
-        if bytes.starts(with: Array("GIF".utf8)) { return .gif }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            return .webp
-        }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .apng }
-        return nil
+        return all.first { $0.probe(bytes) }?.source
     }
 
     /// The metadata reader of `format`.
     static func readMetadata(_ format: SourceFormat, path: String, limits: DecodeLimits) throws -> GifMetadata {
-        switch format {
-        case .gif: try readGIFFileMetadata(path: path, limits: limits)
-        case .webp: try WebPMetadataReader.read(path: path, limits: limits)
-        case .apng: try APNGMetadataReader.read(path: path, limits: limits)
-        }
+        try of(format).readMetadata(path, limits)
     }
 
-    /// The frame decoder of a WebP or APNG (a GIF keeps its own `GifFrameDecoder` path, with decode-ahead).
+    /// The frame decoder of the format `metadata` was read from.
     static func makeFrameSource(path: String, metadata: GifMetadata, limits: DecodeLimits) throws -> any FrameSource {
-        switch metadata.format {
-        case .gif: try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
-        case .webp: try WebPFrameDecoder(path: path, metadata: metadata, limits: limits)
-        case .apng: try APNGFrameDecoder(path: path, metadata: metadata, limits: limits)
-        }
+        try of(metadata.format).frameSource(path, metadata, limits)
+    }
+}
+
+/// A list of names as one phrase: "GIF, WebP or PNG".
+package enum EnglishList {
+    package static func phrase(_ items: [String], or: Bool = false) -> String {
+        items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + (or ? " or " : " and ") + items.last!
     }
 }
 
@@ -62,11 +82,6 @@ package enum InputFormat {
 /// Throws `GifDecodeError`: `.cannotOpen`, `.malformed`/`.truncated`/`.tooLarge`, `.io`.
 package func readGifMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
     try InputFormat.readMetadata(try InputFormat.sniff(path: path), path: path, limits: limits)
-}
-
-/// The same under the name that says what it reads.
-package func readAnimationMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
-    try readGifMetadata(path: path, limits: limits)
 }
 
 /// A frame decoder FrameStream's producer drives: one call per frame (never per pixel), then a copy of
