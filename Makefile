@@ -74,7 +74,7 @@ docs: deps cli-reference-check
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
 	@python3 packaging/api_curation_check.py
-	@python3 packaging/openapi_check.py
+	@python3 packaging/openapi_check.py $(GIFX)
 
 .PHONY: cli-reference cli-reference-check
 cli-reference: deps

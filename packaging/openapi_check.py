@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`make docs`: docs/openapi.yaml describes exactly the service's routes (Sources/Server/GifxService.swift's
-router), its `format` values (ConvertQuery.swift's ServedFormat), its query settings (OutputSettings.keys, the
-edits' EditSettings.keys and ConvertQuery.ownKeys), its `codec` values (VideoCodec) and its error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any."""
-import pathlib, re, sys
+router), its `format` values and query settings (the registry of output kinds, `gifx formats --json`; the edits'
+EditSettings.keys and ConvertQuery.ownKeys), its `codec` values (VideoCodec) and its error codes (every ServiceError
+code in Sources/Server). One line per difference; exit 1 on any. Usage: openapi_check.py GIFX"""
+import json, pathlib, re, subprocess, sys
 import yaml
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -20,14 +21,14 @@ routes = {(m.upper(), re.sub(r":(\w+)", r"{\1}", p)) for m, p in re.findall(r'ro
 documented_routes = {(method.upper(), path) for path, item in spec["paths"].items() for method in item}
 compare("route", routes, documented_routes)
 
-formats = set(re.search(r"enum ServedFormat[^{]*\{\s*case ([^\n]+)", server).group(1).replace(" ", "").split(","))
+registry = json.loads(subprocess.run([sys.argv[1], "formats", "--json"], check=True, capture_output=True, text=True).stdout)
+formats = {kind["name"] for kind in registry["outputs"] if kind["served"]}
 parameters = {p["name"]: p for p in spec["paths"]["/v1/convert"]["post"]["parameters"] if "name" in p}
 compare("format", formats, set(parameters["format"]["schema"]["enum"]))
 
 settings = (root / "Sources/Encoders/Video/VideoSettings.swift").read_text()
 codecs = set(re.findall(r'case (\w+)', re.search(r"enum VideoCodec[^{]*\{(.*?)\n\}", settings, re.S).group(1)))
-kit = (root / "Sources/GifxKit/OutputSettings.swift").read_text()
-keys = set(re.search(r'static let keys = \[([^\]]+)\]', kit).group(1).replace('"', "").replace(" ", "").split(","))
+keys = {setting["name"] for setting in registry["settings"]}
 edits = (root / "Sources/GifxKit/EditSettings.swift").read_text()
 keys |= set(re.search(r'static let keys = \[([^\]]+)\]', edits).group(1).replace('"', "").replace(" ", "").split(","))
 # The query's own items (ConvertQuery.ownKeys: stream).

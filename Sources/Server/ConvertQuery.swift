@@ -2,47 +2,13 @@ import GifxEncoders
 import GifxKit
 import GifxTimeline
 
-/// The formats `POST /v1/convert?format=` names.
-package enum ServedFormat: String, Sendable, CaseIterable {
-    case mp4, webm, webp, avif, jpg, sheet, timeline
-
-    package var contentType: String {
-        switch self {
-        case .mp4: "video/mp4"
-        case .webm: "video/webm"
-        case .webp: "image/webp"
-        case .avif: "image/avif"
-        case .jpg: "image/jpeg"
-        case .sheet: "image/png"
-        case .timeline: "application/json"
-        }
-    }
-
-    /// The cached file's extension.
-    var fileExtension: String {
-        switch self {
-        case .sheet: "png"
-        case .timeline: "timeline.json"
-        default: rawValue
-        }
-    }
-
-    var container: VideoContainer? {
-        switch self {
-        case .mp4: .mp4
-        case .webm: .webm
-        case .avif: .avif
-        default: nil
-        }
-    }
-}
-
 /// A convert request's query: the format, the output's own settings, read by the library's parser of
 /// `convert`'s `-o` prefix (`OutputSettings`), and the edits, read by the parser of the command line's edit
 /// options (`EditSettings`), so a setting or an edit is refused here in the same words (an edit named as the
 /// query names it: `from=1.555`, where the command line says `--from 1.555`).
 struct ConvertQuery: Sendable, Equatable {
-    var format: ServedFormat
+    /// The output's kind, named by `format=` (one the service converts to: `OutputKind.served`).
+    var format: OutputKind
     var settings: OutputSettings
     /// The edit of the schedule (from, to, speed, crop, reverse, boomerang); `nil`: none.
     var edit: TimelineEdit?
@@ -55,7 +21,7 @@ struct ConvertQuery: Sendable, Equatable {
 
     /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
     init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
-        var format: ServedFormat?
+        var format: OutputKind?
         var settings = OutputSettings()
         var edits = EditSettings()
         var editKeys: Set<String> = []
@@ -76,8 +42,8 @@ struct ConvertQuery: Sendable, Equatable {
             }
             if key == "format" {
                 guard format == nil else { throw .badQuery("'\(item)': two formats in one request") }
-                guard let named = ServedFormat(rawValue: value.lowercased()) else {
-                    throw .badQuery("'\(item)': unknown format (one of \(ServedFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+                guard let named = OutputKind.served.first(where: { $0.name == value.lowercased() }) else {
+                    throw .badQuery("'\(item)': unknown format (one of \(OutputKind.servedList))")
                 }
                 format = named
                 continue
@@ -85,7 +51,7 @@ struct ConvertQuery: Sendable, Equatable {
             do { try settings.set(key, value, in: item) } catch { throw .badQuery(error.description) }
         }
         guard let format else {
-            throw .badQuery("name the output with format= (one of \(ServedFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw .badQuery("name the output with format= (one of \(OutputKind.servedList))")
         }
         self.format = format
         self.settings = settings
@@ -117,59 +83,26 @@ struct ConvertQuery: Sendable, Equatable {
         }
     }
 
-    /// The settings that do not apply to the format, or that its encoder cannot take: `convert`'s rules for
-    /// a `-o` prefix, in its words.
+    /// The settings that do not apply to the format, or that its encoder cannot take: the kind's rules
+    /// (`OutputKind.request`), worded with the query's names.
     private func check() throws(ServiceError) {
-        let own = settings
-        let named = "format=\(format.rawValue)"
-        if stream && format != .mp4 && format != .webm { throw .badQuery("\(named): stream is for mp4 and webm") }
-        if let container = format.container {
-            if own.quality != nil { throw .badQuery("\(named): quality= is for webp and jpg; use crf=") }
-            let video = videoSettings(container)
-            if let problem = video.problem ?? video.timingProblem { throw .badQuery("\(named): \(problem.description)") }
-            return
+        let named = "format=\(format.name)"
+        if stream && !format.streams {
+            throw .badQuery("\(named): stream is for \(OutputKind.phrase(OutputKind.served.filter(\.streams).map(\.name)))")
         }
-        if own.targetSize != nil && format != .webp { throw .badQuery("\(named): target-size= is for mp4, webm and webp") }
-        if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
-            throw .badQuery("\(named): codec, crf, fps and max-fps are for mp4, webm and avif")
-        }
-        switch format {
-        case .timeline where !own.isEmpty: throw .badQuery("\(named): the timeline JSON takes no settings")
-        case .jpg where own.size != nil:
-            throw .badQuery("\(named): a poster is written at the GIF's size; width/height/scale are for mp4, webm, webp and sheet")
-        case .jpg where (own.quality ?? 1) < 1: throw .badQuery("\(named): quality must be 1...100 for a JPEG")
-        case .sheet where own.quality != nil: throw .badQuery("\(named): a sprite sheet is lossless; quality= is for webp and jpg")
-        default: return
-        }
+        _ = try request(path: "", jsonPath: "")
     }
 
-    /// A video's settings: the command line's defaults (the tick; one frame per GIF frame for AVIF, as
-    /// `convert` does) with the query's over them.
-    func videoSettings(_ container: VideoContainer) -> VideoSettings {
-        let own = settings
-        let defaultTiming: OutputPlan.Request = container == .avif && own.maxFps == nil ? .vfr : .tick
-        var video = VideoSettings(
-            container: container, codec: own.codec, size: own.size ?? .original,
-            timing: own.timing?.request ?? defaultTiming, maxFrameRate: own.maxFps, targetSize: own.targetSize)
-        if let crf = own.crf { video.crf = crf }
-        return video
-    }
-
-    /// The library's request for an output at `path` (a sheet's description goes to `jsonPath`); a video
+    /// The library's request for an output at `path` (a sheet's description goes to `jsonPath`); an output
     /// `streamingTo` a descriptor is written there as it is encoded (`OutputTarget.fileDescriptor`).
-    func request(path: String, jsonPath: String, streamingTo descriptor: Int32? = nil) -> OutputRequest {
-        let own = settings
-        switch format {
-        case .mp4, .webm, .avif:
-            return .video(target: descriptor.map { .fileDescriptor($0) } ?? .file(path), options: videoSettings(format.container!))
-        case .webp: return .webp(target: .file(path), options: WebPOptions(quality: own.quality, size: own.size ?? .original, targetSize: own.targetSize))
-        case .jpg:
-            return .jpegPoster(target: .file(path), frame: .index(0), options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? 90))
-        case .sheet:
-            var options = SpriteOptions(png: .file(path), json: .file(jsonPath))
-            options.size = own.size ?? .original
-            return .spriteSheet(options)
-        case .timeline: return .timelineJSON(target: .file(path))
+    func request(path: String, jsonPath: String, streamingTo descriptor: Int32? = nil) throws(ServiceError) -> OutputRequest {
+        let build = OutputBuild(
+            target: descriptor.map { .fileDescriptor($0) } ?? .file(path), description: .file(jsonPath), own: settings,
+            defaults: OutputDefaults())
+        do throws(OutputRuleError) {
+            return try format.request(build)
+        } catch {
+            throw .badQuery("format=\(format.name): \(error.wording(.query))")
         }
     }
 
@@ -184,7 +117,7 @@ struct ConvertQuery: Sendable, Equatable {
     }
 
     private var editedText: String {
-        let base = "format=\(format.rawValue);\(settings.canonicalText)"
+        let base = "format=\(format.name);\(settings.canonicalText)"
         guard let edit else { return base }
         var items: [String] = []
         if let from = edit.from { items.append("from=\(from)") }

@@ -216,7 +216,7 @@ package final class GifxService: Sendable {
         }
         guard started else { return nil }
         let timeline = try await spool.waitForStart()
-        var headers = Self.entryHeaders(eTag: "\"\(key)\"", contentType: query.format.contentType, timeline: timeline)
+        var headers = Self.entryHeaders(eTag: "\"\(key)\"", contentType: query.format.mediaType, timeline: timeline)
         headers[HTTPField.Name("Trailer")!] = Self.resultTrailer.rawName
         let body = ResponseBody { writer in
             let sent = try await spool.tail(into: &writer)
@@ -283,8 +283,8 @@ package final class GifxService: Sendable {
         }
         try POSIXFiles.writeAll(spooled.fd, bytes)
         let input = GifInput.path(spooled.path)
-        let paths = cache.paths(for: key, fileExtension: query.format.fileExtension)
-        let request = query.request(path: paths.output, jsonPath: paths.description, streamingTo: spool?.descriptor)
+        let paths = cache.paths(for: key, fileExtension: query.format.storedExtension)
+        let request = try query.request(path: paths.output, jsonPath: paths.description, streamingTo: spool?.descriptor)
         // Admission asks for the smallest budget on one thread (the least any conversion runs with); the threads
         // it grants are fitted into the memory it grants below.
         var settings = RunSettings(threads: 1, overwrite: true)
@@ -336,10 +336,10 @@ package final class GifxService: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         metrics.conversion(
-            format: query.format.rawValue,
+            format: query.format.name,
             seconds: elapsed.seconds)
         var describedBy: String?
-        if case .spriteSheet(let sheet)? = report.outputs.first {
+        if let sheet = report.outputs.first as? SpriteResult {
             guard sheet.pagePaths.count == 1 else {
                 cache.discardFiles(of: key)
                 throw ServiceError(
@@ -351,7 +351,7 @@ package final class GifxService: Sendable {
         var size = POSIXFiles.fileSize(paths.output) ?? 0
         if describedBy != nil { size += POSIXFiles.fileSize(paths.description) ?? 0 }
         let object = CachedObject(
-            key: key, format: query.format.rawValue, contentType: query.format.contentType,
+            key: key, format: query.format.name, contentType: query.format.mediaType,
             timeline: Self.timelineHeader(timeline), file: (paths.output as NSString).lastPathComponent,
             describedBy: describedBy, bytes: size)
         do {
@@ -360,7 +360,7 @@ package final class GifxService: Sendable {
             cache.discardFiles(of: key)
             throw ServiceError.internalError("cannot record the output in the cache: \(error)")
         }
-        logger.info("converted", metadata: ["key": "\(key)", "format": "\(query.format.rawValue)", "bytes": "\(size)",
+        logger.info("converted", metadata: ["key": "\(key)", "format": "\(query.format.name)", "bytes": "\(size)",
                                             "budget": "\(grant.bytes)", "smallest": "\(smallest)",
                                             "threads": "\(settings.threads ?? 1)"])
         return object

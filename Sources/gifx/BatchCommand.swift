@@ -73,7 +73,7 @@ struct BatchCommand: ParsableCommand {
 
     /// What every child runs and writes.
     var target: BatchTarget {
-        BatchTarget(command: command, formats: formats.flatMap(OutputFormat.list(parsing:)) ?? [])
+        BatchTarget(command: command, formats: formats.flatMap(OutputKind.list(parsing:)) ?? [])
     }
 
     @Option(help: ArgumentHelp("Folder for the outputs (created if missing).", valueName: "dir"))
@@ -135,10 +135,10 @@ struct BatchCommand: ParsableCommand {
         if inputs.isEmpty { throw ValidationError("give at least one input file, folder, or -") }
         if command == .convert {
             guard let formats else { throw ValidationError("batch convert needs --formats, e.g. --formats mp4,webm,png") }
-            if OutputFormat.list(parsing: formats) == nil {
+            if OutputKind.list(parsing: formats) == nil {
                 throw ValidationError(
                     "--formats takes a comma-separated list of distinct formats: "
-                        + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+                        + OutputKind.all.map(\.name).joined(separator: ", "))
             }
         } else if formats != nil {
             throw ValidationError("--formats names the outputs of batch convert only")

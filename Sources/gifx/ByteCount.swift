@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GifxEncoders
 import GifxKit
 
 /// A size in bytes written the way people type it: `512M`, `2G`, `64k`, `1048576`.
@@ -15,4 +16,5 @@ struct ByteCount: ExpressibleByArgument, Hashable, Sendable {
 }
 
 import Foundation
+import GifxEncoders
 import GifxKit

@@ -10,25 +10,22 @@ import GifxTimeline
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert a GIF to several outputs at once: MP4, WebM, WebP, poster, timeline JSON, sprite sheet.",
+        abstract: "Convert a GIF to several outputs at once, from one decode: \(OutputKind.phrase(OutputKind.all.map(\.name))).",
         discussion: """
-            Each -o output's format follows its extension: .mp4 (as to-mp4, with its options), .webm (VP9, \
-            keeping the GIF's transparency as alpha; --codec av1 for AV1; the same timing modes), .avif (animated \
-            AVIF: AV1 through SVT-AV1, or libaom under 64 pixels a side; the same timing modes, by default one \
-            frame per GIF frame as --vfr, since browsers stretch image frames of 10 ms; transparency \
-            composited over --background, as FFmpeg 5.1's AVIF muxer carries no alpha track), .webp \
-            (animated, lossless unless --webp-quality; exact delays, loop count, alpha), .png or .jpg (a \
-            poster: one frame; PNG keeps transparency, JPEG shows --background; --poster-frame), \
-            .timeline.json (the schedule, as timeline --json prints it). --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's \
-            options. The GIF is decoded once for all of them; every file is written under a hidden temporary \
-            name and all are renamed into place together when every output is complete, or none is.
+            Each -o output's format follows its extension, or a prefix that names it (mp4:-): \
+            \(OutputKind.all.filter { !$0.prefixNames.isEmpty }
+                .map { "\($0.extensions.joined(separator: " or ")) (\($0.summary))" }.joined(separator: ", ")). \
+            --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's options. A poster shows \
+            --poster-frame; a JPEG shows --background behind transparency. The GIF is decoded once for all of \
+            them; every file is written under a hidden temporary name and all are renamed into place together \
+            when every output is complete, or none is.
             """)
 
     @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: .mp4, .webm, .avif, .webp, .png/.jpg (poster), .timeline.json; "
+        "An output; repeat for more. Format by extension: \(OutputKind.extensionList); "
             + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "
-            + "width/height/scale, codec, crf, fps, max-fps, quality, target-size: width=480,crf=28:small.mp4.",
+            + "\(OutputSettings.keys.joined(separator: ", ")): width=480,crf=28:small.mp4.",
         valueName: "out"))
     var output: [OutputArgument] = []
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
@@ -61,10 +58,9 @@ struct ConvertCommand: ParsableCommand {
         if verification.verify && (video.targetSize != nil || specs.contains { $0.settings.targetSize != nil }) {
             throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
         }
-        let formats = Set(specs.compactMap(\.format))
-        if formats.contains(.mp4) { try video.validate(for: .mp4) }
-        if formats.contains(.webm) { try video.validate(for: .webm) }
-        if formats.contains(.avif) { try video.validate(for: .avif) }
+        for container in VideoContainer.allCases where specs.contains(where: { $0.kind?.name == container.rawValue }) {
+            try video.validate(for: container)
+        }
         if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
         if !(1...100).contains(jpegQuality) { throw ValidationError("--jpeg-quality must be 1...100") }
         let targets = allTargets
@@ -88,73 +84,45 @@ struct ConvertCommand: ParsableCommand {
     func requests() throws -> [OutputRequest] {
         var requests = try output.map { try request(for: $0) }
         if let sheet, let sheetJSONPath {
-            requests.append(.spriteSheet(sheetLayout.spriteOptions(png: sheet, json: sheetJSONPath, size: size.request)))
+            requests.append(try OutputKind.sheet.request(OutputBuild(
+                target: OutputTarget(commandLine: sheet), description: OutputTarget(commandLine: sheetJSONPath), defaults: defaults)))
         }
         return requests
     }
 
-    /// The request one `-o` asks for: its format's settings from the command's options with the output's own
-    /// over them. Refuses (`ValidationError`) a format that none names, and settings that do not apply to the
-    /// format or that its encoder cannot take.
+    /// The request one `-o` asks for: its kind's request (`OutputKind.request`, the one table of which settings each
+    /// kind takes and why it refuses the others) over the command's options. Refuses (`ValidationError`) a kind that
+    /// none names, and settings that do not apply to the kind or that its encoder cannot take.
     func request(for argument: OutputArgument) throws -> OutputRequest {
         let value = argument.text
         let spec = try argument.parsedSpec()
-        let path = OutputTarget(commandLine: spec.path)
-        let own = spec.settings
-        guard let format = spec.format else {
+        guard let kind = spec.kind else {
             throw ValidationError(spec.isStandardOutput
-                ? "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(OutputFormat.prefixList))"
-                : "'\(value)': unknown output format (use .mp4, .webm, .avif, .webp, .png or .jpg for a poster, or .timeline.json)")
+                ? "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(OutputKind.prefixList))"
+                : "'\(value)': unknown output format (use \(OutputKind.extensionList))")
         }
-        if format != .mp4 && format != .webm && format != .avif {
-            if own.targetSize != nil && format != .webp {
-                throw ValidationError("'\(value)': target-size= is for .mp4, .webm and .webp")
-            }
-            if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
-                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4, .webm and .avif")
-            }
-        }
-        switch format {
-        case .mp4, .webm, .avif:
-            if own.quality != nil { throw ValidationError("'\(value)': quality= is for .webp and .jpg; use crf=") }
-            let settings = videoSettings(own, container: format == .mp4 ? .mp4 : format == .webm ? .webm : .avif)
-            // Without settings of its own the output is the command's options, which `VideoOptions` checks.
-            if !own.isEmpty, let problem = settings.problem ?? settings.timingProblem {
-                throw ValidationError("'\(value)': \(problem.description)")
-            }
-            return .video(target: path, options: settings)
-        case .png, .jpg:
-            if own.size != nil {
-                throw ValidationError("'\(value)': a poster is written at the GIF's size; width/height/scale are for .mp4, .webm and .webp")
-            }
-            if format == .png {
-                if own.quality != nil { throw ValidationError("'\(value)': a PNG poster is lossless; quality= is for .webp and .jpg") }
-                return .poster(target: path, frame: posterFrame.frame)
-            }
-            if let quality = own.quality, quality < 1 { throw ValidationError("'\(value)': quality must be 1...100 for a JPEG") }
-            return .jpegPoster(
-                target: path, frame: posterFrame.frame,
-                options: JPEGOptions(quality: own.quality.map { Int($0.rounded()) } ?? jpegQuality, background: video.background))
-        case .timelineJSON:
-            if !own.isEmpty { throw ValidationError("'\(value)': the timeline JSON takes no settings") }
-            return .timelineJSON(target: path)
-        case .webp:
-            return .webp(target: path, options: WebPOptions(
-                quality: own.quality ?? webpQuality, size: own.size ?? size.request,
-                targetSize: own.targetSize ?? video.targetSize?.bytes))
-        case .sheet:
-            preconditionFailure("OutputSpec.format never names a sheet (--sheet writes it)")
+        do {
+            return try kind.request(OutputBuild(target: OutputTarget(commandLine: spec.path), own: spec.settings, defaults: defaults))
+        } catch {
+            throw ValidationError("'\(value)': \(error.wording(.commandLine))")
         }
     }
 
-    /// A video output's settings: the command's video and size options, with the output's own over them.
-    func videoSettings(_ own: OutputSettings, container: VideoContainer) -> VideoSettings {
-        var settings = video.mp4Options(size: own.size ?? size.request, container: container, codec: own.codec)
-        if let targetSize = own.targetSize { video.capSize(&settings, at: targetSize) }
-        if let crf = own.crf { settings.crf = crf }
-        if let timing = own.timing { settings.timing = timing.request }
-        if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
-        return settings
+    /// What an output has unless its own settings say otherwise: the command's options. A video without settings
+    /// of its own is the command's options, which `VideoOptions` checks in their words.
+    var defaults: OutputDefaults {
+        let video = video, size = size.request, sheetLayout = sheetLayout
+        var defaults = OutputDefaults { container, own in
+            video.mp4Options(size: own.size ?? size, container: container, codec: own.codec)
+        }
+        defaults.checksPlainVideo = false
+        defaults.size = size
+        defaults.webpQuality = webpQuality
+        defaults.webpTargetSize = video.targetSize?.bytes
+        defaults.jpeg = JPEGOptions(quality: jpegQuality, background: video.background)
+        defaults.posterFrame = posterFrame.frame
+        defaults.sheet = { png, json, size in sheetLayout.spriteOptions(png: png, json: json, size: size) }
+        return defaults
     }
 
     func run() throws {
@@ -162,7 +130,7 @@ struct ConvertCommand: ParsableCommand {
         installCleanupSignalHandlers()
         let progress = ProgressReporter(label: "convert", quiet: common.quiet, progress: common.progress)
         try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
-            try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.format)
+            try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.kind)
                 .flatMap { $0 == .timelineJSON ? nil : $0.displayName } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
             for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
             let report: ConversionReport
@@ -179,13 +147,13 @@ struct ConvertCommand: ParsableCommand {
                 throw error
             }
             var warnings = report.warnings
-            for case .video(let result) in report.outputs {
+            for case let result as VideoResult in report.outputs {
                 warnings += [result.droppedFramesWarning, result.levelWarning, result.imageTimingAdvice].compactMap { $0 }
             }
             printWarnings(warnings, input: input, quiet: common.quiet)
             if common.stats {
                 printStats(ConvertStats(
-                    frames: report.frames, decodedFrames: report.decodedCanvases, outputs: report.outputs.map(ConvertOutputStats.init),
+                    frames: report.frames, decodedFrames: report.decodedCanvases, outputs: report.outputs.map(OutputStats.init),
                     wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
                     peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
                     decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))

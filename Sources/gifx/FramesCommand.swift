@@ -50,7 +50,7 @@ struct FramesCommand: ParsableCommand {
             let report = try InputSource.withPath(input) { path in
                 try GifConverter(settings: settings).convert(path: path, to: [.canvases(folder: out)])
             }
-            guard case .canvases(_, let written) = report.outputs[0] else { return }
+            guard let written = (report.outputs[0] as? CanvasesResult)?.count else { return }
             printWarnings(report.warnings, input: input, quiet: quiet)
             if let out {
                 print("\(written) frames written to \(out)")

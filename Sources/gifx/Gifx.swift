@@ -15,7 +15,7 @@ struct Gifx: ParsableCommand {
         version: VersionText.short,
         subcommands: [
             ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
-            VerifyCommand.self,
+            VerifyCommand.self, FormatsCommand.self,
             ServeCommand.self,
         ])
 

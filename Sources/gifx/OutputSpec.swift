@@ -15,22 +15,22 @@ import GifxTimeline
 /// settings; a value whose prefix is not such a list is a plain path (`./a:b.mp4` is always a path).
 struct OutputSpec: Hashable {
     var path: String
-    /// The format named in the prefix, if any (else the path's extension says it).
-    var namedFormat: OutputFormat?
+    /// The kind named in the prefix, if any (else the path's extension says it).
+    var namedKind: OutputKind?
     /// This output's own settings, applied over the command's options.
     var settings: OutputSettings
 
     /// Whether the output goes to standard output.
     var isStandardOutput: Bool { StandardOutput.isTarget(path) }
 
-    /// The format: named, or by extension; `nil` when neither says.
-    var format: OutputFormat? {
-        // A sheet is `--sheet`'s, never an -o's: its `.json` is an unknown -o format.
-        namedFormat ?? (isStandardOutput ? nil : OutputFormat(path: path).flatMap { $0 == .sheet ? nil : $0 })
+    /// The kind: named, or by extension; `nil` when neither says. Only a kind with prefix names is an `-o`'s (a
+    /// sheet is `--sheet`'s: its `.json` is an unknown -o format).
+    var kind: OutputKind? {
+        namedKind ?? (isStandardOutput ? nil : OutputKind.forPath(path).flatMap { $0.prefixNames.isEmpty ? nil : $0 })
     }
 
-    init(path: String, namedFormat: OutputFormat? = nil, settings: OutputSettings = OutputSettings()) {
-        self.path = path; self.namedFormat = namedFormat; self.settings = settings
+    init(path: String, namedKind: OutputKind? = nil, settings: OutputSettings = OutputSettings()) {
+        self.path = path; self.namedKind = namedKind; self.settings = settings
     }
 
     /// Parses an `-o` value; throws `ValidationError` for a prefix that looks like settings but is wrong.
@@ -40,13 +40,13 @@ struct OutputSpec: Hashable {
         let path = String(value[value.index(after: colon)...])
         let items = prefix.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         // A prefix is a format name or key=value items; anything else is part of the path (`a:b.mp4`).
-        let looksLikePrefix = items.allSatisfy { OutputFormat(prefixName: $0) != nil || $0.contains("=") }
+        let looksLikePrefix = items.allSatisfy { OutputKind.named(prefix: $0) != nil || $0.contains("=") }
         guard looksLikePrefix, !path.isEmpty else { return OutputSpec(path: value) }
         var spec = OutputSpec(path: path)
         for item in items {
-            if let format = OutputFormat(prefixName: item) {
-                if spec.namedFormat != nil { throw ValidationError("'\(value)': two formats in one output") }
-                spec.namedFormat = format
+            if let kind = OutputKind.named(prefix: item) {
+                if spec.namedKind != nil { throw ValidationError("'\(value)': two formats in one output") }
+                spec.namedKind = kind
                 continue
             }
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)

@@ -47,8 +47,8 @@ struct SheetLayoutOptions: ParsableArguments {
     var descriptionExtension: String { format == .godot ? "tres" : "json" }
 
     /// The sheet's options for `png` and `json`, with the run-wide settings of `common`.
-    func spriteOptions(png: String, json: String, size: SizeRequest) -> SpriteOptions {
-        var options = SpriteOptions(png: OutputTarget(commandLine: png), json: OutputTarget(commandLine: json))
+    func spriteOptions(png: OutputTarget, json: OutputTarget, size: SizeRequest) -> SpriteOptions {
+        var options = SpriteOptions(png: png, json: json)
         options.format = format
         options.columns = columns
         options.maxSize = maxSize

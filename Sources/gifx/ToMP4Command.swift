@@ -44,8 +44,8 @@ struct ToMP4Command: ParsableCommand {
         }
         if let output {
             let spec = try output.parsedSpec()
-            if let format = spec.namedFormat, format != .mp4 {
-                throw ValidationError("'\(output.text)': to-mp4 writes MP4; use convert for \(format.displayName)")
+            if let kind = spec.namedKind, kind != .mp4 {
+                throw ValidationError("'\(output.text)': to-mp4 writes MP4; use convert for \(kind.displayName)")
             }
             if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }
@@ -87,7 +87,7 @@ struct ToMP4Command: ParsableCommand {
                 progress.finish()
                 throw error
             }
-            guard case .video(let result) = report.outputs[0] else { return }
+            guard let result = report.outputs[0] as? VideoResult else { return }
             printWarnings(
                 report.warnings + [result.droppedFramesWarning, result.levelWarning].compactMap { $0 }, input: input,
                 quiet: common.quiet)
@@ -133,23 +133,6 @@ struct ToMP4Stats: Codable {
     var targetSize: TargetSizeReport?
     /// Pictures the encoder coded and repeat pictures spliced in, with their bytes (`nil` before issue 34).
     var pictures: VideoPictureStats?
-}
-
-/// `--stats`' `pictures` object: how the video's samples were made (docs/repeats.md). `encoded` pictures went
-/// through the encoder; `repeats` are codec-level repeat pictures (H.264 P_Skip pictures) written for the
-/// output frames that show the picture before them again. `encoded + repeats` is the sample count.
-struct VideoPictureStats: Codable {
-    var encoded: Int
-    var repeats: Int
-    var encodedBytes: Int
-    var repeatBytes: Int
-
-    init(_ summary: VideoSummary) {
-        encoded = summary.encodedPictures
-        repeats = summary.repeatPictures
-        encodedBytes = summary.encodedBytes
-        repeatBytes = summary.repeatBytes
-    }
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.

@@ -36,8 +36,8 @@ struct ToSpriteCommand: ParsableCommand {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
         if let output {
             let spec = try output.parsedSpec()
-            if let format = spec.namedFormat, format != .png {
-                throw ValidationError("'\(output.text)': to-sprite writes a PNG sheet; use convert for \(format.displayName)")
+            if let kind = spec.namedKind, kind != .pngPoster {
+                throw ValidationError("'\(output.text)': to-sprite writes a PNG sheet; use convert for \(kind.displayName)")
             }
             if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }
@@ -71,7 +71,8 @@ struct ToSpriteCommand: ParsableCommand {
                 try ensureOutput(pngPath, isNot: input)
             }
             try ensureOutput(jsonPath, isNot: input)
-            let options = sheet.spriteOptions(png: pngPath, json: jsonPath, size: size.request)
+            let options = sheet.spriteOptions(
+                png: OutputTarget(commandLine: pngPath), json: OutputTarget(commandLine: jsonPath), size: size.request)
             let result = try printingVerificationReport {
                 try InputSource.withPath(input) { path in
                     let report = try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))

@@ -19,7 +19,7 @@ import Testing
         func consume(_ canvas: Canvas) throws -> Bool { false }
         func endPass(delivered: Int) throws {}
         func finish() throws {}
-        var result: OutputResult { .canvases(folder: nil, count: 0) }
+        var result: any OutputResult { CanvasesResult(folder: nil, count: 0) }
     }
 
     /// Six 8x8 frames.

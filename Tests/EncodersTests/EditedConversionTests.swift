@@ -31,7 +31,7 @@ import Testing
         let input = try Self.input()
         // [15, 35): frames 1 (5 cs), 2 (10), 3 (5).
         let (report, progress) = try Self.run(TimelineEdit(from: 15, to: 35), [.canvases(folder: nil)], input: input)
-        guard case .canvases(_, let count) = report.outputs[0] else { Issue.record("no canvases"); return }
+        guard let count = (report.outputs[0] as? CanvasesResult)?.count else { Issue.record("no canvases"); return }
         #expect(count == 3)
         #expect(progress.map(\.0) == [1, 2, 3])
         #expect(progress.allSatisfy { $0.1 == 3 })
@@ -47,7 +47,7 @@ import Testing
         let (report, progress) = try Self.run(
             TimelineEdit(boomerang: true), [.video(target: .file(target), options: VideoSettings(loops: 2, timing: .vfr))],
             input: input)
-        guard case .video(let video) = report.outputs[0] else { Issue.record("no video"); return }
+        guard let video = report.outputs[0] as? VideoResult else { Issue.record("no video"); return }
         #expect(video.summary.canvases == 20)
         #expect(video.summary.outputFrames == 20)
         #expect(progress.last.map { $0.0 == $0.1 } == true)
@@ -67,7 +67,7 @@ import Testing
         let (report, progress) = try Self.run(
             TimelineEdit(reverse: true, boomerang: true, crop: PixelRect(x: 2, y: 2, width: 4, height: 3)),
             [.spriteSheet(options)], input: input)
-        guard case .spriteSheet(let sheet) = report.outputs[0] else { Issue.record("no sheet"); return }
+        guard let sheet = report.outputs[0] as? SpriteResult else { Issue.record("no sheet"); return }
         #expect(sheet.frames == 10)
         #expect(sheet.cells == 6)
         #expect(sheet.cellSize == CanvasSize(width: 4, height: 3))

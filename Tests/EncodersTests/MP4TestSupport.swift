@@ -170,7 +170,7 @@ func convertFixture(
     var settings = RunSettings(memoryBudget: memoryBudget)
     settings.encodeRepeats = encodeRepeats
     let report = try Conversion(inputPath: input, settings: settings).run([.video(target: .file(target), options: options)])
-    let result = try #require({ if case .video(let video) = report.outputs[0] { video } else { nil } }())
+    let result = try #require(report.outputs[0] as? VideoResult)
     let stream = try MP4Oracle.probe(target)
     let frames = try MP4Oracle.decodeFrames(target, width: stream.width, height: stream.height)
     return MP4Run(result: result, summary: result.summary, path: target, stream: stream, frames: frames)

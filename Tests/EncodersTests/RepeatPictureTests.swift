@@ -98,7 +98,7 @@ struct RepeatPictureTests {
         var options = VideoSettings(loops: c.loops)
         options.crf = crf
         let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: .file(target), options: options)])
-        guard case .video(let video) = report.outputs[0] else { throw MP4OracleError("no video result") }
+        guard let video = report.outputs[0] as? VideoResult else { throw MP4OracleError("no video result") }
         return (target, video.summary, video.tuning.params)
     }
 

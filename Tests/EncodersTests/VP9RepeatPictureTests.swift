@@ -33,7 +33,7 @@ struct VP9RepeatPictureTests {
         var options = VideoSettings(container: container, codec: .vp9, crf: crf)
         options.loops = c.loops
         let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: .file(target), options: options)])
-        guard case .video(let video) = report.outputs[0] else { throw MP4OracleError("no video result") }
+        guard let video = report.outputs[0] as? VideoResult else { throw MP4OracleError("no video result") }
         return (target, video.summary)
     }
 

@@ -116,7 +116,7 @@ import Testing
         #expect(updates.map(\.canvasesDone) == Array(1...updates.count))
         #expect(updates.last?.canvasesDone == updates.last?.canvasesTotal)
         #expect(updates.last?.fraction == 1)
-        guard case .video(let video)? = report.outputs.first else {
+        guard let video = report.outputs.first as? VideoResult else {
             Issue.record("no video result: \(String(describing: report.outputs.first))")
             return
         }

@@ -11,7 +11,7 @@ public struct ConversionReport: Sendable {
     /// Seconds spent reading the GIF's structure (step 1), before any pixel was decoded.
     public var metadataSeconds: Double
     /// One result per request, in the order asked.
-    public var outputs: [OutputResult]
+    public var outputs: [any OutputResult]
     /// Metadata and decoder warnings (damaged data kept, and the like), each once.
     public var warnings: [String]
     /// The largest the bounded canvas cache grew in any pass.

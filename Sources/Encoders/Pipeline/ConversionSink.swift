@@ -18,7 +18,7 @@ import GifxFrames
 ///
 /// The pipeline knows sinks only through this protocol (and `VerifiableSink` for `RunSettings.verify`): what a
 /// sink costs, whether it loads libav and how it is verified are asked of the sink, so an output kind is its own
-/// folder plus one line of `OutputKinds` (docs/architecture.md, "Adding an output").
+/// folder plus one line of `OutputKind.all` (docs/architecture.md, "Adding an output").
 package protocol ConversionSink: AnyObject {
     /// Whether the sink needs every canvas once before `open`.
     var needsPrePass: Bool { get }
@@ -39,7 +39,7 @@ package protocol ConversionSink: AnyObject {
     /// Completes the files before the commit.
     func finish() throws
     /// What the sink wrote (valid after `finish`).
-    var result: OutputResult { get }
+    var result: any OutputResult { get }
     /// The memory the sink's encoder and buffers hold at their peak, by level; `nil` when negligible.
     var memoryDemand: MemoryDemand? { get }
     /// Runs with `share` of the run's `plan`: the level of `memoryDemand` the plan chose (`share.level`) and

@@ -1,53 +1,80 @@
 import GifxFrames
+import GifxPOSIXFiles
 
-// The registry of output kinds: every kind of output a conversion writes is one case of `OutputRequest`, one case of
-// `OutputResult` and one line of `OutputRequest.makeSink`, its sink factory. Everything else about an output (its plan,
-// files, memory demand, whether it loads libav, how it is verified) is its sink's, in the sink's own folder.
-// docs/architecture.md ("Adding an output") shows the diff that added the poster.
+// The registry of output kinds: each kind is one `OutputKind`, declared in its own folder (its descriptor, its sink,
+// its result, how it is verified), and one line of `OutputKind.all` below. Nothing else names a kind: the pipeline
+// knows sinks through `ConversionSink`, the CLI and the service know kinds through this list.
+// docs/architecture.md ("Adding an output") shows the commit that added APNG.
 
-/// One output asked of a conversion. The sink that writes it is made once the GIF's metadata is known.
-public enum OutputRequest: Sendable {
-    /// An MP4 or WebM at `target` (`VideoPlan`; the container is in the options).
-    case video(target: OutputTarget, options: VideoSettings)
-    /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
-    /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
-    case spriteSheet(SpriteOptions)
-    /// The schedule as JSON (`TimelineJSONSink`).
-    case timelineJSON(target: OutputTarget)
-    /// One composited frame as an RGBA PNG (`PosterSink`).
-    case poster(target: OutputTarget, frame: PosterFrame)
-    /// One composited frame as a JPEG over a background colour (`PosterSink`).
-    case jpegPoster(target: OutputTarget, frame: PosterFrame, options: JPEGOptions)
-    /// An animated WebP (`WebPSink`).
-    case webp(target: OutputTarget, options: WebPOptions)
-    /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
-    case canvases(folder: String?)
+extension OutputKind {
+    /// Every kind of output, in the order every list of them shows (help texts, errors, docs).
+    package static let all: [OutputKind] = [
+        .mp4,
+        .webm,
+        .avif,
+        .webp,
+        .pngPoster,
+        .jpegPoster,
+        .timelineJSON,
+        .sheet,
+    ]
 }
 
-/// What one output wrote, for summaries and statistics.
-public enum OutputResult: Sendable {
-    case video(VideoResult)
-    case spriteSheet(SpriteResult)
-    case timelineJSON(path: String)
-    case poster(PosterResult)
-    case webp(WebPResult)
-    /// Canvases decoded (and written as PNGs when a folder was given).
-    case canvases(folder: String?, count: Int)
+/// One output asked of a conversion: its kind's request (`OutputRequest.video(target:options:)`,
+/// `.webp(target:options:)`, `.spriteSheet(_:)`, `.poster(target:frame:)`, …). The sink that writes it is made once
+/// the input's metadata is known, so a bad request fails before anything is decoded or written.
+public struct OutputRequest: Sendable {
+    /// The sink that writes this output, its plan made from the conversion's context.
+    private let sink: @Sendable (ConversionContext) throws -> any ConversionSink
+
+    package init(sink: @escaping @Sendable (ConversionContext) throws -> any ConversionSink) { self.sink = sink }
+
+    func makeSink(_ context: ConversionContext) throws -> any ConversionSink { try sink(context) }
 }
 
-extension OutputRequest {
-    /// The sink that writes this output, its plan made from `context` (a bad request fails here, before anything is
-    /// decoded or written). One line per output kind.
-    func makeSink(_ context: ConversionContext) throws -> any ConversionSink {
-        switch self {
-        case .video(let target, let options): try VideoSink(target: target, options: options, context: context)
-        case .spriteSheet(let options): try SpriteSheetSink(options: options, context: context)
-        case .timelineJSON(let target): TimelineJSONSink(target: target, context: context)
-        case .poster(let target, let frame): try PosterSink(target: target, frame: frame, context: context)
-        case .jpegPoster(let target, let frame, let options):
-            try PosterSink(target: target, frame: frame, format: .jpeg(options), context: context)
-        case .webp(let target, let options): try WebPSink(target: target, options: options, context: context)
-        case .canvases(let folder): CanvasFilesSink(folder: folder)
-        }
+/// What one output wrote: its kind's result (`VideoResult`, `SpriteResult`, `WebPResult`, `PosterResult`, …), read
+/// with `as?`.
+public protocol OutputResult: Sendable {
+    /// The files it wrote (a sheet's pages and description; none for canvases only decoded).
+    var paths: [String] { get }
+}
+
+/// A result's figures for `--stats` (`OutputStats`), given by its kind.
+package protocol ReportedOutput: OutputResult {
+    var stats: OutputStats { get }
+}
+
+/// One output's figures in `--stats` (`convert`'s `outputs`, decoded again by `batch`): what it is, its files and
+/// their bytes, frames written, and its kind's own fields.
+package struct OutputStats: Codable, Sendable {
+    package var kind: String
+    package var paths: [String]
+    package var bytes = 0
+    /// Frames written: video samples, sheet cells, 1 for a poster, the schedule's frames for the JSON.
+    package var frames: Int?
+    package var fps: String?
+    package var width: Int?
+    package var height: Int?
+    package var encoder: EncoderTuning?
+    /// mp4/webm/avif: the codec, and whether the stream kept the GIF's transparency (VP9 in WebM).
+    package var codec: String?
+    package var alpha: Bool?
+    /// mp4: `faststart`, or `fragmented` above 250,000 output frames.
+    package var mp4Layout: MP4Layout?
+    package var webpSettings: WebPSettings?
+    /// With a size cap: the encodes spent and the one kept.
+    package var targetSize: TargetSizeReport?
+    /// mp4/webm/avif: pictures encoded and repeat pictures spliced in, with their bytes.
+    package var pictures: VideoPictureStats?
+
+    package init(kind: String, paths: [String]) {
+        self.kind = kind
+        self.paths = paths
+    }
+
+    /// The figures of `result`, its files' bytes counted now.
+    package init(_ result: any OutputResult) {
+        self = (result as? any ReportedOutput)?.stats ?? OutputStats(kind: "output", paths: result.paths)
+        bytes = paths.reduce(0) { $0 + (POSIXFiles.fileSize($1) ?? 0) }
     }
 }

@@ -72,7 +72,7 @@ extension SpriteResult {
     /// The sheet's result of a conversion whose one output is a sprite sheet, with the run's figures (peak
     /// cache, decode, memory plan, warnings) that a sheet's statistics report beside its own.
     package init(sheetOf report: ConversionReport) {
-        guard case .spriteSheet(var result) = report.outputs.first else { preconditionFailure("one sprite sheet asked") }
+        guard var result = report.outputs.first as? SpriteResult else { preconditionFailure("one sprite sheet asked") }
         result.peakCacheBytes = report.peakCacheBytes
         result.decode = report.decode
         result.memory = report.memory

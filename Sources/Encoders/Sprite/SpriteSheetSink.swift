@@ -260,13 +260,13 @@ package final class SpriteSheetSink: ConversionSink {
             padding: options.padding, extrude: options.extrude, cellsSaved: deduper?.cellsSaved)
     }
 
-    package var result: OutputResult {
-        .spriteSheet(SpriteResult(
+    package var result: any OutputResult {
+        SpriteResult(
             pagePaths: pagePaths, jsonPath: options.jsonPath,
             pageSizes: geometry.map { g in (0..<g.pageCount).map(g.pageSize) } ?? [],
             frames: frameCount, cells: cellCount, cellsSaved: deduper?.cellsSaved ?? 0,
             cellSize: cellSize, columns: grid?.columns ?? 0, pixelFormat: format.name, documentPaths: documentPaths,
-            peakCacheBytes: 0, rowBufferBytes: rowBufferBytes, warnings: []))
+            peakCacheBytes: 0, rowBufferBytes: rowBufferBytes, warnings: [])
     }
 }
 

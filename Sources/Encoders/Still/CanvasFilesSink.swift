@@ -25,5 +25,23 @@ package final class CanvasFilesSink: ConversionSink {
 
     package func endPass(delivered: Int) throws {}
     package func finish() throws {}
-    package var result: OutputResult { .canvases(folder: folder, count: delivered) }
+    package var result: any OutputResult { CanvasesResult(folder: folder, count: delivered) }
+}
+
+/// The canvases decoded, and written as PNGs when a folder was given (`gifx frames`; not an output kind: a
+/// developer's view of what the encoders receive).
+package struct CanvasesResult: ReportedOutput {
+    package var folder: String?
+    package var count: Int
+    package var paths: [String] { folder.map { [$0] } ?? [] }
+    package var stats: OutputStats {
+        var stats = OutputStats(kind: "canvases", paths: paths)
+        stats.frames = count
+        return stats
+    }
+}
+
+extension OutputRequest {
+    /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
+    package static func canvases(folder: String?) -> OutputRequest { OutputRequest { _ in CanvasFilesSink(folder: folder) } }
 }

@@ -118,7 +118,7 @@ package final class PosterSink: ConversionSink {
     }
 
     package func finish() throws {}
-    package var result: OutputResult {
-        .poster(PosterResult(target: target, format: format, frame: frame, width: size.width, height: size.height))
+    package var result: any OutputResult {
+        PosterResult(target: target, format: format, frame: frame, width: size.width, height: size.height)
     }
 }

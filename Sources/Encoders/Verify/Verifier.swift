@@ -34,31 +34,21 @@ public final class Verifier {
         timeline = Timeline(metadata.timelineInput, policy: run.policy)
     }
 
-    /// What an output path is, from its name: a sprite sheet's description (`.json`, `.tres`), a PNG or JPEG
-    /// poster, an animated WebP, or a video (anything else libavformat opens).
-    public enum OutputKind: String, Sendable { case video, webp, sheet, pngPoster, jpegPoster }
-
-    public static func kind(of path: String) -> OutputKind {
-        switch OutputFormat(path: path) {
-        case .sheet?, .timelineJSON?: .sheet  // any JSON is read as a sheet's description
-        case .png?: .pngPoster
-        case .jpg?: .jpegPoster
-        case .webp?: .webp
-        case .mp4?, .webm?, .avif?, nil: .video
-        }
-    }
+    /// How an output is read back, from its name (`OutputKind.forPath`): a sprite sheet's description (`.json`,
+    /// `.tres`; any JSON), a PNG or JPEG poster, an animated WebP, or a video (anything else libavformat opens).
+    package static func reader(of path: String) -> OutputReader { OutputKind.forPath(path)?.reader ?? .video }
 
     /// Verifies every output; never throws for an output's own defects (see the type's comment). A PNG that a
     /// sheet description given alongside names as one of its pages is verified as that page (the frames the
     /// description cuts from it), not as a poster.
     public func verify(_ paths: [String]) throws -> [OutputVerification] {
         var pageOwners: [String: String] = [:]
-        for path in paths where Self.kind(of: path) == .sheet {
+        for path in paths where Self.reader(of: path).name == OutputReader.sheetDescription.name {
             guard let cuts = try? SheetDescription.read(path: path).cuts else { continue }
             for cut in cuts where pageOwners[cut.page] == nil { pageOwners[cut.page] = path }
         }
         return try paths.map { path in
-            if Self.kind(of: path) == .pngPoster, let sheet = pageOwners[Self.standardized(path)] {
+            if Self.reader(of: path).name == OutputReader.pngPoster.name, let sheet = pageOwners[Self.standardized(path)] {
                 do {
                     return try verifySheet(sheet, onlyPage: Self.standardized(path), reportedAs: path)
                 } catch let error as VerifyReadError {
@@ -76,12 +66,7 @@ public final class Verifier {
     /// timing tolerance of the plan, the plays written).
     public func verify(_ path: String, expected: Expectation = Expectation()) throws -> OutputVerification {
         do {
-            switch Self.kind(of: path) {
-            case .video: return try verifyVideo(path, expected: expected)
-            case .webp: return try verifyWebP(path)
-            case .sheet: return try verifySheet(path)
-            case .pngPoster, .jpegPoster: return try verifyPoster(path, expected: expected)
-            }
+            return try Self.reader(of: path).verify(self, path, expected)
         } catch let error as VerifyReadError {
             return unreadable(path, error.description)
         } catch let error as LibavError {
@@ -105,14 +90,14 @@ public final class Verifier {
     }
 
     func unreadable(_ path: String, _ why: String) -> OutputVerification {
-        var report = OutputVerification(path: path, kind: Self.kind(of: path).rawValue, codec: "?", width: 0, height: 0, exact: false)
+        var report = OutputVerification(path: path, kind: Self.reader(of: path).name, codec: "?", width: 0, height: 0, exact: false)
         report.failures = ["cannot read the output: \(why)"]
         return report
     }
 
     private func feed() -> CanvasFeed { StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run) }
 
-    private func verifyVideo(_ path: String, expected: Expectation, feed canvasFeed: CanvasFeed? = nil) throws -> OutputVerification {
+    func verifyVideo(_ path: String, expected: Expectation, feed canvasFeed: CanvasFeed? = nil) throws -> OutputVerification {
         let reader = try AVFrameReader(path: path, threads: run.threads)
         var report = OutputVerification(
             path: path, kind: "video", codec: reader.codecName, width: reader.width, height: reader.height, exact: false)

@@ -172,7 +172,7 @@ extension Verifier {
     /// `given`: the expected frame's reference, kept by a verifying conversion (no GIF decode then); `target` names the output.
     func verifyPoster(
         _ path: String, expected: Expectation, given: Reference? = nil, target: String? = nil) throws -> OutputVerification {
-        let isPNG = Self.kind(of: target ?? path) == .pngPoster
+        let isPNG = Self.reader(of: target ?? path).name == OutputReader.pngPoster.name
         var image: (pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int)
         let png = isPNG ? try PNGImage(path: path) : nil
         let jpeg = isPNG ? nil : try AVFrameReader(path: path, threads: run.threads)

@@ -109,7 +109,7 @@ final class VerifyingSink: ConversionSink {
 
     func finish() throws { try inner.finish() }
 
-    var result: OutputResult { inner.result }
+    var result: any OutputResult { inner.result }
 
     /// Reads the finished temporaries back and checks them; `nil` for outputs that are not verified.
     func verify() throws -> OutputVerification? {

@@ -217,8 +217,8 @@ package final class VideoSink: ConversionSink {
         return session
     }
 
-    package var result: OutputResult {
-        .video(VideoResult(
+    package var result: any OutputResult {
+        VideoResult(
             target: target, settings: video.options, plan: video.plan, layout: video.layout,
             signalledH264Level: video.signalledLevel, requiredH264Level: video.requiredLevel,
             levelRateCap: video.levelRateCap,
@@ -226,7 +226,7 @@ package final class VideoSink: ConversionSink {
             droppedFramesWarning: video.droppedFramesWarning, imageTimingWarning: video.imageTimingWarning,
             summary: summary, frameRate: video.frameRate,
             outputSize: video.outputSize, loops: video.options.loops, tuning: video.tuning, keepsAlpha: keepsAlpha,
-            targetSize: targetSizeReport))
+            targetSize: targetSizeReport)
     }
 
     /// libav names the file it writes, the hidden temporary: users asked for the target.

@@ -24,7 +24,7 @@ final class VideoCheck: OutputCheck {
         self.context = context
         self.settings = settings
         sink.sessionOpened = { [unowned self, unowned sink] session in
-            guard case .video(let result) = sink.result else { return }
+            guard let result = sink.result as? VideoResult else { return }
             tap = try VideoTap(
                 session: session, video: sink.video, keepAlpha: result.keepsAlpha, timeline: context.timeline,
                 settings: settings, run: context.settings, memoryBudget: bytes ?? memoryBytes)

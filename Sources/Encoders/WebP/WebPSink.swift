@@ -259,10 +259,10 @@ package final class WebPSink: ConversionSink {
         finalQuality = keptQuality
     }
 
-    package var result: OutputResult {
-        .webp(WebPResult(
+    package var result: any OutputResult {
+        WebPResult(
             target: target, frames: frames, lossless: finalQuality == nil, quality: finalQuality,
-            loopCount: loopCount, width: outputSize.width, height: outputSize.height, targetSize: targetSizeReport))
+            loopCount: loopCount, width: outputSize.width, height: outputSize.height, targetSize: targetSizeReport)
     }
 
     private func failure(_ reason: String) -> OutputError {

@@ -11,25 +11,25 @@ enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
 }
 
 /// `batch convert --formats`: each output named by the suffix it gives the input's base name.
-extension OutputFormat {
-    /// `mp4,webm,png`: each an `OutputFormat` by its name (`timeline.json`, `sheet`), none twice; nil when a name is
-    /// unknown or repeated.
-    static func list(parsing text: String) -> [OutputFormat]? {
-        let formats = text.split(separator: ",").map { OutputFormat(rawValue: String($0)) }
-        guard !formats.isEmpty, !formats.contains(nil), Set(formats).count == formats.count else { return nil }
-        return formats.compactMap { $0 }
+extension OutputKind {
+    /// `mp4,webm,png`: each a kind of the registry by its name (`timeline` or `timeline.json`, `sheet`), none twice;
+    /// nil when a name is unknown or repeated.
+    static func list(parsing text: String) -> [OutputKind]? {
+        let kinds = text.split(separator: ",").map { OutputKind.named(String($0)) }
+        guard !kinds.isEmpty, !kinds.contains(nil), Set(kinds).count == kinds.count else { return nil }
+        return kinds.compactMap { $0 }
     }
 
     /// What it adds to the base path: the output itself (`NAME.mp4`, `NAME.timeline.json`), or for the sheet its JSON
     /// (`NAME.sheet.json`, which describes every page: `NAME.sheet.png`, or `NAME.sheet-0.png`, …).
-    var suffix: String { self == .sheet ? ".sheet.json" : "." + rawValue }
+    var suffix: String { self == .sheet ? ".sheet.json" : extensions[0] }
 }
 
 /// What a batch runs on every input, and what it writes where.
 struct BatchTarget: Sendable, Equatable {
     var command: BatchSubcommand
     /// `convert`'s outputs (`--formats`); empty for the other commands.
-    var formats: [OutputFormat] = []
+    var formats: [OutputKind] = []
 
     /// `OUT-DIR/sub/a.gif` → `OUT-DIR/sub/a` + this (convert: its first output's).
     var outputExtension: String {

@@ -44,12 +44,12 @@ let report = try await converter.convert(
     })
 for output in report.outputs {
     switch output {
-    case .video(let video):
+    case let video as VideoResult:
         print("wrote \(video.target): \(video.summary.outputFrames) frames at \(video.frameRate) fps")
-    case .spriteSheet(let sheet):
+    case let sheet as SpriteResult:
         print("wrote \(sheet.pagePaths.joined(separator: ", ")) + \(sheet.jsonPath): \(sheet.cells) cells")
     default:
-        break
+        print("wrote \(output.paths.joined(separator: ", "))")
     }
 }
 let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()

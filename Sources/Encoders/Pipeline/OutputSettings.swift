@@ -1,5 +1,4 @@
 import Foundation
-import GifxEncoders
 import GifxTimeline
 
 /// One output's own settings, as `key=value` items: `convert`'s `-o` prefix (`width=480,crf=28:small.mp4`) and
@@ -18,7 +17,25 @@ package struct OutputSettings: Hashable, Sendable {
     package init() {}
 
     /// Keys accepted, for help and errors.
-    package static let keys = ["width", "height", "scale", "codec", "crf", "fps", "max-fps", "quality", "target-size"]
+    package static var keys: [String] { OutputSettingName.allCases.map(\.rawValue) }
+
+    /// The settings given, by name, in the table's order (a size by the key that gave it).
+    package var givenNames: [OutputSettingName] {
+        var names: [OutputSettingName] = []
+        switch size {
+        case .height?: names.append(.height)
+        case .scale?: names.append(.scale)
+        case .some: names.append(.width)
+        case nil: break
+        }
+        if codec != nil { names.append(.codec) }
+        if crf != nil { names.append(.crf) }
+        if timing != nil { names.append(.fps) }
+        if maxFps != nil { names.append(.maxFps) }
+        if quality != nil { names.append(.quality) }
+        if targetSize != nil { names.append(.targetSize) }
+        return names
+    }
 
     package var isEmpty: Bool { self == OutputSettings() }
 
@@ -90,6 +107,50 @@ package struct OutputSettings: Hashable, Sendable {
         if let quality { items.append("quality=\(quality)") }
         if let targetSize { items.append("target-size=\(targetSize)") }
         return items.joined(separator: ",")
+    }
+}
+
+/// The settings an output may have of its own, the one table that `convert`'s `-o` prefix, the service's query,
+/// the kinds' rules (`OutputKind.settings`) and the generated docs read: each with its help line.
+package enum OutputSettingName: String, CaseIterable, Sendable {
+    case width, height, scale, codec, crf, fps
+    case maxFps = "max-fps"
+    case quality
+    case targetSize = "target-size"
+
+    /// The settings refused together, as one: the frame size's three.
+    package var group: [OutputSettingName] {
+        switch self {
+        case .width, .height, .scale: [.width, .height, .scale]
+        default: [self]
+        }
+    }
+
+    /// One line of help (docs/openapi.yaml's parameter descriptions and `convert -o`'s help).
+    package var help: String {
+        switch self {
+        case .width: "Output width in pixels (the height follows the aspect); one of width, height, scale."
+        case .height: "Output height in pixels (the width follows the aspect); one of width, height, scale."
+        case .scale: "Scale factor, above 0 and at most \(Int(SizeRequest.largestScale)); one of width, height, scale."
+        case .codec: "Video codec: \(VideoCodec.allCases.map(\.rawValue).joined(separator: ", "))."
+        case .crf: "Constant rate factor in the codec's scale: 0-51 for h264/hevc, 0-63 for vp9 and av1."
+        case .fps: "Timing: tick (the GIF's tick, default), auto, vfr, or a rate such as 30 or 30000/1001."
+        case .maxFps: "Cap the frame rate of the tick or auto (a rate)."
+        case .quality: "Lossy quality: 0-100 for a WebP (default lossless), 1-100 for a JPEG (default 90)."
+        case .targetSize: "Fit the output under this many bytes (10M, 8000000) at the best quality that fits."
+        }
+    }
+
+    /// The value's type and range as an OpenAPI schema (docs/openapi.yaml is generated from it).
+    package var schema: String {
+        switch self {
+        case .width, .height: "{type: integer, minimum: \(SizeRequest.sides.lowerBound), maximum: \(SizeRequest.sides.upperBound)}"
+        case .scale: "{type: number, exclusiveMinimum: 0, maximum: \(Int(SizeRequest.largestScale))}"
+        case .codec: "{type: string, enum: [\(VideoCodec.allCases.map(\.rawValue).joined(separator: ", "))]}"
+        case .crf: "{type: number}"
+        case .quality: "{type: number, minimum: 0, maximum: 100}"
+        case .fps, .maxFps, .targetSize: "{type: string}"
+        }
     }
 }
 

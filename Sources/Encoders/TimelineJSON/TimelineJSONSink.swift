@@ -32,7 +32,7 @@ package final class TimelineJSONSink: ConversionSink {
         try TimelineJSONWriter(timeline, extraMembers: extra).write { try writeAll($0, to: output) }
         try writeAll(Data("\n".utf8), to: output)
     }
-    package var result: OutputResult { .timelineJSON(path: target) }
+    package var result: any OutputResult { TimelineJSONResult(path: target) }
 }
 
 /// The `edit` member a `gifx.timeline/1` document gets when its schedule is edited (`timeline --json` with an

@@ -1,0 +1,215 @@
+import GifxFrames
+
+/// One kind of output, declared once, in its kind's own folder (as FFmpeg declares a muxer: `ff_webp_muxer`): its
+/// names, file endings and media type, the settings it takes, the rules a request must keep and the request it
+/// builds, how `verify` reads it back, and whether the service streams it. The registry (`OutputKind.all`,
+/// OutputKinds.swift) lists them, one line each; the CLI (`convert -o`, batch `--formats`, `verify`, `--help`,
+/// docs/cli.md), the service (`format=`, its query's rules, `Content-Type`, docs/openapi.yaml) and `--stats` read
+/// that list and nothing else.
+package struct OutputKind: Sendable {
+    /// The kind's name: the service's `format=` value, batch's `--formats` entry, the `kind` of `--stats`.
+    package let name: String
+    /// The name in messages ("MP4", "sprite sheet").
+    package let displayName: String
+    /// One line for `--help`, docs/cli.md and docs/openapi.yaml.
+    package let summary: String
+    /// The names a `convert -o` prefix may give it (`mp4:-`); none for a kind the command line names by an option
+    /// of its own (the sheet's `--sheet`).
+    package let prefixNames: [String]
+    /// The endings of a path that name it (lower case); the first is the one gifx gives a file it names.
+    package let extensions: [String]
+    /// How the command line names the kind in a message: its first extension, or the option that writes it.
+    package let commandLineLabel: String
+    /// Its media type (the service's `Content-Type`).
+    package let mediaType: String
+    /// The ending of the one file the service keeps and serves for it (`png` for a sheet: its page).
+    package let storedExtension: String
+    /// The output's own settings it takes (`width=480`, `crf=28`), in the table's order.
+    package let settings: [OutputSettingName]
+    /// Why it refuses a setting it does not take, beyond the settings' own rule ("a PNG poster is lossless"); a
+    /// refusal of the frame size is keyed by `width`.
+    package let refusals: [OutputSettingName: OutputRefusal]
+    /// Whether `gifx serve` converts to it (`format=`).
+    package let isServed: Bool
+    /// Whether `gifx serve` can stream it as it is encoded (`stream=1`).
+    package let streams: Bool
+    /// How `verify` reads it back.
+    package let reader: OutputReader
+    /// The request for one output of this kind; refuses settings its encoder cannot take.
+    private let make: @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
+
+    package init(
+        name: String, displayName: String, summary: String, prefixNames: [String], extensions: [String],
+        commandLineLabel: String? = nil, mediaType: String, storedExtension: String? = nil,
+        settings: [OutputSettingName], refusals: [OutputSettingName: OutputRefusal] = [:], isServed: Bool = true,
+        streams: Bool = false, reader: OutputReader,
+        request: @escaping @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
+    ) {
+        self.name = name; self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
+        self.extensions = extensions; self.commandLineLabel = commandLineLabel ?? extensions[0]
+        self.mediaType = mediaType; self.storedExtension = storedExtension ?? String(extensions[0].dropFirst())
+        self.settings = settings; self.refusals = refusals; self.isServed = isServed; self.streams = streams
+        self.reader = reader; make = request
+    }
+
+    /// The request for one output of this kind: the output's own settings are checked against the kind's table
+    /// first (each refusal worded from the registry), then the kind builds its request over `build.defaults`.
+    package func request(_ build: OutputBuild) throws(OutputRuleError) -> OutputRequest {
+        for setting in build.own.givenNames where !settings.contains(setting) {
+            throw .notTaken(setting, by: self)
+        }
+        return try make(build)
+    }
+}
+
+extension OutputKind {
+    /// The kind a `convert -o` prefix names (any letter case).
+    package static func named(prefix: String) -> OutputKind? {
+        let name = prefix.lowercased()
+        return all.first { $0.prefixNames.contains(name) }
+    }
+
+    /// The kind the service's `format=` or batch's `--formats` names: its name, a prefix name or its first ending
+    /// without the dot (`timeline.json`), any letter case.
+    package static func named(_ text: String) -> OutputKind? {
+        let name = text.lowercased()
+        return all.first { $0.name == name || $0.prefixNames.contains(name) || $0.extensions[0] == "." + name }
+    }
+
+    /// The kind a path's ending names (any letter case), `nil` when none does. Longer endings first, so
+    /// `.timeline.json` is the timeline's before `.json` is the sheet's.
+    package static func forPath(_ path: String) -> OutputKind? {
+        let lower = path.lowercased()
+        var best: (kind: OutputKind, length: Int)?
+        for kind in all {
+            for ending in kind.extensions where lower.hasSuffix(ending) && ending.count > (best?.length ?? 0) {
+                best = (kind, ending.count)
+            }
+        }
+        return best?.kind
+    }
+
+    /// The kinds the service converts to.
+    package static var served: [OutputKind] { all.filter(\.isServed) }
+
+    /// The prefix names `convert -o` takes, one per kind, for messages: `mp4, webm, avif, webp, png, jpg, timeline`.
+    package static var prefixList: String { all.compactMap(\.prefixNames.first).joined(separator: ", ") }
+
+    /// The endings `convert -o` names a kind by, for messages: `.mp4, .webm, …, .timeline.json`.
+    package static var extensionList: String {
+        all.filter { !$0.prefixNames.isEmpty }.map(\.extensions[0]).joined(separator: ", ")
+    }
+
+    /// The service's `format=` values, for messages.
+    package static var servedList: String { served.map(\.name).joined(separator: ", ") }
+
+    /// "a, b and c": `items` as one phrase.
+    package static func phrase(_ items: [String]) -> String { EnglishList.phrase(items) }
+
+    /// The kind's name as `naming` words it.
+    package func label(_ naming: OutputNaming) -> String { naming == .commandLine ? commandLineLabel : name }
+}
+
+/// Who words a refusal: the command line names kinds by their endings (`.mp4`) or options (`--sheet`), the
+/// service by its `format=` names (`mp4`).
+package enum OutputNaming: Sendable { case commandLine, query }
+
+/// Why a kind refuses a setting it does not take: said before the settings' own rule (`because`) and after it
+/// (`instead`): "a PNG poster is lossless; quality= is for .webp and .jpg", "quality= is for .webp and .jpg; use crf=".
+package struct OutputRefusal: Sendable {
+    package var because: String?
+    package var instead: String?
+    package init(because: String? = nil, instead: String? = nil) { self.because = because; self.instead = instead }
+}
+
+/// A request the rules refuse, as facts; worded by whoever asked (`wording(_:)`), from the one table.
+package enum OutputRuleError: Error, Sendable {
+    /// `kind` does not take `setting`.
+    case notTaken(OutputSettingName, by: OutputKind)
+    /// The kind's encoder cannot take the value (its own words: "crf must be 0...51 for h264").
+    case invalid(String)
+
+    package func wording(_ naming: OutputNaming) -> String {
+        switch self {
+        case .invalid(let text): return text
+        case .notTaken(let setting, let kind):
+            if kind.settings.isEmpty && kind.refusals.isEmpty { return "the \(kind.displayName) takes no settings" }
+            // The kinds that take it and that the asker can name: `-o`'s, or the service's formats.
+            let takers = OutputKind.all.filter {
+                $0.settings.contains(setting) && (naming == .commandLine ? !$0.prefixNames.isEmpty : $0.isServed)
+            }
+            let group = setting.group
+            let named = group.count > 1 ? group.map(\.rawValue).joined(separator: "/") + " are" : setting.rawValue + "= is"
+            let rule = "\(named) for " + OutputKind.phrase(takers.map { $0.label(naming) })
+            let refusal = kind.refusals[group[0]]
+            return [refusal?.because, rule, refusal?.instead].compactMap { $0 }.joined(separator: "; ")
+        }
+    }
+}
+
+/// What a kind builds its request from: where the output goes, its own settings, and the defaults of whoever asks.
+package struct OutputBuild: Sendable {
+    package var target: OutputTarget
+    /// A sprite sheet's description (JSON, or Godot's `.tres`).
+    package var description: OutputTarget?
+    /// The output's own settings (a `-o` prefix, the service's query).
+    package var own: OutputSettings
+    package var defaults: OutputDefaults
+
+    package init(target: OutputTarget, description: OutputTarget? = nil, own: OutputSettings = OutputSettings(), defaults: OutputDefaults) {
+        self.target = target; self.description = description; self.own = own; self.defaults = defaults
+    }
+}
+
+/// The settings an output has unless its own say otherwise: the command's options, or the service's defaults.
+package struct OutputDefaults: Sendable {
+    /// A video's settings before its own (`container`, and the output's own settings for the ones the defaults
+    /// follow: codec, size, whether a rate cap is given).
+    package var video: @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings
+    /// Whether a video's settings are checked when the output has none of its own (the command line checks its
+    /// own options as options, in their words).
+    package var checksPlainVideo = true
+    /// The frame size of a WebP or a sheet.
+    package var size: SizeRequest = .original
+    /// A WebP's quality (`nil`: lossless) and size cap.
+    package var webpQuality: Float?
+    package var webpTargetSize: Int?
+    /// A JPEG poster's quality and background.
+    package var jpeg = JPEGOptions()
+    /// Which frame a poster shows.
+    package var posterFrame: PosterFrame = .index(0)
+    /// A sprite sheet's options for its PNG and description, at a size.
+    package var sheet: @Sendable (_ png: OutputTarget, _ description: OutputTarget, _ size: SizeRequest) -> SpriteOptions = {
+        var options = SpriteOptions(png: $0, json: $1)
+        options.size = $2
+        return options
+    }
+
+    /// `gifx serve`'s: the library's defaults, a video at the tick (AVIF: one frame per GIF frame, unless capped).
+    package init() {
+        video = { container, own in
+            VideoSettings(container: container, codec: own.codec, size: own.size ?? .original,
+                          timing: container.defaultTiming(capped: own.maxFps != nil))
+        }
+    }
+
+    package init(video: @escaping @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings) {
+        self.video = video
+    }
+}
+
+/// How `verify` reads an output of a kind back and checks it against the GIF.
+package struct OutputReader: Sendable {
+    /// The reader's name in reports ("video", "webp", "sheet", "pngPoster", "jpegPoster").
+    package let name: String
+    package let verify: @Sendable (Verifier, _ path: String, Verifier.Expectation) throws -> OutputVerification
+    package init(name: String, verify: @escaping @Sendable (Verifier, String, Verifier.Expectation) throws -> OutputVerification) {
+        self.name = name; self.verify = verify
+    }
+}
+
+extension OutputKind: Hashable {
+    /// Kinds are one per name.
+    package static func == (lhs: OutputKind, rhs: OutputKind) -> Bool { lhs.name == rhs.name }
+    package func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}

@@ -1,0 +1,55 @@
+// The posters: one composited frame as a PNG or a JPEG, one descriptor each, written by `PosterSink`.
+
+extension OutputKind {
+    /// One frame as an RGBA PNG, transparency kept.
+    package static let pngPoster = OutputKind(
+        name: "png", displayName: "PNG", summary: "a poster: one frame as a PNG, transparency kept",
+        prefixNames: ["png"], extensions: [".png"], mediaType: "image/png", settings: [],
+        refusals: [.width: atTheGIFsSize, .quality: OutputRefusal(because: "a PNG poster is lossless")], isServed: false,
+        reader: .pngPoster
+    ) { build throws(OutputRuleError) in .poster(target: build.target, frame: build.defaults.posterFrame) }
+
+    /// One frame as a JPEG over the background.
+    package static let jpegPoster = OutputKind(
+        name: "jpg", displayName: "JPEG", summary: "a poster: one frame as a JPEG over the background colour",
+        prefixNames: ["jpg", "jpeg"], extensions: [".jpg", ".jpeg"], mediaType: "image/jpeg", settings: [.quality],
+        refusals: [.width: atTheGIFsSize],
+        reader: OutputReader(name: "jpegPoster") { try $0.verifyPoster($1, expected: $2) }
+    ) { build throws(OutputRuleError) in
+        let defaults = build.defaults
+        if let quality = build.own.quality, quality < 1 { throw .invalid("quality must be 1...100 for a JPEG") }
+        return .jpegPoster(target: build.target, frame: defaults.posterFrame, options: JPEGOptions(
+            quality: build.own.quality.map { Int($0.rounded()) } ?? defaults.jpeg.quality, background: defaults.jpeg.background))
+    }
+
+    private static let atTheGIFsSize = OutputRefusal(because: "a poster is written at the GIF's size")
+}
+
+extension OutputReader {
+    /// A PNG poster, read with libpng and checked exactly.
+    package static let pngPoster = OutputReader(name: "pngPoster") { try $0.verifyPoster($1, expected: $2) }
+}
+
+extension OutputRequest {
+    /// One composited frame as an RGBA PNG (`PosterSink`).
+    public static func poster(target: OutputTarget, frame: PosterFrame) -> OutputRequest {
+        OutputRequest { try PosterSink(target: target, frame: frame, context: $0) }
+    }
+
+    /// One composited frame as a JPEG over a background colour (`PosterSink`).
+    public static func jpegPoster(target: OutputTarget, frame: PosterFrame, options: JPEGOptions) -> OutputRequest {
+        OutputRequest { try PosterSink(target: target, frame: frame, format: .jpeg(options), context: $0) }
+    }
+}
+
+extension PosterResult: ReportedOutput {
+    public var paths: [String] { [target] }
+
+    package var stats: OutputStats {
+        var stats = OutputStats(kind: { if case .jpeg = format { "jpeg-poster" } else { "poster" } }(), paths: paths)
+        stats.frames = 1
+        stats.width = width
+        stats.height = height
+        return stats
+    }
+}

@@ -1,0 +1,98 @@
+import GifxTimeline
+
+// The video kinds: MP4, WebM and AVIF, one descriptor each, written by the one `VideoSink`.
+
+extension OutputKind {
+    package static let mp4 = video(
+        .mp4, displayName: "MP4", mediaType: "video/mp4", streams: true,
+        summary: "H.264 (hevc, vp9 or av1 by codec) at the GIF's tick as exact constant frame rate, or fps auto, a rate or vfr")
+    package static let webm = video(
+        .webm, displayName: "WebM", mediaType: "video/webm", streams: true,
+        summary: "VP9 keeping the GIF's transparency as alpha (av1 by codec), the same timing modes")
+    package static let avif = video(
+        .avif, displayName: "AVIF", mediaType: "image/avif", streams: false,
+        summary: "animated AVIF: AV1 (SVT-AV1, libaom under 64 pixels a side), one frame per GIF frame unless a rate is "
+            + "asked (browsers stretch image frames of 10 ms), transparency composited over the background")
+
+    private static func video(
+        _ container: VideoContainer, displayName: String, mediaType: String, streams: Bool, summary: String
+    ) -> OutputKind {
+        OutputKind(
+            name: container.rawValue, displayName: displayName, summary: summary, prefixNames: [container.rawValue],
+            extensions: ["." + container.rawValue], mediaType: mediaType,
+            settings: [.width, .height, .scale, .codec, .crf, .fps, .maxFps, .targetSize],
+            refusals: [.quality: OutputRefusal(instead: "use crf=")], streams: streams,
+            reader: .video
+        ) { build throws(OutputRuleError) in
+            let own = build.own
+            var settings = build.defaults.video(container, own)
+            if let targetSize = own.targetSize { settings.targetSize = targetSize }
+            if let crf = own.crf { settings.crf = crf }
+            if let timing = own.timing { settings.timing = timing.request }
+            if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
+            if !own.isEmpty || build.defaults.checksPlainVideo, let problem = settings.problem ?? settings.timingProblem {
+                throw .invalid(problem.description)
+            }
+            return .video(target: build.target, options: settings)
+        }
+    }
+}
+
+extension OutputReader {
+    /// A video (or anything else libavformat opens), decoded with libavcodec and matched to the schedule.
+    package static let video = OutputReader(name: "video") { try $0.verifyVideo($1, expected: $2) }
+}
+
+extension OutputRequest {
+    /// An MP4, WebM or AVIF at `target` (the container is in the options).
+    public static func video(target: OutputTarget, options: VideoSettings) -> OutputRequest {
+        OutputRequest { try VideoSink(target: target, options: options, context: $0) }
+    }
+}
+
+extension VideoContainer {
+    /// The timing of an output that asks for none: the tick, except for AVIF: one sample per GIF frame (VFR), unless a
+    /// rate cap is given. An AVIF is an image, and browsers time image frames their way: Firefox 153 shows a frame
+    /// of 10 ms or less for 100 ms (the GIF rule it applies to every animated image format) and rounds each
+    /// duration to whole ms, so a 1 cs tick plays 10 times slow there. VFR durations are the GIF's delays (20 ms or
+    /// more after the sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox (docs/browsers.md).
+    package func defaultTiming(capped: Bool) -> OutputPlan.Request {
+        self == .avif && !capped ? .vfr : .tick
+    }
+}
+
+extension VideoResult: ReportedOutput {
+    public var paths: [String] { [target] }
+
+    package var stats: OutputStats {
+        var stats = OutputStats(kind: settings.container.rawValue, paths: paths)
+        stats.codec = settings.codec.rawValue
+        stats.alpha = keepsAlpha
+        stats.mp4Layout = layout
+        stats.frames = summary.outputFrames
+        stats.fps = plan.rate?.description ?? "vfr"
+        stats.width = outputSize.width
+        stats.height = outputSize.height
+        stats.encoder = tuning
+        stats.targetSize = targetSize
+        stats.pictures = VideoPictureStats(summary)
+        return stats
+    }
+}
+
+/// `--stats`' `pictures` object: how the video's samples were made (docs/repeats.md). `encoded` pictures went
+/// through the encoder; `repeats` are codec-level repeat pictures (H.264 P_Skip pictures) written for the
+/// output frames that show the picture before them again. `encoded + repeats` is the sample count.
+package struct VideoPictureStats: Codable, Sendable {
+    package var encoded: Int
+    package var repeats: Int
+    package var encodedBytes: Int
+    package var repeatBytes: Int
+
+    package init(_ summary: VideoSummary) {
+        encoded = summary.encodedPictures
+        repeats = summary.repeatPictures
+        encodedBytes = summary.encodedBytes
+        repeatBytes = summary.repeatBytes
+    }
+}

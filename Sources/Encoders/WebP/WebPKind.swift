@@ -1,0 +1,43 @@
+extension OutputKind {
+    /// An animated WebP: lossless unless a quality is given, exact delays, loop count, alpha.
+    package static let webp = OutputKind(
+        name: "webp", displayName: "WebP",
+        summary: "animated WebP: lossless unless a quality is given, exact delays, loop count and alpha",
+        prefixNames: ["webp"], extensions: [".webp"], mediaType: "image/webp",
+        settings: [.width, .height, .scale, .quality, .targetSize],
+        reader: OutputReader(name: "webp") { verifier, path, _ in try verifier.verifyWebP(path) }
+    ) { build throws(OutputRuleError) in
+        let own = build.own, defaults = build.defaults
+        return .webp(target: build.target, options: WebPOptions(
+            quality: own.quality ?? defaults.webpQuality, size: own.size ?? defaults.size,
+            targetSize: own.targetSize ?? defaults.webpTargetSize))
+    }
+}
+
+extension OutputRequest {
+    /// An animated WebP (`WebPSink`).
+    public static func webp(target: OutputTarget, options: WebPOptions) -> OutputRequest {
+        OutputRequest { try WebPSink(target: target, options: options, context: $0) }
+    }
+}
+
+extension WebPResult: ReportedOutput {
+    public var paths: [String] { [target] }
+
+    package var stats: OutputStats {
+        var stats = OutputStats(kind: "webp", paths: paths)
+        stats.frames = frames
+        stats.width = width
+        stats.height = height
+        stats.webpSettings = WebPSettings(lossless: lossless, quality: quality, loopCount: loopCount)
+        stats.targetSize = targetSize
+        return stats
+    }
+}
+
+/// A WebP output's encoder settings in `--stats`.
+package struct WebPSettings: Codable, Sendable {
+    package var lossless: Bool
+    package var quality: Float?
+    package var loopCount: Int
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import GifxEncoders
+
+/// `gifx formats`: the registry of output kinds, as `ffmpeg -formats` lists its muxers. The table a person reads and
+/// the JSON that docs/openapi.yaml is generated from (packaging/openapi_gen.py) are the same list the commands and
+/// the service read.
+struct FormatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "formats",
+        abstract: "List the output formats: names, file endings, media types, the settings each takes.")
+
+    @Flag(help: "Print the list as JSON (what docs/openapi.yaml is generated from).") var json = false
+
+    func run() throws {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(Registry()))
+            print()
+            return
+        }
+        for kind in OutputKind.all {
+            let names = kind.prefixNames.isEmpty ? kind.commandLineLabel : kind.extensions.joined(separator: " ")
+            print("\(kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(names.padding(toLength: 15, withPad: " ", startingAt: 0)) \(kind.mediaType)")
+            print("    \(kind.summary)")
+            print("    settings: \(kind.settings.isEmpty ? "none" : kind.settings.map(\.rawValue).joined(separator: ", "))"
+                + (kind.isServed ? "; served\(kind.streams ? ", streams" : "")" : ""))
+        }
+    }
+
+    /// The registry as JSON.
+    struct Registry: Encodable {
+        struct Kind: Encodable {
+            var name, displayName, summary, mediaType, storedExtension: String
+            var prefixNames, extensions, settings: [String]
+            var served, streams: Bool
+        }
+        struct Setting: Encodable { var name, help, schema: String }
+        var outputs = OutputKind.all.map {
+            Kind(name: $0.name, displayName: $0.displayName, summary: $0.summary, mediaType: $0.mediaType,
+                 storedExtension: $0.storedExtension, prefixNames: $0.prefixNames, extensions: $0.extensions,
+                 settings: $0.settings.map(\.rawValue), served: $0.isServed, streams: $0.streams)
+        }
+        var settings = OutputSettingName.allCases.map { Setting(name: $0.rawValue, help: $0.help, schema: $0.schema) }
+    }
+}
