@@ -73,7 +73,7 @@ docs: deps cli-reference-check
 	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
-	@python3 packaging/api_curation_check.py
+	@for target in $(LIBRARY_PRODUCTS); do python3 packaging/api_curation_check.py $$target || exit 1; done
 	@python3 packaging/openapi_check.py $(GIFX)
 
 .PHONY: cli-reference cli-reference-check

@@ -5,25 +5,25 @@
 /// metadata pass, so its per-frame columns grow here chunk by chunk: the most ever allocated beyond the
 /// data is one partly filled chunk. A value type (copy-on-write chunks), so `Timeline` and `GifMetadata`
 /// can share one column without copying it.
-public struct ChunkedColumn<Element: Hashable & Sendable>: RandomAccessCollection, Hashable, Sendable {
+package struct ChunkedColumn<Element: Hashable & Sendable>: RandomAccessCollection, Hashable, Sendable {
     static var chunkShift: Int { 14 }
     /// Elements per chunk (16384).
-    public static var chunkSize: Int { 1 << chunkShift }
+    package static var chunkSize: Int { 1 << chunkShift }
 
     private var chunks: [[Element]] = []
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init() {}
+    package init() {}
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { count }
 
-    public subscript(position: Int) -> Element {
+    package subscript(position: Int) -> Element {
         get { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
         set { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] = newValue }
     }
 
-    public mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         if count & (Self.chunkSize - 1) == 0 {
             var chunk: [Element] = []
             // The first chunk grows on demand (small GIFs stay small); later ones are allocated whole.
@@ -40,7 +40,7 @@ public struct ChunkedColumn<Element: Hashable & Sendable>: RandomAccessCollectio
 /// its non-negative distance from it. A value that does not fit (earlier than its block's first, or 4 GiB
 /// beyond it) is kept exactly in a side table, so any sequence round-trips; the GIFs that need the side
 /// table (4 GiB within 32768 frames) have frames so large that its entries cost nothing by comparison.
-public struct OffsetColumn: RandomAccessCollection, Hashable, Sendable {
+package struct OffsetColumn: RandomAccessCollection, Hashable, Sendable {
     static var blockShift: Int { 15 }
     private static let outOfRange = UInt32.max
 
@@ -48,18 +48,18 @@ public struct OffsetColumn: RandomAccessCollection, Hashable, Sendable {
     private var distances = ChunkedColumn<UInt32>()
     private var outliers: [Int: Int] = [:]
 
-    public init() {}
+    package init() {}
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { distances.count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { distances.count }
 
-    public subscript(position: Int) -> Int {
+    package subscript(position: Int) -> Int {
         let distance = distances[position]
         if distance == Self.outOfRange { return outliers[position]! }
         return blockBases[position >> Self.blockShift] + Int(distance)
     }
 
-    public mutating func append(_ value: Int) {
+    package mutating func append(_ value: Int) {
         let position = distances.count
         if position & ((1 << Self.blockShift) - 1) == 0 { blockBases.append(value) }
         let (distance, overflow) = value.subtractingReportingOverflow(blockBases[blockBases.count - 1])

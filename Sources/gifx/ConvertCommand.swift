@@ -7,7 +7,7 @@ import GifxTimeline
 
 /// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,
 /// sprite sheet), and all of them are committed together, or none.
-struct ConvertCommand: ParsableCommand {
+struct ConvertCommand: ParsableCommand, ConvertingCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert a GIF to several outputs at once, from one decode: \(OutputKind.phrase(OutputKind.all.map(\.name))).",
@@ -133,19 +133,7 @@ struct ConvertCommand: ParsableCommand {
             try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.kind)
                 .flatMap { $0 == .timelineJSON ? nil : $0.displayName } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
             for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
-            let report: ConversionReport
-            do {
-                report = try printingVerificationReport {
-                    try InputSource.withPath(input) { path in
-                        try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                            .convert(path: path, to: try requests(), progress: progress.update)
-                    }
-                }
-                progress.finish()
-            } catch {
-                progress.finish()
-                throw error
-            }
+            let report = try runConversion(input: input, requests: try requests(), progress: progress)
             var warnings = report.warnings
             for case let result as VideoResult in report.outputs {
                 warnings += [result.droppedFramesWarning, result.levelWarning, result.imageTimingAdvice].compactMap { $0 }

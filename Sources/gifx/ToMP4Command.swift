@@ -13,7 +13,7 @@ extension VideoCodec: ExpressibleByArgument {}
 
 /// `gifx to-mp4`: an MP4 (H.264, HEVC or AV1; `convert` writes WebM) whose duration and frame timing are the GIF's: constant
 /// rate at the tick by default, or another timing mode (`--fps`, `--vfr`, `--max-fps`).
-struct ToMP4Command: ParsableCommand {
+struct ToMP4Command: ParsableCommand, ConvertingCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-mp4",
         abstract: "Convert a GIF to an MP4 with exact timing (constant frame rate at the GIF's tick).",
@@ -74,19 +74,8 @@ struct ToMP4Command: ParsableCommand {
                 try ensureOutput(target, isNot: input)
             }
             let options = video.mp4Options(size: size.request)
-            let report: ConversionReport
-            do {
-                report = try printingVerificationReport {
-                    try InputSource.withPath(input) { path in
-                        try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                            .convert(path: path, to: [.video(target: OutputTarget(commandLine: target), options: options)], progress: progress.update)
-                    }
-                }
-                progress.finish()
-            } catch {
-                progress.finish()
-                throw error
-            }
+            let report = try runConversion(
+                input: input, requests: [.video(target: OutputTarget(commandLine: target), options: options)], progress: progress)
             guard let result = report.outputs[0] as? VideoResult else { return }
             printWarnings(
                 report.warnings + [result.droppedFramesWarning, result.levelWarning].compactMap { $0 }, input: input,

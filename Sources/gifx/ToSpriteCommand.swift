@@ -7,7 +7,7 @@ import GifxTimeline
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
 /// a row of cells at a time and committed together.
-struct ToSpriteCommand: ParsableCommand {
+struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-sprite",
         abstract: "Lay a GIF's frames out on a sprite sheet PNG with a JSON description.",
@@ -73,14 +73,7 @@ struct ToSpriteCommand: ParsableCommand {
             try ensureOutput(jsonPath, isNot: input)
             let options = sheet.spriteOptions(
                 png: OutputTarget(commandLine: pngPath), json: OutputTarget(commandLine: jsonPath), size: size.request)
-            let result = try printingVerificationReport {
-                try InputSource.withPath(input) { path in
-                    let report = try GifConverter(settings: edits.applied(to: verification.applied(to: common.settings(policy: policy))))
-                        .convert(path: path, to: [.spriteSheet(options)], progress: bar.update)
-                    return SpriteResult(sheetOf: report)
-                }
-            }
-            bar.finish()
+            let result = SpriteResult(sheetOf: try runConversion(input: input, requests: [.spriteSheet(options)], progress: bar))
             printWarnings(result.warnings, input: input, quiet: common.quiet)
             if sheet.dedupe && !common.quiet {
                 printError(
