@@ -59,4 +59,14 @@ int gifx_apng_decode_frame(const uint8_t *png, size_t size, uint32_t width, uint
 /* zlib's CRC-32 (the PNG chunk CRC): start with 0. */
 uint32_t gifx_crc32(uint32_t crc, const uint8_t *bytes, size_t count);
 
+/* The APNG writer's frame data (Sources/Encoders/APNG): a `width`×`height` image, rows `stride` bytes apart
+ * (RGBA, 4 bytes a pixel, when palette_count is 0; else one palette index a pixel, packed to bit_depth 1, 2, 4
+ * or 8 with palette_count RGBA entries), written by libpng as a PNG in memory with zlib `level`, the row
+ * `filters` (a PNG_FILTER_* mask) and zlib `strategy`; *data gets the concatenated payloads of its IDAT
+ * chunks (one zlib stream, *size bytes), freed with gifx_apng_free. 0, or -1 with the reason in `error`. */
+int gifx_apng_encode_rect(const uint8_t *rows, size_t stride, uint32_t width, uint32_t height,
+                          const uint8_t *palette_rgba, int palette_count, int bit_depth, int level, int filters,
+                          int strategy, uint8_t **data, size_t *size, char error[256]);
+void gifx_apng_free(uint8_t *data);
+
 #endif
