@@ -48,6 +48,8 @@ MODES = {
     "webm":        (".webm", [], None, *EXACT),
     "webm-vfr":    (".vfr.webm", ["--vfr"], None, *EXACT),
     "webp":        (".webp", [], None, *EXACT),
+    # animated PNG (issue 49): ImageDecoder with image/apng, as WebP; alpha kept
+    "apng":        (".apng", [], None, *EXACT),
     # animated AVIF at its default timing (one sample per GIF frame): ImageDecoder, as WebP; composited
     # over white. Its 1 cs-tick form (`--fps tick`) is slowed to 100 ms a frame by Firefox (docs/browsers.md).
     "avif":        (".avif", [], None, *EXACT),
@@ -60,13 +62,13 @@ MODES = {
 # shows it late (frames up to 53 ms late, see docs/browsers.md); kept visible so a fix shows up here.
 REPORT_ONLY = {"webm-vfr"}
 NEEDS = {"hevc": "hevc", "av1": "av1"}  # mode -> canPlayType key that must answer "probably"/"maybe"
-IMAGE_MIME = {"webp": "image/webp", "avif": "image/avif"}  # modes measured through ImageDecoder
+IMAGE_MIME = {"webp": "image/webp", "avif": "image/avif", "apng": "image/apng"}  # modes measured through ImageDecoder
 
 
 class RangeHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with single-range `Range: bytes=a-b` support (206), as a real web server has."""
 
-    extensions_map = {".mp4": "video/mp4", ".webm": "video/webm", ".webp": "image/webp", ".html": "text/html",
+    extensions_map = {".mp4": "video/mp4", ".webm": "video/webm", ".webp": "image/webp", ".apng": "image/apng", ".html": "text/html",
                       ".gif": "image/gif", "": "application/octet-stream"}
 
     service_port = None  # the `gifx serve` that /v1/o/ requests are forwarded to (mode serve)
@@ -188,7 +190,7 @@ def convert(gifx, out, gif_dir):
         if mode == "serve":
             continue
         suffix, args = MODES[mode][0], MODES[mode][1]
-        command = "convert" if suffix.endswith((".webm", ".webp", ".avif")) else "to-mp4"
+        command = "convert" if suffix.endswith((".webm", ".webp", ".avif", ".apng")) else "to-mp4"
         subprocess.run([gifx, command, fixtures.input_path(gif_dir, name), "-o", os.path.join(out, file),
                         "--overwrite", "--quiet", *args], check=True)
     return jobs
@@ -247,7 +249,7 @@ def evaluate(name, mode, result):
         f["problems"].append(result["error"])
         return f
     total = ends[-1]
-    right_alpha = 0 if alpha and mode in ("webm", "webm-vfr", "webp") else 255
+    right_alpha = 0 if alpha and mode in ("webm", "webm-vfr", "webp", "apng") else 255
     right_colour = WHITE if alpha else None  # MP4 (and an opaque WebM) composite over the white background
 
     def check_colour(i, shown):

@@ -7,12 +7,12 @@ import Testing
 @Suite struct OutputKindRegistryTests {
     @Test func namesPrefixesAndEndingsAreEachOneKinds() {
         let names = OutputKind.all.map(\.name)
-        #expect(names == ["mp4", "webm", "avif", "webp", "png", "jpg", "timeline", "sheet"])
+        #expect(names == ["mp4", "webm", "avif", "webp", "apng", "png", "jpg", "timeline", "sheet"])
         let prefixes = OutputKind.all.flatMap(\.prefixNames)
         #expect(Set(prefixes).count == prefixes.count, "\(prefixes)")
         let endings = OutputKind.all.flatMap(\.extensions)
         #expect(Set(endings).count == endings.count, "\(endings)")
-        #expect(OutputKind.served.map(\.name) == ["mp4", "webm", "avif", "webp", "jpg", "timeline", "sheet"])
+        #expect(OutputKind.served.map(\.name) == ["mp4", "webm", "avif", "webp", "apng", "jpg", "timeline", "sheet"])
         #expect(OutputKind.served.filter(\.streams).map(\.name) == ["mp4", "webm"])
     }
 
@@ -22,6 +22,7 @@ import Testing
         #expect(OutputKind.forPath("a.tres")?.name == "sheet")
         #expect(OutputKind.forPath("still.JPEG")?.name == "jpg")
         #expect(OutputKind.forPath("clip.webm")?.name == "webm")
+        #expect(OutputKind.forPath("sticker.apng")?.name == "apng")
         #expect(OutputKind.forPath("in.gif") == nil)
         #expect(OutputKind.forPath("mp4") == nil)
     }
@@ -33,7 +34,7 @@ import Testing
         #expect(OutputKind.named("timeline.json")?.name == "timeline")
         #expect(OutputKind.named("sheet")?.name == "sheet")
         #expect(OutputKind.named("gif") == nil)
-        #expect(OutputKind.prefixList == "mp4, webm, avif, webp, png, jpg, timeline")
+        #expect(OutputKind.prefixList == "mp4, webm, avif, webp, apng, png, jpg, timeline")
     }
 
     /// One refusal, two wordings: the command line names kinds by ending (or option), the service by format name.

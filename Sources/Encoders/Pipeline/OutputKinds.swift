@@ -13,6 +13,7 @@ extension OutputKind {
         .webm,
         .avif,
         .webp,
+        .apng,
         .pngPoster,
         .jpegPoster,
         .timelineJSON,
