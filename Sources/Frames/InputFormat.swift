@@ -64,11 +64,6 @@ package func readGifMetadata(path: String, limits: DecodeLimits = .default) thro
     try InputFormat.readMetadata(try InputFormat.sniff(path: path), path: path, limits: limits)
 }
 
-/// The same under the name that says what it reads.
-package func readAnimationMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
-    try readGifMetadata(path: path, limits: limits)
-}
-
 /// A frame decoder FrameStream's producer drives: one call per frame (never per pixel), then a copy of
 /// the composited canvas (RGBA8, straight alpha, `metadata.canvasBytes` bytes) into a lent slot.
 protocol FrameSource: AnyObject {
