@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test warnings-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -89,18 +89,27 @@ cli-reference-check: deps
 
 ## test: build and run every test (Swift Testing), the library example and the documentation build, then one
 ## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary). Fails if a
-## test fails or none ran.
+## test fails or none ran, or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
 test: deps library-usage docs conformance-fetch
 	$(SWIFT) build --build-tests
 	@# The test process writes to a file, followed live by tail: through a pipe (`| tee`), runs on a loaded
 	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
-	@status=0; : > $(TEST_LOG); $(SWIFT) test --skip-build >> $(TEST_LOG) 2>&1 & pid=$$!; tail -n +1 -f --pid=$$pid $(TEST_LOG); \
+	@status=0; python3 packaging/warnings_check.py || status=1; : > $(TEST_LOG); $(SWIFT) test --skip-build >> $(TEST_LOG) 2>&1 & pid=$$!; tail -n +1 -f --pid=$$pid $(TEST_LOG); \
 		wait $$pid || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
+
+## warnings-check: the debug build of our own targets (Sources/, Tests/) has no compiler warning; `make test`
+## runs it after its build. It reads what the build left (packaging/warnings_check.py: each Swift file's
+## serialized diagnostics, kept for files an incremental build did not recompile, read with the toolchain's
+## libclang; our C files compiled again with -fsyntax-only), so it adds no build of its own: about a second.
+## Dependencies' warnings (.build/checkouts) are not ours and are ignored.
+warnings-check: deps
+	$(SWIFT) build --build-tests
+	python3 packaging/warnings_check.py
 
 ## conformance: the public conformance files of WebP and APNG input (issue 35), fetched at test time and never
 ## committed (Tests/Conformance/fetch.sh: Pillow's pinned sdist from PyPI, whose Tests/images carry Philip

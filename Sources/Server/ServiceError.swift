@@ -84,18 +84,20 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         if let error = error as? EditError { return .badQuery(error.problem.wording(.query)) }
         if case .edit(let problem)? = error as? RunSettingsProblem { return .badQuery(problem.wording(.query)) }
         guard let error = error as? any GifxError else { return .internalError("\(error)") }
+        // A video plan's remedy in the query's names (`fps=vfr`, `scale`), not the command line's.
+        let message = (error as? VideoPlanError)?.wording(.query) ?? error.description
         switch error.failureClass {
         case .malformedData:
             let offset = error.inputByteOffset
             return ServiceError(
                 .unprocessableContent, "damaged_gif",
-                offset.map { "byte \($0): \(error.description)" } ?? error.description, byteOffset: offset)
+                offset.map { "byte \($0): \(message)" } ?? message, byteOffset: offset)
         case .usage:
-            return .badQuery(error.description)
+            return .badQuery(message)
         case .budgetTooSmall:
-            return ServiceError(.contentTooLarge, "over_budget", error.description)
+            return ServiceError(.contentTooLarge, "over_budget", message)
         case .cannotOpenInput, .internalError, .cannotCreateOutput, .io, .verificationFailed, .outputClosed:
-            return .internalError(error.description)
+            return .internalError(message)
         }
     }
 

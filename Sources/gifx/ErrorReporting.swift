@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxKit
 
 /// One line on stderr, prefixed with the tool name: what scripts grep for.
 func printError(_ subject: String, _ message: String) {
@@ -59,8 +60,8 @@ func commandLineWording(_ error: any GifxError) -> String {
         return "\(error.description) (use --overwrite to replace it)"
     case let error as OutputError where error.kind == .tooManyOpenFiles:
         return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
-    case let error as VideoPlanError where error.resizingHelps:
-        return "\(error.description); use --scale, --width or --height"
+    case let error as VideoPlanError:
+        return error.wording(.commandLine)
     case let error as EditError:
         return error.problem.commandLineWording
     case let error as RunSettingsProblem:

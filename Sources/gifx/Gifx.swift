@@ -6,12 +6,18 @@ import GifxEncoders
 import Glibc
 #endif
 
-/// The root command: GIF to MP4, to sprite sheet, or to its exact schedule.
+/// The root command: what gifx reads and writes, the subcommands, and the service.
 @main
 struct Gifx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gifx",
-        abstract: "GIF to MP4 and sprite sheets, with the exact timing of the reference iOS player.",
+        abstract: "Animated GIF, WebP and APNG to video, animated WebP and sprite sheets, with the exact timing of the reference players.",
+        discussion: """
+            Reads: GIF, animated WebP and APNG (told by their first bytes; a file, or - for standard input).
+            Writes: MP4, WebM and AVIF video (H.264, HEVC, VP9, AV1), animated WebP, sprite sheets (PNG + JSON), \
+            posters (PNG, JPEG) and the schedule as timeline JSON; convert writes any number of them from one decode.
+            Serves: gifx serve does the same over HTTP, with a content-addressed cache (docs/serve.md).
+            """,
         version: VersionText.short,
         subcommands: [
             ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,

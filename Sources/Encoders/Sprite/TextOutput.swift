@@ -27,11 +27,6 @@ final class TextOutput {
         if buffer.count >= capacity { try flush() }
     }
 
-    /// `text` as a JSON string literal (quotes and escapes).
-    func jsonString(_ text: String) throws {
-        try write(jsonQuoted(text))
-    }
-
     func flush() throws {
         do throws(Errno) {
             try POSIXFiles.writeAll(fd, buffer)

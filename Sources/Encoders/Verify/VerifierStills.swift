@@ -70,7 +70,7 @@ extension Verifier {
             let whole = cut.offsetX == 0 && cut.offsetY == 0 && cut.w == sourceSize.width && cut.h == sourceSize.height
             let band = try image.rows(cut.y, cut.h)
             if !whole {
-                cutPixels.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                cutPixels.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
                 for row in 0..<cut.h {
                     let from = band + (row * image.width + cut.x) * 4
                     cutPixels.withUnsafeMutableBufferPointer {

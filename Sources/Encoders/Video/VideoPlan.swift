@@ -101,7 +101,7 @@ package final class VideoPlan {
             throw VideoPlanError(
                 "\(what) (\(size.width)x\(size.height) as encoded) \(bound)",
                 failure: options.size == .original ? .malformedData : .usage,
-                resizingHelps: options.size == .original)
+                remedy: options.size == .original ? .resize : nil)
         }
         outputSize = size
 
@@ -112,7 +112,7 @@ package final class VideoPlan {
         levelLimits = options.levelLimits
         if let limits = levelLimits {
             if let problem = limits.sizeProblem(size) {
-                throw VideoPlanError(problem, failure: .usage, resizingHelps: true)
+                throw VideoPlanError(problem, failure: .usage, remedy: .resize)
             }
             let levelCap = limits.maxFrameRate(at: size)
             levelRateCap = levelCap
@@ -155,13 +155,13 @@ package final class VideoPlan {
         if encoder == "libaom-av1" && plan.timeBase.num > plan.timeBase.den {
             throw VideoPlanError(
                 "\(encoder) (AV1 under 64 pixels a side) takes frames of at most 1 s at a constant rate, and this "
-                    + "one is \(Self.decimal(plan.timeBase)) s: use --vfr, or --fps 1 or faster",
-                failure: .usage)
+                    + "one is \(Self.decimal(plan.timeBase)) s",
+                failure: .usage, remedy: .shorterFrames(longest: Rational(1)))
         }
         if options.container == .avif && total == 1 {
             throw VideoPlanError(
                 "an AVIF of one frame is a still image, which FFmpeg 5.1 writes without the track its own reader "
-                    + "needs: write .webp, .png or .jpg instead", failure: .usage)
+                    + "needs", failure: .usage, remedy: .stillOutput)
         }
         tuning = tuningLadder[0]
     }
