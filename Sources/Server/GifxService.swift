@@ -27,12 +27,17 @@ package final class GifxService: Sendable {
     let metrics = ServiceMetrics()
     let credentials: Credentials
     let fetcher: SourceFetcher
+    let converter: any Converting
     private let state = ServiceState()
 
-    package init(configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve")) throws {
+    package init(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve"),
+        converter: any Converting = LibraryConverter()
+    ) throws {
         if let problem = configuration.problem { throw ServiceError.badQuery(problem) }
         self.configuration = configuration
         self.logger = logger
+        self.converter = converter
         cache = try ObjectCache(root: configuration.cacheDirectory, capacity: configuration.cacheSizeBytes)
         admission = Admission(
             budget: configuration.resolvedMemoryBudget, slots: configuration.resolvedJobs,
@@ -318,11 +323,12 @@ package final class GifxService: Sendable {
         let started = ContinuousClock.now
         let report: ConversionReport
         do {
-            let converter = GifConverter(settings: settings)
+            let converter = self.converter
+            let settings = settings
             let timeout = configuration.conversionTimeout
             // Past the timeout the conversion is cancelled: it stops at its next canvas and removes its temporaries.
             report = try await Self.within(timeout, orThrow: .conversionTimeout(timeout)) {
-                try await converter.convert(input, to: [request])
+                try await converter.convert(input, to: [request], settings: settings)
             }
             if let spool {
                 do throws(Errno) { try spool.commit(to: paths.output) } catch {
