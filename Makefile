@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test warnings-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -88,8 +88,9 @@ cli-reference-check: deps
 	@echo "$(CLI_REFERENCE): up to date with the option declarations"
 
 ## test: build and run every test (Swift Testing), the library example and the documentation build, then one
-## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary). Fails if a
-## test fails or none ran, or if the build of our own targets has a compiler warning (warnings-check).
+## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary); then the
+## encoder matrix's sample, the conformance files and `make api-check`'s run. Fails if a test fails or none ran,
+## or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
 test: deps library-usage docs conformance-fetch
 	$(SWIFT) build --build-tests
@@ -100,6 +101,7 @@ test: deps library-usage docs conformance-fetch
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
+		python3 packaging/api-check/api_check.py --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
 
 ## warnings-check: the debug build of our own targets (Sources/, Tests/) has no compiler warning; `make test`
@@ -110,6 +112,19 @@ test: deps library-usage docs conformance-fetch
 warnings-check: deps
 	$(SWIFT) build --build-tests
 	python3 packaging/warnings_check.py
+
+## api-check: docs/openapi.yaml against a running `gifx serve`, by schemathesis (issue 50; pinned in
+## packaging/api-check/api_check.py, installed from PyPI into .build/api-check/venv when missing): every check,
+## the examples, coverage, fuzzing and stateful phases, a fixed seed, real GIF, WebP and APNG bodies made with Pillow,
+## and signed URLs to a local origin serving them (so conversions run, and the stateful phase reaches /v1/o/{key}
+## through the spec's link). The service runs on 127.0.0.1 at a free port with a temporary cache and
+## --memory-budget 256M, and is stopped at the end whatever happens. Ends with one line "api-check: ok: ...
+## N requests, 0 failed checks, 0 errors in S s"; exit 1 on any failure. About 730 requests: 32 s on 2 cores,
+## 52-85 s while other builds share them (make's `swift build` check before it can add a minute on a busy
+## machine; the first run adds about 25 s for schemathesis's install). `make test` runs it after the Swift tests.
+api-check: deps
+	$(SWIFT) build --product gifx
+	python3 packaging/api-check/api_check.py --gifx $(GIFX)
 
 ## conformance: the public conformance files of WebP and APNG input (issue 35), fetched at test time and never
 ## committed (Tests/Conformance/fetch.sh: Pillow's pinned sdist from PyPI, whose Tests/images carry Philip

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`make docs`: docs/openapi.yaml describes exactly the service's routes (Sources/Server/GifxService.swift's
-router), its `format` values and query settings (the registry of output kinds, `gifx formats --json`; the edits'
-EditSettings.keys and ConvertQuery.ownKeys), its `codec` values (VideoCodec) and its error codes (every ServiceError
-code in Sources/Server). One line per difference; exit 1 on any. Usage: openapi_check.py GIFX"""
+router, and the table of routes that 405's Allow is read from), its `format` values and query settings (the registry
+of output kinds, `gifx formats --json`; the edits' EditSettings.keys and ConvertQuery.ownKeys), its `codec` values
+(VideoCodec) and its error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any.
+Usage: openapi_check.py GIFX"""
 import json, pathlib, re, subprocess, sys
 import yaml
 
@@ -20,6 +21,12 @@ def compare(what, code, documented):
 routes = {(m.upper(), re.sub(r":(\w+)", r"{\1}", p)) for m, p in re.findall(r'router\.(get|post|put|delete|head)\("([^"]+)"', server)}
 documented_routes = {(method.upper(), path) for path, item in spec["paths"].items() for method in item}
 compare("route", routes, documented_routes)
+# GifxService.routes, the table that 405's Allow is read from, lists exactly the routes the router registers.
+table = re.search(r"static let routes = RouteTable\(\[(.*?)\]\)", server, re.S).group(1)
+table_routes = {(m.upper(), re.sub(r":(\w+)", r"{\1}", p)) for m, p in re.findall(r'\(\.(\w+), "([^"]+)"\)', table)}
+for item in sorted(routes ^ table_routes):
+    problems.append(f"openapi: route {item} is in {'the router' if item in routes else 'GifxService.routes'} but not in "
+                    f"{'GifxService.routes (405 Allow)' if item in routes else 'the router'}")
 
 registry = json.loads(subprocess.run([sys.argv[1], "formats", "--json"], check=True, capture_output=True, text=True).stdout)
 formats = {kind["name"] for kind in registry["outputs"] if kind["served"]}

@@ -27,12 +27,17 @@ package final class GifxService: Sendable {
     let metrics = ServiceMetrics()
     let credentials: Credentials
     let fetcher: SourceFetcher
+    let converter: any Converting
     private let state = ServiceState()
 
-    package init(configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve")) throws {
+    package init(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve"),
+        converter: any Converting = LibraryConverter()
+    ) throws {
         if let problem = configuration.problem { throw ServiceError.badQuery(problem) }
         self.configuration = configuration
         self.logger = logger
+        self.converter = converter
         cache = try ObjectCache(root: configuration.cacheDirectory, capacity: configuration.cacheSizeBytes)
         admission = Admission(
             budget: configuration.resolvedMemoryBudget, slots: configuration.resolvedJobs,
@@ -87,10 +92,18 @@ package final class GifxService: Sendable {
 
     // MARK: Routes
 
+    /// Every route and its method, as `makeRouter` registers them (packaging/openapi_check.py compares the two, and
+    /// docs/openapi.yaml): a known path asked with another method is 405 with `Allow`.
+    static let routes = RouteTable([
+        (.post, "/v1/convert"), (.get, "/v1/o/:key"), (.get, "/v1/o/:key/json"), (.get, "/v1/:signature/:options/:source"),
+        (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics"),
+    ])
+
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(service: self))
+        router.add(middleware: ClientRequestIDCheck())
         // Every /v1 route but the signed form needs the bearer token when one is configured (the signed form's
         // signature is its credential: a CDN can fetch it without a header).
         router.post("/v1/convert") { request, context in
@@ -318,11 +331,12 @@ package final class GifxService: Sendable {
         let started = ContinuousClock.now
         let report: ConversionReport
         do {
-            let converter = GifConverter(settings: settings)
+            let converter = self.converter
+            let settings = settings
             let timeout = configuration.conversionTimeout
             // Past the timeout the conversion is cancelled: it stops at its next canvas and removes its temporaries.
             report = try await Self.within(timeout, orThrow: .conversionTimeout(timeout)) {
-                try await converter.convert(input, to: [request])
+                try await converter.convert(input, to: [request], settings: settings)
             }
             if let spool {
                 do throws(Errno) { try spool.commit(to: paths.output) } catch {
@@ -642,8 +656,15 @@ struct ErrorMiddleware: RouterMiddleware {
             let mapped: ServiceError
             if let error = error as? HTTPError {
                 switch error.status {
-                case .notFound: mapped = .notFound("no route \(request.method) \(request.uri.path)")
-                case .methodNotAllowed: mapped = ServiceError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path)")
+                case .notFound:
+                    // Hummingbird answers a known path with another method as an unknown path: 405 with `Allow` here.
+                    let allowed = GifxService.routes.methods(answering: request.uri.path)
+                    mapped = allowed.isEmpty || allowed.contains(request.method)
+                        ? .notFound("no route \(request.method) \(request.uri.path)")
+                        : .methodNotAllowed(request.method, request.uri.path, allowed: allowed)
+                case .methodNotAllowed:
+                    mapped = .methodNotAllowed(
+                        request.method, request.uri.path, allowed: GifxService.routes.methods(answering: request.uri.path))
                 case .contentTooLarge: mapped = .bodyTooLarge(limit: service.configuration.maxBodyBytes)
                 default: mapped = ServiceError(error.status, "http_\(error.status.code)", error.body ?? error.status.reasonPhrase)
                 }

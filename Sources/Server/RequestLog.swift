@@ -8,14 +8,15 @@ import SystemPackage
 /// One log line per request when it is answered (method, path, status, milliseconds), carrying the
 /// request's ID (`hb.request.id`, which every line logged for the request carries too), and that ID in the
 /// `X-Request-Id` response header so a client's report can be matched to the server's lines. A client's own
-/// `X-Request-Id` (up to 128 printable characters) is logged beside it as `client.request.id`.
+/// `X-Request-Id` (1 to 128 printable ASCII characters, no spaces: `ClientRequestIDCheck`) is logged beside it as
+/// `client.request.id`.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
     static let header = HTTPField.Name("X-Request-Id")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if let given = request.headers[Self.header], given.count <= 128, given.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+        if let given = request.headers[Self.header], ClientRequestIDCheck.isValid(given) {
             context.logger[metadataKey: "client.request.id"] = .string(given)
         }
         let started = ContinuousClock.now

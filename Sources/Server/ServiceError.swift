@@ -18,6 +18,8 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
     package var byteOffset: Int?
     /// `WWW-Authenticate` (401).
     package var wwwAuthenticate: String?
+    /// `Allow` (405): the methods the path answers.
+    package var allow: String?
 
     package init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil, byteOffset: Int? = nil) {
         self.status = status; self.code = code; self.message = message
@@ -29,6 +31,14 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
     // The stable codes.
     static func badQuery(_ message: String) -> ServiceError { ServiceError(.badRequest, "bad_query", message) }
     static func notFound(_ message: String) -> ServiceError { ServiceError(.notFound, "not_found", message) }
+    static func methodNotAllowed(_ method: HTTPRequest.Method, _ path: String, allowed: [HTTPRequest.Method]) -> ServiceError {
+        var error = ServiceError(.methodNotAllowed, "method_not_allowed", "\(method) is not allowed on \(path)")
+        error.allow = allowed.map(\.rawValue).joined(separator: ", ")
+        return error
+    }
+    static func badRequestID() -> ServiceError {
+        ServiceError(.badRequest, "bad_request_id", "X-Request-Id must be 1 to 128 printable ASCII characters without spaces")
+    }
     static func bodyTooLarge(limit: Int) -> ServiceError {
         ServiceError(.contentTooLarge, "body_too_large", "the body is over the limit of \(limit) bytes")
     }
@@ -114,6 +124,7 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         headers[.contentType] = "application/json"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
+        if let allow { headers[.allow] = allow }
         let body = ByteBuffer(string: json + "\n")
         headers[.contentLength] = String(body.readableBytes)
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import ChildProcesses
 import Foundation
 import GifFixtures
+import GifxKit
 import GifxServer
 import Logging
 import NIOCore
@@ -13,10 +14,10 @@ final class RunningServer: Sendable {
     let port: Int
     let task: Task<Void, any Error>
 
-    static func start(_ configuration: ServerConfiguration) async throws -> RunningServer {
+    static func start(_ configuration: ServerConfiguration, converter: any Converting = LibraryConverter()) async throws -> RunningServer {
         var logger = Logger(label: "gifx.serve.test")
         logger.logLevel = .warning
-        let service = try GifxService(configuration: configuration, logger: logger)
+        let service = try GifxService(configuration: configuration, logger: logger, converter: converter)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let task = Task { try await service.run(gracefulShutdownSignals: []) { continuation.yield($0) } }
         var iterator = ports.makeAsyncIterator()
@@ -63,6 +64,39 @@ final class RunningServer: Sendable {
             return Double(line.dropFirst(series.count + 1)) ?? 0
         }
         return 0
+    }
+}
+
+/// A converter whose duration the test controls: every video conversion is held until it is cancelled (by
+/// `--conversion-timeout` or the end of the grace period), after writing `written` to a descriptor target (what a
+/// streamed encoder would have sent by then); every other output is the library's. So a test of a timeout never
+/// depends on how long a real conversion takes.
+final class HeldConverter: Converting, @unchecked Sendable {
+    static let written = Data("partial output of a held conversion\n".utf8)
+    private let lock = NSLock()
+    private var _held = 0
+    private var _cancelled = 0
+
+    /// Video conversions that began, and those of them that were cancelled.
+    var held: Int { lock.withLock { _held } }
+    var cancelled: Int { lock.withLock { _cancelled } }
+
+    func convert(_ input: GifInput, to outputs: [OutputRequest], settings: RunSettings) async throws -> ConversionReport {
+        guard let output = outputs.first, ["mp4", "webm", "avif"].contains(output.kind), let target = output.target else {
+            return try await LibraryConverter().convert(input, to: outputs, settings: settings)
+        }
+        lock.withLock { _held += 1 }
+        if case .fileDescriptor(let fd) = target {
+            _ = Self.written.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        }
+        do {
+            // Held until cancelled: a day is never reached by a test.
+            try await Task.sleep(for: .seconds(86_400))
+        } catch {
+            lock.withLock { _cancelled += 1 }
+            throw error
+        }
+        throw TestFailure("a held conversion was not cancelled")
     }
 }
 

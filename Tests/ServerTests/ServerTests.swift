@@ -281,17 +281,21 @@ import Testing
         #expect(objects.isEmpty, "\(objects)")
     }
 
+    /// The conversion is held until it is cancelled (`HeldConverter`), so the timeout is reached however fast the
+    /// machine is.
     @Test func aConversionPastItsTimeoutIs503AndLeavesNothing() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let slow = try noiseGIF(width: 320, height: 240, frames: 60, seed: 39)
         var configuration = Self.configuration(cache)
         configuration.conversionTimeout = .milliseconds(300)
-        let server = try await RunningServer.start(configuration)
-        let reply = try await server.send(.POST, "/v1/convert?format=mp4", body: slow)
+        let converter = HeldConverter()
+        let server = try await RunningServer.start(configuration, converter: converter)
+        let reply = try await server.send(.POST, "/v1/convert?format=mp4", body: Self.gif)
         #expect(reply.status == 503, "\(String(decoding: reply.body, as: UTF8.self))")
         #expect(reply.code == "conversion_timeout")
         #expect(reply.header("Retry-After") == nil)
+        // The conversion began, and the timeout cancelled it before the answer went out.
+        #expect(converter.held == 1 && converter.cancelled == 1)
         // The cancelled conversion removed its temporaries before the answer went out; nothing was cached.
         #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)

@@ -141,19 +141,25 @@ import Glibc
     }
 
     /// Past --conversion-timeout, after the 200 went out: the connection is closed without the body's end (no
-    /// last chunk, no trailer), nothing is cached, nothing is left in the spool, and the service goes on.
+    /// last chunk, no trailer), nothing is cached, nothing is left in the spool, and the service goes on. The
+    /// conversion writes a few bytes and is held until it is cancelled (`HeldConverter`), so the timeout is reached
+    /// however fast the machine is.
     @Test func aStreamCutByItsTimeoutEndsWithoutTheLastChunkAndLeavesNothing() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let slow = try noiseGIF(width: 320, height: 240, frames: 60, seed: 40)
+        let gif = try noiseGIF(width: 32, height: 24, frames: 60, seed: 40)
         var configuration = ServerTests.configuration(cache)
         configuration.conversionTimeout = .milliseconds(300)
-        let server = try await RunningServer.start(configuration)
-        let reply = try await RawHTTP.exchange(port: server.port, Self.post("/v1/convert?format=mp4&stream=1", slow))
+        let converter = HeldConverter()
+        let server = try await RunningServer.start(configuration, converter: converter)
+        let reply = try await RawHTTP.exchange(port: server.port, Self.post("/v1/convert?format=mp4&stream=1", gif))
         #expect(reply.status == 200, "\(reply.head)")
         #expect(reply.header("X-Gifx-Timeline") == "frames=60, duration=2.40, tick=0.04")
         #expect(!reply.complete)
         #expect(reply.trailers.isEmpty)
+        // Nothing but what the conversion wrote was sent, and the timeout cancelled it.
+        #expect(HeldConverter.written.starts(with: reply.body), "\(reply.body.count) bytes")
+        #expect(converter.held == 1 && converter.cancelled == 1)
         #expect(try await eventually(30) { leftovers(in: cache).isEmpty }, "\(leftovers(in: cache))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)
         let key = try #require(reply.header("X-Gifx-Key"))

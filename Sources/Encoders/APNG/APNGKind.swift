@@ -18,7 +18,7 @@ extension OutputRequest {
 
     /// An animated PNG with its encoder's options.
     package static func apng(target: OutputTarget, options: APNGOptions) -> OutputRequest {
-        OutputRequest { try APNGSink(target: target, options: options, context: $0) }
+        OutputRequest(kind: OutputKind.apng.name, target: target) { try APNGSink(target: target, options: options, context: $0) }
     }
 }
 

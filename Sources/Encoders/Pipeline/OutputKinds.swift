@@ -25,10 +25,18 @@ extension OutputKind {
 /// `.webp(target:options:)`, `.spriteSheet(_:)`, `.poster(target:frame:)`, …). The sink that writes it is made once
 /// the input's metadata is known, so a bad request fails before anything is decoded or written.
 public struct OutputRequest: Sendable {
+    /// The kind's name (`OutputKind.name`; "canvases" for `gifx frames`' canvases).
+    package let kind: String
+    /// Where its main file goes (a sheet's PNG), `nil` for canvases.
+    package let target: OutputTarget?
     /// The sink that writes this output, its plan made from the conversion's context.
     private let sink: @Sendable (ConversionContext) throws -> any ConversionSink
 
-    package init(sink: @escaping @Sendable (ConversionContext) throws -> any ConversionSink) { self.sink = sink }
+    package init(
+        kind: String, target: OutputTarget?, sink: @escaping @Sendable (ConversionContext) throws -> any ConversionSink
+    ) {
+        self.kind = kind; self.target = target; self.sink = sink
+    }
 
     func makeSink(_ context: ConversionContext) throws -> any ConversionSink { try sink(context) }
 }

@@ -22,7 +22,7 @@ extension OutputRequest {
     /// A sprite sheet: PNG page(s) and JSON (`SpriteSheetSink`). Only the sheet's own fields of the options
     /// are read; the run-wide ones (policy, limits, budget, overwrite) are the conversion's.
     public static func spriteSheet(_ options: SpriteOptions) -> OutputRequest {
-        OutputRequest { try SpriteSheetSink(options: options, context: $0) }
+        OutputRequest(kind: OutputKind.sheet.name, target: options.png) { try SpriteSheetSink(options: options, context: $0) }
     }
 }
 

@@ -43,5 +43,5 @@ package struct CanvasesResult: ReportedOutput {
 
 extension OutputRequest {
     /// Every canvas as a PNG in `folder`, or, with `nil`, decoded and composited only (`CanvasFilesSink`).
-    package static func canvases(folder: String?) -> OutputRequest { OutputRequest { _ in CanvasFilesSink(folder: folder) } }
+    package static func canvases(folder: String?) -> OutputRequest { OutputRequest(kind: "canvases", target: nil) { _ in CanvasFilesSink(folder: folder) } }
 }

@@ -33,12 +33,14 @@ extension OutputReader {
 extension OutputRequest {
     /// One composited frame as an RGBA PNG (`PosterSink`).
     public static func poster(target: OutputTarget, frame: PosterFrame) -> OutputRequest {
-        OutputRequest { try PosterSink(target: target, frame: frame, context: $0) }
+        OutputRequest(kind: OutputKind.pngPoster.name, target: target) { try PosterSink(target: target, frame: frame, context: $0) }
     }
 
     /// One composited frame as a JPEG over a background colour (`PosterSink`).
     public static func jpegPoster(target: OutputTarget, frame: PosterFrame, options: JPEGOptions) -> OutputRequest {
-        OutputRequest { try PosterSink(target: target, frame: frame, format: .jpeg(options), context: $0) }
+        OutputRequest(kind: OutputKind.jpegPoster.name, target: target) {
+            try PosterSink(target: target, frame: frame, format: .jpeg(options), context: $0)
+        }
     }
 }
 

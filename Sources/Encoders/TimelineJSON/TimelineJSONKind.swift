@@ -12,7 +12,7 @@ extension OutputKind {
 extension OutputRequest {
     /// The schedule as JSON (`TimelineJSONSink`).
     public static func timelineJSON(target: OutputTarget) -> OutputRequest {
-        OutputRequest { TimelineJSONSink(target: target, context: $0) }
+        OutputRequest(kind: OutputKind.timelineJSON.name, target: target) { TimelineJSONSink(target: target, context: $0) }
     }
 }
 

@@ -46,7 +46,7 @@ extension OutputReader {
 extension OutputRequest {
     /// An MP4, WebM or AVIF at `target` (the container is in the options).
     public static func video(target: OutputTarget, options: VideoSettings) -> OutputRequest {
-        OutputRequest { try VideoSink(target: target, options: options, context: $0) }
+        OutputRequest(kind: options.container.rawValue, target: target) { try VideoSink(target: target, options: options, context: $0) }
     }
 }
 

@@ -17,7 +17,7 @@ extension OutputKind {
 extension OutputRequest {
     /// An animated WebP (`WebPSink`).
     public static func webp(target: OutputTarget, options: WebPOptions) -> OutputRequest {
-        OutputRequest { try WebPSink(target: target, options: options, context: $0) }
+        OutputRequest(kind: OutputKind.webp.name, target: target) { try WebPSink(target: target, options: options, context: $0) }
     }
 }
 
