@@ -75,6 +75,15 @@ docs: deps cli-reference-check
 	done
 	@for target in $(LIBRARY_PRODUCTS); do python3 packaging/api_curation_check.py $$target || exit 1; done
 	@python3 packaging/openapi_check.py $(GIFX)
+	@python3 packaging/openapi_gen.py $(GIFX) --check
+
+## openapi: regenerate docs/openapi.yaml's blocks that come from the registry of output kinds (`gifx formats --json`:
+## the format parameter, the output settings, each format's media type; packaging/openapi_gen.py); `make docs`
+## fails when the checked-in file differs from what the registry says.
+.PHONY: openapi
+openapi: deps
+	$(SWIFT) build --product gifx
+	python3 packaging/openapi_gen.py $(GIFX)
 
 .PHONY: cli-reference cli-reference-check
 cli-reference: deps

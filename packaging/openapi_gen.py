@@ -13,28 +13,57 @@ root = pathlib.Path(__file__).resolve().parent.parent
 path = root / "docs/openapi.yaml"
 
 
+def phrase(items):
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def blocks(registry):
     served = [k for k in registry["outputs"] if k["served"]]
     formats = ", ".join(k["name"] for k in served)
-    lines = "; ".join(f"{k['name']}: {k['summary']} ({k['mediaType']})" for k in served)
-    streams = " and ".join(k["name"] for k in served if k["streams"])
-    description = f"The output: {lines}. stream=1 is for {streams}."
+    described = "; ".join(f"{k['name']}, {k['summary']} ({k['mediaType']})" for k in served)
+    streams = phrase([k["name"] for k in served if k["streams"]])
     yield "format", [
         "- name: format",
         "  in: query",
         "  required: true",
-        f"  description: {json.dumps(description, ensure_ascii=False)}",
-        f"  schema: {{type: string, enum: [{formats}]}}",
+        "  description: >-",
+        *wrap(f"The output: {described}. A setting a format does not take is 400 bad_query; stream=1 is for {streams}.", "    "),
+        "  example: mp4",
+        "  schema:",
+        "    type: string",
+        f"    enum: [{formats}]",
     ]
-    yield "settings", [
-        f"- {{name: {s['name']}, in: query, description: {json.dumps(s['help'] + ' For ' + ', '.join(k['name'] for k in served if s['name'] in k['settings']) + '.', ensure_ascii=False)}, schema: {s['schema']}}}"
-        for s in registry["settings"]
-    ]
+    settings = []
+    for s in registry["settings"]:
+        takers = [k["name"] for k in served if s["name"] in k["settings"]]
+        settings += [
+            f"- name: {s['name']}",
+            "  in: query",
+            f"  description: {json.dumps(s['help'] + ' For ' + phrase(takers) + ' only.', ensure_ascii=False)}",
+            f"  schema: {s['schema']}",
+        ]
+    yield "settings", settings
     media = []
     for k in served:
         if k["mediaType"] not in media:
             media.append(k["mediaType"])
-    yield "output-content", [f"{m}: {{schema: {{type: string, format: binary}}}}" for m in media]
+    listed = ", ".join(f"{k['name']} {k['mediaType']}" for k in served)
+    yield "output-content", [f"# One media type per format: {listed}."] + [
+        f"{m}: {{schema: {{type: object}}}}" if m == "application/json" else f"{m}: {{schema: {{type: string, format: binary}}}}"
+        for m in media]
+    yield "output-content-partial", [f"{m}: {{}}" if m == "application/json" else f"{m}: {{schema: {{type: string, format: binary}}}}"
+                                     for m in media]
+
+
+def wrap(text, indent, width=116):
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(indent) + len(line) + 1 + len(word) > width:
+            lines.append(indent + line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [indent + line]
 
 
 def regenerate(text, registry):
@@ -57,7 +86,7 @@ def regenerate(text, registry):
             sys.exit(f"openapi_gen: block '{name}' has no '# end generated' line")
         out.extend(indent + g for g in generated[name])
     missing = set(generated) - seen
-    if missing and not any(m == "output-content" for m in missing):
+    if missing:
         sys.exit(f"openapi_gen: {path} has no block for {', '.join(sorted(missing))}")
     return "\n".join(out) + "\n"
 

@@ -129,15 +129,18 @@ package enum OutputSettingName: String, CaseIterable, Sendable {
     /// One line of help (docs/openapi.yaml's parameter descriptions and `convert -o`'s help).
     package var help: String {
         switch self {
-        case .width: "Output width in pixels (the height follows the aspect); one of width, height, scale."
-        case .height: "Output height in pixels (the width follows the aspect); one of width, height, scale."
-        case .scale: "Scale factor, above 0 and at most \(Int(SizeRequest.largestScale)); one of width, height, scale."
-        case .codec: "Video codec: \(VideoCodec.allCases.map(\.rawValue).joined(separator: ", "))."
-        case .crf: "Constant rate factor in the codec's scale: 0-51 for h264/hevc, 0-63 for vp9 and av1."
-        case .fps: "Timing: tick (the GIF's tick, default), auto, vfr, or a rate such as 30 or 30000/1001."
-        case .maxFps: "Cap the frame rate of the tick or auto (a rate)."
-        case .quality: "Lossy quality: 0-100 for a WebP (default lossless), 1-100 for a JPEG (default 90)."
-        case .targetSize: "Fit the output under this many bytes (10M, 8000000) at the best quality that fits."
+        case .width: "The output's width in pixels, the height following the aspect. Give at most one of width, height and scale."
+        case .height: "The output's height in pixels, the width following the aspect. Give at most one of width, height and scale."
+        case .scale:
+            "A factor on both sides, more than 0 and at most \(Int(SizeRequest.largestScale)); the sides it gives must be "
+                + "\(SizeRequest.sides.lowerBound) to \(SizeRequest.sides.upperBound) pixels and fit the memory budget (else 400 or "
+                + "413). Give at most one of width, height and scale."
+        case .codec: "h264 (mp4's default), hevc, vp9 (webm's default) or av1 (avif's); WebM holds vp9 or av1, AVIF av1 only."
+        case .crf: "Constant quality in the codec's scale: h264 and hevc 0 to 51, vp9 and av1 0 to 63."
+        case .fps: "tick (default), auto, vfr or a rate such as 30 or 30000/1001."
+        case .maxFps: "The highest frame rate, a rate such as 30 or 30000/1001."
+        case .quality: "webp 0 to 100 (default: lossless), jpg 1 to 100 (default 90)."
+        case .targetSize: "The largest output, a size such as 10M, at the best quality that fits."
         }
     }
 
@@ -147,7 +150,7 @@ package enum OutputSettingName: String, CaseIterable, Sendable {
         case .width, .height: "{type: integer, minimum: \(SizeRequest.sides.lowerBound), maximum: \(SizeRequest.sides.upperBound)}"
         case .scale: "{type: number, exclusiveMinimum: 0, maximum: \(Int(SizeRequest.largestScale))}"
         case .codec: "{type: string, enum: [\(VideoCodec.allCases.map(\.rawValue).joined(separator: ", "))]}"
-        case .crf: "{type: number}"
+        case .crf: "{type: number, minimum: 0, maximum: 63}"
         case .quality: "{type: number, minimum: 0, maximum: 100}"
         case .fps, .maxFps, .targetSize: "{type: string}"
         }
