@@ -14,11 +14,13 @@ package struct OutputSettings: Hashable, Sendable {
     package var quality: Float?
     /// A size cap in bytes (`target-size=10M`).
     package var targetSize: Int?
+    /// The longest gap between key frames in seconds (`keyframe-interval=2`, `VideoSettings.keyframeInterval`).
+    package var keyframeInterval: Double?
 
     package init() {}
 
     /// Keys accepted, for help and errors.
-    package static let keys = ["width", "height", "scale", "codec", "crf", "fps", "max-fps", "quality", "target-size"]
+    package static let keys = ["width", "height", "scale", "codec", "crf", "fps", "max-fps", "quality", "target-size", "keyframe-interval"]
 
     package var isEmpty: Bool { self == OutputSettings() }
 
@@ -56,6 +58,12 @@ package struct OutputSettings: Hashable, Sendable {
         case "target-size":
             guard let bytes = SettingText.byteCount(text) else { throw bad("a size such as 10M") }
             targetSize = bytes
+        case "keyframe-interval":
+            let range = VideoSettingsProblem.keyframeIntervalRange
+            guard let seconds = Double(text), range.contains(seconds) else {
+                throw bad("seconds, \(range.lowerBound)...\(Int(range.upperBound))")
+            }
+            keyframeInterval = seconds
         default:
             throw OutputSettingsError("'\(value)': unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
@@ -89,6 +97,7 @@ package struct OutputSettings: Hashable, Sendable {
         if let maxFps { items.append("max-fps=\(maxFps.num)/\(maxFps.den)") }
         if let quality { items.append("quality=\(quality)") }
         if let targetSize { items.append("target-size=\(targetSize)") }
+        if let keyframeInterval { items.append("keyframe-interval=\(keyframeInterval)") }
         return items.joined(separator: ",")
     }
 }

@@ -130,8 +130,8 @@ struct ConvertQuery: Sendable, Equatable {
             return
         }
         if own.targetSize != nil && format != .webp { throw .badQuery("\(named): target-size= is for mp4, webm and webp") }
-        if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
-            throw .badQuery("\(named): codec, crf, fps and max-fps are for mp4, webm and avif")
+        if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil || own.keyframeInterval != nil {
+            throw .badQuery("\(named): codec, crf, fps, max-fps and keyframe-interval are for mp4, webm and avif")
         }
         switch format {
         case .timeline where !own.isEmpty: throw .badQuery("\(named): the timeline JSON takes no settings")
@@ -152,6 +152,7 @@ struct ConvertQuery: Sendable, Equatable {
             container: container, codec: own.codec, size: own.size ?? .original,
             timing: own.timing?.request ?? defaultTiming, maxFrameRate: own.maxFps, targetSize: own.targetSize)
         if let crf = own.crf { video.crf = crf }
+        if let seconds = own.keyframeInterval { video.keyframeInterval = seconds }
         return video
     }
 

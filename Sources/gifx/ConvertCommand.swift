@@ -110,8 +110,8 @@ struct ConvertCommand: ParsableCommand {
             if own.targetSize != nil && format != .webp {
                 throw ValidationError("'\(value)': target-size= is for .mp4, .webm and .webp")
             }
-            if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil {
-                throw ValidationError("'\(value)': codec, crf, fps and max-fps are for .mp4, .webm and .avif")
+            if own.codec != nil || own.crf != nil || own.timing != nil || own.maxFps != nil || own.keyframeInterval != nil {
+                throw ValidationError("'\(value)': codec, crf, fps, max-fps and keyframe-interval are for .mp4, .webm and .avif")
             }
         }
         switch format {
@@ -154,6 +154,7 @@ struct ConvertCommand: ParsableCommand {
         if let crf = own.crf { settings.crf = crf }
         if let timing = own.timing { settings.timing = timing.request }
         if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
+        if let seconds = own.keyframeInterval { settings.keyframeInterval = seconds }
         return settings
     }
 

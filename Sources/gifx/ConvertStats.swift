@@ -50,6 +50,8 @@ struct ConvertOutputStats: Codable {
     var targetSize: TargetSizeReport?
     /// mp4/webm/avif: pictures encoded and repeat pictures spliced in, with their bytes.
     var pictures: VideoPictureStats?
+    /// mp4/webm/avif: the key frames' times and the interval asked for.
+    var keyframes: KeyframeStats?
 
     init(_ result: OutputResult) {
         switch result {
@@ -66,6 +68,7 @@ struct ConvertOutputStats: Codable {
             encoder = video.tuning
             targetSize = video.targetSize
             pictures = VideoPictureStats(video.summary)
+            keyframes = KeyframeStats(video)
         case .spriteSheet(let sheet):
             kind = "sheet"
             paths = sheet.pagePaths + (sheet.documentPaths.isEmpty ? [sheet.jsonPath] : sheet.documentPaths)

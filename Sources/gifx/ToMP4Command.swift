@@ -102,7 +102,7 @@ struct ToMP4Command: ParsableCommand {
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
                     mp4Layout: result.layout, memory: report.memory, targetSize: result.targetSize,
-                    pictures: VideoPictureStats(result.summary)))
+                    pictures: VideoPictureStats(result.summary), keyframes: KeyframeStats(result)))
             }
         }
     }
@@ -133,6 +133,8 @@ struct ToMP4Stats: Codable {
     var targetSize: TargetSizeReport?
     /// Pictures the encoder coded and repeat pictures spliced in, with their bytes (`nil` before issue 34).
     var pictures: VideoPictureStats?
+    /// The key frames' times and the interval asked for (`nil` before issue 51).
+    var keyframes: KeyframeStats?
 }
 
 /// `--stats`' `pictures` object: how the video's samples were made (docs/repeats.md). `encoded` pictures went
@@ -149,6 +151,19 @@ struct VideoPictureStats: Codable {
         repeats = summary.repeatPictures
         encodedBytes = summary.encodedBytes
         repeatBytes = summary.repeatBytes
+    }
+}
+
+/// `--stats`' `keyframes` object (docs/repeats.md, "Key frames"): `interval`, the longest gap asked for in
+/// seconds (`--keyframe-interval`), and `times`, when each key frame is shown, in seconds from the video's
+/// start: the packets the encoder flagged, which the container marks as sync samples.
+struct KeyframeStats: Codable {
+    var interval: Double
+    var times: [Double]
+
+    init(_ video: VideoResult) {
+        interval = video.settings.keyframeInterval
+        times = video.summary.keyframeTimes
     }
 }
 
