@@ -107,6 +107,17 @@ struct RepeatPicturesCommandTests {
         try Self.expectKeyframes(stats, output, interval: 2, required: [0, 3.02, 5.55, 8.09])
         let refused = try runGifx(["to-mp4", input, "-o", output, "--overwrite", "--keyframe-interval", "0"])
         #expect(refused.status != 0 && refused.stderr.contains("--keyframe-interval must be"), "\(refused.stderr)")
+
+        // convert's -o prefix (the parser gifx serve's query shares): the output's own interval
+        let converted = try runGifx(
+            ["convert", input, "-o", "keyframe-interval=2:\(output)", "--overwrite", "--stats"], timeout: 120)
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let convertStats = try #require(try JSONSerialization.jsonObject(with: converted.stdout) as? [String: Any])
+        let first = try #require((convertStats["outputs"] as? [[String: Any]])?.first)
+        try Self.expectKeyframes(first, output, interval: 2, required: [0, 3.02, 5.55, 8.09])
+        let webp = folder.appendingPathComponent("out.webp").path
+        let notVideo = try runGifx(["convert", input, "-o", "keyframe-interval=2:\(webp)", "--overwrite"])
+        #expect(notVideo.status != 0 && notVideo.stderr.contains("keyframe-interval are for .mp4"), "\(notVideo.stderr)")
     }
 
     @Test("-o - (fragmented, streamed), convert and the file: lossless frames equal the old path's; verify passes")
