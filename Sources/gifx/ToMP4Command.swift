@@ -91,7 +91,7 @@ struct ToMP4Command: ParsableCommand, ConvertingCommand {
                     cacheCapacity: report.cacheCapacity, decode: report.decode, peakRSSBytes: peakResidentBytes(),
                     encoder: result.tuning, timing: ToMP4TimingStats(result: result),
                     mp4Layout: result.layout, memory: report.memory, targetSize: result.targetSize,
-                    pictures: VideoPictureStats(result.summary)))
+                    pictures: VideoPictureStats(result.summary), keyframes: KeyframeStats(result)))
             }
         }
     }
@@ -122,6 +122,8 @@ struct ToMP4Stats: Codable {
     var targetSize: TargetSizeReport?
     /// Pictures the encoder coded and repeat pictures spliced in, with their bytes (`nil` before issue 34).
     var pictures: VideoPictureStats?
+    /// The key frames' times and the interval asked for (`nil` before issue 51).
+    var keyframes: KeyframeStats?
 }
 
 /// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.

@@ -36,6 +36,10 @@ struct VideoOptions: ParsableArguments {
             + "the CRF of each predicted from the ones before (--crf is where the search starts); refused when even "
             + "the lowest quality does not fit.", valueName: "size"))
     var targetSize: ByteCount?
+    @Option(help: ArgumentHelp(
+        "Longest gap between key frames, in seconds of video (default 5): a key frame goes on the first new "
+            + "picture at or after each due time, never inside a held frame.", valueName: "seconds"))
+    var keyframeInterval: Double?
     @Option(help: ArgumentHelp("Bound the encoder's buffers: auto, on or off.", visibility: .hidden))
     var lowMemory: LowMemoryMode = .auto
 
@@ -48,7 +52,8 @@ struct VideoOptions: ParsableArguments {
     /// the commands call it for each kind of video output they write.
     func validate(for container: VideoContainer) throws {
         let options = VideoSettings(
-            container: container, codec: codec, crf: crf, preset: preset, loops: loops, level: level)
+            container: container, codec: codec, crf: crf, preset: preset, loops: loops, level: level,
+            keyframeInterval: keyframeInterval ?? VideoSettings.defaultKeyframeInterval)
         if let problem = options.problem { throw ValidationError(problem.commandLineWording) }
     }
 
@@ -77,7 +82,7 @@ struct VideoOptions: ParsableArguments {
         var settings = VideoSettings(
             container: container, codec: codec ?? self.codec, crf: crf, preset: preset, background: background, loops: loops,
             size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate,
-            level: level)
+            level: level, keyframeInterval: keyframeInterval ?? VideoSettings.defaultKeyframeInterval)
         if let targetSize { capSize(&settings, at: targetSize.bytes) }
         return settings
     }
@@ -116,6 +121,9 @@ extension VideoSettingsProblem {
         case .level(_, let codec) where LevelLimits.levels(of: codec).isEmpty:
             return "--level applies to h264 and hevc, not \(codec.rawValue)"
         case .level: return "--\(description)"
+        case .keyframeInterval:
+            let range = VideoSettingsProblem.keyframeIntervalRange
+            return "--keyframe-interval must be \(range.lowerBound)...\(Int(range.upperBound)) seconds"
         }
     }
 }

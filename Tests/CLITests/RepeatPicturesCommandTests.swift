@@ -43,12 +43,81 @@ struct RepeatPicturesCommandTests {
             if encode {
                 #expect(pictures["repeats"] == 0 && pictures["repeatBytes"] == 0)
             } else {
-                // one picture per GIF frame, plus a key frame forced inside a hold at most every 250 output frames
-                let encoded = pictures["encoded"] ?? 0
-                #expect(encoded >= Self.delays.count && encoded <= Self.delays.count + Self.outputFrames / 250)
+                // one picture per GIF frame: key frames go on new pictures, never inside a hold
+                #expect(pictures["encoded"] == Self.delays.count)
                 #expect((pictures["repeatBytes"] ?? 0) <= 16 * (pictures["repeats"] ?? 0))
             }
+            // the default 5 s: due at 5 s, inside the hold 3.05-5.55 s, so (x264 adding no IDR of its own before)
+            // on the picture at 5.55 s
+            try Self.expectKeyframes(stats, output, interval: 5, required: encode ? [0] : [0, 5.55])
         }
+    }
+
+    /// `--stats`' `keyframes` (interval and times) against ffprobe's key frames of `output` (the decoder's
+    /// `key_frame`: an IDR, the container's sync sample; ffprobe's packet flags of an MP4 also mark x264's
+    /// scene-cut I pictures, which are no seek points), and both against the seconds rule worked by hand from the
+    /// fixture's delays: the first frame is key, every key frame is at a picture's start, and after each the
+    /// next comes at the latest at the first picture start at or after it plus `interval` (the encoder may add
+    /// scene cuts of its own, at pictures' starts). `required`: key frames the rule alone must give.
+    static func expectKeyframes(
+        _ stats: [String: Any], _ output: String, interval: Double, required: [Double],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let keyframes = try #require(stats["keyframes"] as? [String: Any], sourceLocation: sourceLocation)
+        #expect(keyframes["interval"] as? Double == interval, sourceLocation: sourceLocation)
+        let reported = try #require(keyframes["times"] as? [Double], sourceLocation: sourceLocation)
+        let probe = try CapturedRun.run("/usr/bin/ffprobe", [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame,pts_time", "-of", "csv=p=0", output,
+        ])
+        let probed = String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n").compactMap { line -> Double? in
+            let fields = line.split(separator: ",")
+            return fields.count >= 2 && fields[0] == "1" ? Double(fields[1]) : nil
+        }
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 0.0005 }
+        #expect(reported.count == probed.count && zip(reported, probed).allSatisfy(near),
+                "--stats \(reported), ffprobe \(probed)", sourceLocation: sourceLocation)
+        var starts: [Double] = [], t = 0
+        for delay in delays { starts.append(Double(t) / 100); t += delay }
+        #expect(probed.first == 0, sourceLocation: sourceLocation)
+        for (k, time) in probed.enumerated() {
+            #expect(starts.contains { near($0, time) }, "key frame at \(time) s inside a hold", sourceLocation: sourceLocation)
+            let latest = starts.first { $0 >= time + interval - 1e-9 }
+            let next = k + 1 < probed.count ? probed[k + 1] : nil
+            #expect(next.map { next in latest.map { next <= $0 + 0.0005 } ?? true } ?? (latest == nil),
+                    "key frame at \(time) s, next \(String(describing: next)), due by \(String(describing: latest))",
+                    sourceLocation: sourceLocation)
+        }
+        for time in required {
+            #expect(probed.contains { near($0, time) }, "no key frame at \(time) s: \(probed)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("--keyframe-interval: key frames on the first new picture at or after each due time, as --stats says")
+    func keyframeIntervalOption() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try writeGIF(Self.fixture, to: folder)
+        let output = folder.appendingPathComponent("out.mp4").path
+        let run = try runGifx(
+            ["to-mp4", input, "-o", output, "--overwrite", "--stats", "--keyframe-interval", "2"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let stats = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        // pictures at 0, 0.02, 3.02, 3.05, 5.55, 5.57, 8.09 s: due at 2 (inside 0.02-3.02), 5.02 (inside
+        // 3.05-5.55) and 7.55 s (inside 5.57-8.09)
+        try Self.expectKeyframes(stats, output, interval: 2, required: [0, 3.02, 5.55, 8.09])
+        let refused = try runGifx(["to-mp4", input, "-o", output, "--overwrite", "--keyframe-interval", "0"])
+        #expect(refused.status != 0 && refused.stderr.contains("--keyframe-interval must be"), "\(refused.stderr)")
+
+        // convert's -o prefix (the parser gifx serve's query shares): the output's own interval
+        let converted = try runGifx(
+            ["convert", input, "-o", "keyframe-interval=2:\(output)", "--overwrite", "--stats"], timeout: 120)
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let convertStats = try #require(try JSONSerialization.jsonObject(with: converted.stdout) as? [String: Any])
+        let first = try #require((convertStats["outputs"] as? [[String: Any]])?.first)
+        try Self.expectKeyframes(first, output, interval: 2, required: [0, 3.02, 5.55, 8.09])
+        let webp = folder.appendingPathComponent("out.webp").path
+        let notVideo = try runGifx(["convert", input, "-o", "keyframe-interval=2:\(webp)", "--overwrite"])
+        #expect(notVideo.status != 0 && notVideo.stderr.contains("keyframe-interval= is for .mp4, .webm and .avif"), "\(notVideo.stderr)")
     }
 
     @Test("-o - (fragmented, streamed), convert and the file: lossless frames equal the old path's; verify passes")

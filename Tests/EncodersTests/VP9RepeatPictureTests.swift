@@ -11,8 +11,8 @@ import Testing
 /// - at `crf` 0 (libvpx's cq-level 0, lossless on these fixtures), both paths decode to the same frames, bit for
 ///   bit, with the same timestamps and durations;
 /// - at the default quality, every output frame of a run that is not a key frame decodes to the frame before it;
-/// - ffprobe's frame count and duration are the old path's; a key frame at least every 128 output frames
-///   (libvpx's own `kf_max_dist`, which the old path got); vpxdec decodes the frames FFmpeg does.
+/// - ffprobe's frame count and duration are the old path's; key frames by the seconds rule (the default 5 s,
+///   each at a GIF frame's first output frame, the copy after it coded); vpxdec decodes the frames FFmpeg does.
 /// An alpha WebM keeps the old path (every frame encoded), identical to `GIFX_REPEATS=encode`.
 @Suite("VP9 repeat pictures: the old path frame by frame (FFmpeg and vpxdec)",
        .enabled(if: VP9Oracle.available, "ffmpeg/ffprobe or vpxdec (vpx-tools) not installed"))
@@ -83,7 +83,7 @@ struct VP9RepeatPictureTests {
         }
     }
 
-    @Test("default quality: each repeat decodes to the frame before it; key frames at most 128 frames apart",
+    @Test("default quality: each repeat decodes to the frame before it; key frames every 5 s at new pictures",
           arguments: RepeatPictureTests.cases)
     func repeatsAreCopies(_ c: Case) throws {
         let folder = try mp4Folder("vp9lossy\(c.tick)")
@@ -95,7 +95,9 @@ struct VP9RepeatPictureTests {
         #expect(frames.count == runs.reduce(0, +))
         #expect(keys.count == frames.count)
         #expect(try VP9Oracle.frameHashes(new.path, folder: folder) == frames.map { $0.last ?? "" })
-        RepeatPictureTests.expectRepeatsAreCopies(c, frames: frames, keys: keys, runs: runs, keyInterval: 128)
+        RepeatPictureTests.expectRepeatsAreCopies(
+            c, frames: frames, keys: keys, runs: runs, keyInterval: Int(VideoSettings.defaultKeyframeInterval * 100) / c.tick,
+            codedAfterKeyframe: true)
         let old = try Self.convert(c, folder: folder, name: "old", crf: 32, encodeRepeats: true)
         try RepeatPictureTests.expectSameFrameCountAndDuration(new.path, old.path)
     }

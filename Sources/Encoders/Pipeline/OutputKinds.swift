@@ -75,6 +75,8 @@ package struct OutputStats: Codable, Sendable {
     package var targetSize: TargetSizeReport?
     /// mp4/webm/avif: pictures encoded and repeat pictures spliced in, with their bytes.
     package var pictures: VideoPictureStats?
+    /// mp4/webm/avif: the key frames' times and the interval asked for.
+    package var keyframes: KeyframeStats?
 
     package init(kind: String, paths: [String]) {
         self.kind = kind

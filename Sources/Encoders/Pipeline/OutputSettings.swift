@@ -13,6 +13,8 @@ package struct OutputSettings: Hashable, Sendable {
     package var quality: Float?
     /// A size cap in bytes (`target-size=10M`).
     package var targetSize: Int?
+    /// The longest gap between key frames in seconds (`keyframe-interval=2`, `VideoSettings.keyframeInterval`).
+    package var keyframeInterval: Double?
 
     package init() {}
 
@@ -34,6 +36,7 @@ package struct OutputSettings: Hashable, Sendable {
         if maxFps != nil { names.append(.maxFps) }
         if quality != nil { names.append(.quality) }
         if targetSize != nil { names.append(.targetSize) }
+        if keyframeInterval != nil { names.append(.keyframeInterval) }
         return names
     }
 
@@ -73,6 +76,12 @@ package struct OutputSettings: Hashable, Sendable {
         case "target-size":
             guard let bytes = SettingText.byteCount(text) else { throw bad("a size such as 10M") }
             targetSize = bytes
+        case "keyframe-interval":
+            let range = VideoSettingsProblem.keyframeIntervalRange
+            guard let seconds = Double(text), range.contains(seconds) else {
+                throw bad("seconds, \(range.lowerBound)...\(Int(range.upperBound))")
+            }
+            keyframeInterval = seconds
         default:
             throw OutputSettingsError("'\(value)': unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
@@ -106,6 +115,7 @@ package struct OutputSettings: Hashable, Sendable {
         if let maxFps { items.append("max-fps=\(maxFps.num)/\(maxFps.den)") }
         if let quality { items.append("quality=\(quality)") }
         if let targetSize { items.append("target-size=\(targetSize)") }
+        if let keyframeInterval { items.append("keyframe-interval=\(keyframeInterval)") }
         return items.joined(separator: ",")
     }
 }
@@ -117,6 +127,7 @@ package enum OutputSettingName: String, CaseIterable, Sendable {
     case maxFps = "max-fps"
     case quality
     case targetSize = "target-size"
+    case keyframeInterval = "keyframe-interval"
 
     /// The settings refused together, as one: the frame size's three.
     package var group: [OutputSettingName] {
@@ -141,6 +152,9 @@ package enum OutputSettingName: String, CaseIterable, Sendable {
         case .maxFps: "The highest frame rate, a rate such as 30 or 30000/1001."
         case .quality: "webp 0 to 100 (default: lossless), jpg 1 to 100 (default 90)."
         case .targetSize: "The largest output, a size such as 10M, at the best quality that fits."
+        case .keyframeInterval:
+            "The longest gap between key frames, in seconds of output (default 5): a key frame goes on the first new "
+                + "picture at or after each due time."
         }
     }
 
@@ -153,6 +167,8 @@ package enum OutputSettingName: String, CaseIterable, Sendable {
         case .crf: "{type: number, minimum: 0, maximum: 63}"
         case .quality: "{type: number, minimum: 0, maximum: 100}"
         case .fps, .maxFps, .targetSize: "{type: string}"
+        case .keyframeInterval:
+            "{type: number, minimum: \(VideoSettingsProblem.keyframeIntervalRange.lowerBound), maximum: \(Int(VideoSettingsProblem.keyframeIntervalRange.upperBound))}"
         }
     }
 }

@@ -20,8 +20,9 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     package var threads: Int
     /// The x264/x265 parameters, in the order the encoder reads them (none for VP9 and AV1).
     package var parameters: EncoderParameters
-    /// The private options set on the encoder besides the parameters: x264/x265's `preset` and `crf`,
-    /// libvpx's `deadline`, `cpu-used`, `row-mt`, `crf` and lag, SVT-AV1's numbered `preset` and `crf`.
+    /// The private options set on the encoder besides the parameters: x264/x265's `preset` and `crf`
+    /// (x265's `forced-idr`), libvpx's `deadline`, `cpu-used`, `row-mt`, `crf` and lag, SVT-AV1's numbered
+    /// `preset`, `crf` and the `svtav1-params` that lets it take key frames where asked.
     package var codecOptions: [EncoderOption]
     /// Frames the rate control looks ahead, `nil` for the preset's default (40 for x264 medium).
     package var lookahead: Int? { parameters.lookahead }
@@ -82,6 +83,9 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
             case .h264, .hevc:
                 result.parameters = levelParameters + parameters
                 result.codecOptions = [EncoderOption("preset", options.preset), EncoderOption("crf", crfText(options.crf))]
+                // A key frame asked for (`pict_type` I, `KeyframeSchedule`) is an IDR: libx265 otherwise makes
+                // it a plain I picture (libx264 makes it an IDR by itself: gifx never opens GOPs).
+                if options.codec == .hevc { result.codecOptions.append(EncoderOption("forced-idr", "1")) }
             case .vp9, .av1:
                 result.codecOptions = codecOptions(options, encoder: encoder) + extra
             }
@@ -196,7 +200,12 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
             ]
         case .av1:
             let preset = [12, 11, 10, 9, 8, 7, 6, 5, 4, 2][rank]
-            return [EncoderOption("preset", "\(preset)"), EncoderOption("crf", "\(Int(options.crf.rounded()))")]
+            // SVT-AV1 1.4.1 ignores a key frame asked for (`pict_type` I) unless told to take them (measured
+            // with the ffmpeg CLI's -force_key_frames: none without it; `KeyframeSchedule`).
+            return [
+                EncoderOption("preset", "\(preset)"), EncoderOption("crf", "\(Int(options.crf.rounded()))"),
+                EncoderOption("svtav1-params", "enable-force-key-frames=1"),
+            ]
         case .h264, .hevc:
             return []
         }

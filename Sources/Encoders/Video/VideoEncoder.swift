@@ -24,9 +24,10 @@ final class VideoEncoder {
     /// Opens `codec` at `width`×`height`, announcing `frameRate` fps (the peak rate for VFR) with timestamps
     /// in `timeBase`. `globalHeader`: the container (MP4) wants SPS/PPS in extradata, not in the stream.
     /// `alpha`: encode yuva420p (libvpx-vp9 only: a second libvpx instance codes the alpha plane).
+    /// `keyframeMaximum`: libavcodec's `gop_size`, the encoder's own longest gap between key frames in frames.
     init(
         codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, timeBase: AVRational,
-        tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false
+        tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false, keyframeMaximum: Int32 = -1
     ) throws {
         let pixelFormat = alpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
         handles = try EncoderHandles(encoder: tuning.encoder)
@@ -47,6 +48,10 @@ final class VideoEncoder {
         // No bitrate target: libvpx and SVT-AV1 would otherwise cap `crf` at libavcodec's default 200 kbit/s.
         c.pointee.bit_rate = 0
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        // The encoder's own longest gap between key frames, in frames (`KeyframeSchedule`): libx264's `keyint`
+        // (`1 << 30` is x264's "infinite"), libx265's `keyint`, libvpx's and libaom's `kf_max_dist`, SVT-AV1's
+        // intra period (`gop_size - 1`); -1 leaves each its own default.
+        if keyframeMaximum > 0 { c.pointee.gop_size = keyframeMaximum }
 
         for option in tuning.options {
             try check(

@@ -20,7 +20,7 @@ extension OutputKind {
         OutputKind(
             name: container.rawValue, displayName: displayName, summary: summary, prefixNames: [container.rawValue],
             extensions: ["." + container.rawValue], mediaType: mediaType,
-            settings: [.width, .height, .scale, .codec, .crf, .fps, .maxFps, .targetSize],
+            settings: [.width, .height, .scale, .codec, .crf, .fps, .maxFps, .targetSize, .keyframeInterval],
             refusals: [.quality: OutputRefusal(instead: "use crf=")], streams: streams,
             reader: .video
         ) { build throws(OutputRuleError) in
@@ -30,6 +30,7 @@ extension OutputKind {
             if let crf = own.crf { settings.crf = crf }
             if let timing = own.timing { settings.timing = timing.request }
             if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
+            if let seconds = own.keyframeInterval { settings.keyframeInterval = seconds }
             if !own.isEmpty || build.defaults.checksPlainVideo, let problem = settings.problem ?? settings.timingProblem {
                 throw .invalid(problem.description)
             }
@@ -76,6 +77,7 @@ extension VideoResult: ReportedOutput {
         stats.encoder = tuning
         stats.targetSize = targetSize
         stats.pictures = VideoPictureStats(summary)
+        stats.keyframes = KeyframeStats(self)
         return stats
     }
 }
@@ -94,5 +96,18 @@ package struct VideoPictureStats: Codable, Sendable {
         repeats = summary.repeatPictures
         encodedBytes = summary.encodedBytes
         repeatBytes = summary.repeatBytes
+    }
+}
+
+/// `--stats`' `keyframes` object (docs/repeats.md, "Key frames"): `interval`, the longest gap asked for in
+/// seconds (`--keyframe-interval`), and `times`, when each key frame is shown, in seconds from the video's
+/// start: the packets the encoder flagged, which the container marks as sync samples.
+package struct KeyframeStats: Codable, Sendable {
+    package var interval: Double
+    package var times: [Double]
+
+    package init(_ video: VideoResult) {
+        interval = video.settings.keyframeInterval
+        times = video.summary.keyframeTimes
     }
 }

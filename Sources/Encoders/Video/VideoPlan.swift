@@ -239,9 +239,12 @@ package final class VideoPlan {
             displayPath: stream?.displayName ?? path)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
+        let forcesKeyframes = Self.forcesKeyframes(encoder: tuning.encoder)
         let encoder = try VideoEncoder(
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
-            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha)
+            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha,
+            keyframeMaximum: KeyframeSchedule.encoderMaximumFrames(
+                seconds: options.keyframeInterval, rate: frameRate, forced: forcesKeyframes))
         signalledLevel = encoder.signalledH264Level
         // Repeat pictures: the splicer reads the parameter sets and adds the repeat pictures' PPS, before the
         // muxer (and a verifying decoder) copy them.
@@ -270,8 +273,14 @@ package final class VideoPlan {
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
             splicer: splicer, durationCap: repeatDurationCap,
-            keyframeInterval: options.codec == .vp9 ? VideoSession.vp9KeyframeInterval : VideoSession.h264KeyframeInterval)
+            keyframes: KeyframeSchedule(
+                seconds: options.keyframeInterval, timeBase: plan.timeBase, forced: forcesKeyframes,
+                codesCopyAfterKeyframe: splicer != nil && options.codec == .vp9))
     }
+
+    /// Whether key frames are forced where `KeyframeSchedule` places them (`pict_type` I): every encoder but
+    /// libaom, which answers a forced key frame with two and keeps its own `kf_max_dist` instead.
+    static func forcesKeyframes(encoder: String) -> Bool { encoder != "libaom-av1" }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
     /// naming the options that lower it); `nil` otherwise, and for other codecs.

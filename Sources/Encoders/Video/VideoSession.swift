@@ -19,6 +19,10 @@ public struct VideoSummary: Sendable, Hashable {
     /// bytes: 0 where every sample went through the encoder.
     public var repeatPictures = 0
     public var repeatBytes = 0
+    /// When each key frame is shown, in seconds from the start of the video (plays after the first included),
+    /// in order: the packets the encoder flagged as key frames, which the container marks as sync samples
+    /// (docs/repeats.md, "Key frames").
+    public var keyframeTimes: [Double] = []
 
     package init(canvases: Int, outputFrames: Int) {
         self.canvases = canvases
@@ -50,15 +54,12 @@ package final class VideoSession {
     /// The encoder's context (the verifier's decoder is set up from its parameters).
     var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }
     /// Set where repeats are written as skip pictures: each shown canvas is encoded once per run of samples
-    /// (split where a key frame is due) and the rest of the run spliced in as repeat pictures.
+    /// (twice where VP9 codes the copy after a key frame) and the rest of the run spliced in as repeat pictures.
     private let splicer: (any RepeatSplicer)?
-    /// Output frames between key frames at most, counted in output frames (the encoder's own default, which it
-    /// applied to the frames it saw when it saw every copy: x264's `keyint` 250, libvpx's `kf_max_dist` 128),
-    /// and the last key frame's output frame.
-    let keyframeInterval: Int64
-    static let h264KeyframeInterval: Int64 = 250
-    static let vp9KeyframeInterval: Int64 = 128
-    private var lastKeyframe: Int64 = 0
+    /// Where key frames go: at the first distinct picture at or after each due time (`KeyframeSchedule`).
+    private var keyframes: KeyframeSchedule
+    /// The timestamps (time-base units) of the packets flagged as key frames, as written.
+    private var keyframeTimestamps: [Int64] = []
     /// The longest duration (output frames) the encoder is shown for one picture (`RepeatTimestamps`,
     /// docs/repeats.md); 0: real timestamps. With a cap the encoder's clock runs on the capped durations and
     /// `sent` maps its packets back to their output frames (no reordering: first in, first out).
@@ -73,10 +74,10 @@ package final class VideoSession {
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
         timeBase: AVRational, splicer: (any RepeatSplicer)? = nil, durationCap: Int64 = 0,
-        keyframeInterval: Int64 = VideoSession.h264KeyframeInterval
+        keyframes: KeyframeSchedule
     ) {
         self.durationCap = durationCap
-        self.keyframeInterval = keyframeInterval
+        self.keyframes = keyframes
         self.plan = plan
         self.timeline = timeline
         self.converter = converter
@@ -102,17 +103,17 @@ package final class VideoSession {
         try converter.convert(canvas, into: encoder.frame)
         frameObserver?(encoder.frame)
         let offset = loop * plan.unitsPerPlay
-        let timeBase = self.timeBase
         if splicer != nil {
             try encodeRun(start: Int64(offset + placement.firstTimestamp), samples: Int64(placement.samples))
             return
         }
         for sample in 0..<placement.samples {
             let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
-            try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach)) {
+            // Only the first sample shows a new picture: the others are copies, where no key frame goes.
+            let keyframe = sample == 0 && keyframes.keyframeDue(at: Int64(pts))
+            try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach), keyframe: keyframe) {
                 encodedBytes += Int($0.pointee.size)
-                try packetObserver?($0, timeBase)
-                try muxer.write($0, timeBase: timeBase)
+                try deliver($0)
             }
             outputFrames += 1
             encodedPictures += 1
@@ -120,26 +121,29 @@ package final class VideoSession {
     }
 
     /// Repeats as skip pictures: the canvas in `encoder.frame` is shown for `samples` output frames from
-    /// `start`. It is encoded once per stretch between key frames (its real duration as the packet's, so
-    /// x264's rate control sees the true cadence, as in VFR) and a key frame is forced where one is due,
-    /// so no repeat picture stands where a key frame must be.
+    /// `start`. It is encoded once (its real duration up to the cap as the packet's, so the encoder's rate
+    /// control sees the true cadence, as in VFR) and the rest of the run is spliced in as repeat pictures. A
+    /// key frame due goes on this picture, never inside the run (`KeyframeSchedule`); for VP9 the copy after a
+    /// key frame is encoded too, so no repeat shows a key frame.
     private func encodeRun(start: Int64, samples: Int64) throws {
-        var start = start, remaining = samples
-        while remaining > 0 {
-            let due = lastKeyframe + keyframeInterval
-            let keyframe = start >= due
-            if keyframe { lastKeyframe = start }
-            let count = keyframe ? min(remaining, keyframeInterval) : min(remaining, due - start)
-            if durationCap > 0 {
-                sent.append((start, count))
-                let seen = min(count, durationCap)
-                try encoder.encode(pts: encoderClock, duration: seen, keyframe: keyframe) { try splice($0) }
-                encoderClock += seen
-            } else {
-                try encoder.encode(pts: start, duration: count, keyframe: keyframe) { try splice($0) }
-            }
-            start += count
-            remaining -= count
+        let keyframe = keyframes.keyframeDue(at: start)
+        if keyframe && keyframes.codesCopyAfterKeyframe && samples > 1 {
+            try encodePicture(start: start, count: 1, keyframe: true)
+            try encodePicture(start: start + 1, count: samples - 1, keyframe: false)
+        } else {
+            try encodePicture(start: start, count: samples, keyframe: keyframe)
+        }
+    }
+
+    /// Sends the picture in `encoder.frame`, shown for `count` output frames from `start`, to the encoder.
+    private func encodePicture(start: Int64, count: Int64, keyframe: Bool) throws {
+        if durationCap > 0 {
+            sent.append((start, count))
+            let seen = min(count, durationCap)
+            try encoder.encode(pts: encoderClock, duration: seen, keyframe: keyframe) { try splice($0) }
+            encoderClock += seen
+        } else {
+            try encoder.encode(pts: start, duration: count, keyframe: keyframe) { try splice($0) }
         }
     }
 
@@ -158,7 +162,6 @@ package final class VideoSession {
             packet.pointee.pts = pts
             packet.pointee.dts = pts
         }
-        if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 { lastKeyframe = max(lastKeyframe, pts) }
         encodedPictures += 1
         encodedBytes += Int(packet.pointee.size)
         let rewritten: [UInt8]?
@@ -203,6 +206,10 @@ package final class VideoSession {
     }
 
     private func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+        if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+            keyframeTimestamps.append(packet.pointee.pts)
+            keyframes.encoderWroteKeyframe(at: packet.pointee.pts)
+        }
         try packetObserver?(packet, timeBase)
         try muxer.write(packet, timeBase: timeBase)
     }
@@ -225,8 +232,7 @@ package final class VideoSession {
         } else {
             try encoder.finish {
                 encodedBytes += Int($0.pointee.size)
-                try packetObserver?($0, timeBase)
-                try muxer.write($0, timeBase: timeBase)
+                try deliver($0)
             }
         }
         try muxer.finish()
@@ -235,6 +241,9 @@ package final class VideoSession {
         summary.encodedBytes = encodedBytes
         summary.repeatPictures = splicer?.repeatsWritten ?? 0
         summary.repeatBytes = splicer?.repeatBytes ?? 0
+        summary.keyframeTimes = keyframeTimestamps.sorted().map {
+            Double($0) * Double(timeBase.num) / Double(timeBase.den)
+        }
         return summary
     }
 }

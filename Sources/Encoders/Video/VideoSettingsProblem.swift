@@ -13,9 +13,14 @@ public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConver
     case capDoesNotApply(OutputPlan.Request)
     /// A level the codec does not have (or a codec without levels gifx sets: VP9, AV1).
     case level(LevelRequest, codec: VideoCodec)
+    /// A key frame interval outside `keyframeIntervalRange` (or not a number).
+    case keyframeInterval(Double)
 
     /// How many times the animation may be written.
     public static let loopRange = 1...10_000
+    /// The longest gap between key frames a video may ask for, in seconds: above 0 (an interval shorter than
+    /// one frame puts a key frame on every new picture), at most an hour.
+    public static let keyframeIntervalRange: ClosedRange<Double> = 0.001...3600
 
     /// The option's name and the values it takes, without any flag syntax: "loops must be 1...10000".
     public var description: String {
@@ -29,6 +34,8 @@ public enum VideoSettingsProblem: Error, Equatable, Sendable, CustomStringConver
         case .rateOutOfRange(let rate): return "frame rate \(rate) is out of range"
         case .capDoesNotApply(.vfr): return "a rate cap applies to a constant rate, not to VFR"
         case .capDoesNotApply: return "a rate cap applies to the tick or the automatic rate; give a lower rate instead"
+        case .keyframeInterval:
+            return "keyframe interval must be \(Self.keyframeIntervalRange.lowerBound)...\(Int(Self.keyframeIntervalRange.upperBound)) seconds"
         case .level(let level, let codec):
             let levels = LevelLimits.levels(of: codec)
             if levels.isEmpty { return "a level applies to h264 and hevc, not \(codec.rawValue)" }
@@ -45,6 +52,7 @@ extension VideoSettings {
         if !codec.crfRange.contains(crf) { return .crf(crf, codec: codec) }
         if !VideoCodec.presets.contains(preset) { return .preset(preset) }
         if let level, levelLimits == nil { return .level(level, codec: codec) }
+        if !VideoSettingsProblem.keyframeIntervalRange.contains(keyframeInterval) { return .keyframeInterval(keyframeInterval) }
         return timingProblem
     }
 
