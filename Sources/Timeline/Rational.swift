@@ -17,7 +17,7 @@ public struct Rational: Codable, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Greatest common divisor of two integers (non-negative; gcd(0, 0) = 0).
-public func gcd(_ a: Int, _ b: Int) -> Int {
+package func gcd(_ a: Int, _ b: Int) -> Int {
     var (x, y) = (a.magnitude, b.magnitude)
     while y != 0 { (x, y) = (y, x % y) }
     return Int(x)
