@@ -62,7 +62,8 @@ import Testing
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
         let server = try await RunningServer.start(ServerTests.configuration(cache))
-        for (format, type) in [("webp", "image/webp"), ("jpg", "image/jpeg"), ("sheet", "image/png"), ("timeline", "application/json")] {
+        let kinds = [("webp", "image/webp"), ("apng", "image/apng"), ("jpg", "image/jpeg"), ("sheet", "image/png"), ("timeline", "application/json")]
+        for (format, type) in kinds {
             let converted = try await server.send(.POST, "/v1/convert?format=\(format)", body: ServerTests.gif)
             #expect(converted.status == 200 && converted.header("Content-Type") == type, "\(format)")
             let key = try #require(converted.header("X-Gifx-Key"))
@@ -73,6 +74,14 @@ import Testing
             let outside = try await server.send(.GET, "/v1/o/\(key)", headers: [("Range", "bytes=\(converted.body.count)-")])
             #expect(outside.status == 416 && outside.code == "range_not_satisfiable")
             #expect(outside.header("Content-Range") == "bytes */\(converted.body.count)")
+            if format == "apng" {
+                // An animated PNG: PNG's signature, then an acTL chunk before the first IDAT (APNG's own rule).
+                let body = [UInt8](converted.body)
+                #expect(body.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+                let text = String(decoding: body, as: Unicode.ASCII.self)
+                let acTL = try #require(text.range(of: "acTL")), idat = try #require(text.range(of: "IDAT"))
+                #expect(acTL.lowerBound < idat.lowerBound)
+            }
         }
         try await server.stop()
     }
