@@ -28,7 +28,7 @@ private func digest(_ bytes: UnsafeRawPointer, _ count: Int) -> UInt64 {
     return hash
 }
 
-private func decode(_ metadata: GifMetadata, _ limits: DecodeLimits) -> Outcome {
+private func decode(_ metadata: AnimationMetadata, _ limits: DecodeLimits) -> Outcome {
     var outcome = Outcome()
     let canvas = UnsafeMutableRawPointer.allocate(byteCount: max(1, metadata.canvasBytes), alignment: 16)
     defer { canvas.deallocate() }
@@ -50,7 +50,7 @@ private func decode(_ metadata: GifMetadata, _ limits: DecodeLimits) -> Outcome 
 private func compare(strict: Bool) {
     // Canvases up to 8 MiB keep each input in milliseconds; larger ones are refused the same way by both.
     let limits = DecodeLimits(maxDimension: 16384, maxCanvasBytes: 8 << 20, strict: strict, decoder: .giflib)
-    guard let metadata = try? readGifMetadata(path: scratchPath, limits: limits) else { return }
+    guard let metadata = try? readAnimationMetadata(path: scratchPath, limits: limits) else { return }
     var ours = limits
     ours.decoder = .gifx
     let expected = decode(metadata, limits)

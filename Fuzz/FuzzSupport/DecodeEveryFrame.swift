@@ -16,7 +16,7 @@ public func decodeEveryFrame(path: String, strict: Bool, expected: SourceFormat?
     var limits = fuzzLimits
     limits.strict = strict
     do {
-        let metadata = try readGifMetadata(path: path, limits: limits)
+        let metadata = try readAnimationMetadata(path: path, limits: limits)
         if let expected { precondition(metadata.format == expected, "sniffed \(metadata.format), built \(expected)") }
         for policy in [TimelinePolicy.flanimated, .browser] {
             let timeline = Timeline(metadata.timelineInput, policy: policy)

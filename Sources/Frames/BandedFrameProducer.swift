@@ -20,7 +20,7 @@ import GifxTimeline
 final class BandedFrameProducer: @unchecked Sendable {
     private let ring: CanvasRing
     private let path: String
-    private let metadata: GifMetadata
+    private let metadata: AnimationMetadata
     private let limits: DecodeLimits
     private let frameCount: Int
     private let window: Int
@@ -56,7 +56,7 @@ final class BandedFrameProducer: @unchecked Sendable {
 
     /// `bands`: how many (tests); by default `CacheCapacity.bands` of the canvas.
     init(
-        ring: CanvasRing, path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan,
+        ring: CanvasRing, path: String, metadata: AnimationMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan,
         bands bandCount: Int? = nil
     ) {
         self.ring = ring; self.path = path; self.metadata = metadata; self.limits = limits

@@ -55,7 +55,7 @@ final class CanvasRing: @unchecked Sendable {
     /// The producer thread's body: the sequential decoder (or a WebP/APNG source) composites each frame and
     /// it is copied into a claimed slot; with more than one thread, `BandedFrameProducer` composites bands
     /// of frames straight into their slots on every thread. Until done, cancelled, or failed.
-    func produce(path: String, metadata: GifMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan, bands: Int? = nil) {
+    func produce(path: String, metadata: AnimationMetadata, limits: DecodeLimits, plan: CacheCapacity.Plan, bands: Int? = nil) {
         var stats: DecodeStats?
         do {
             if !InputFormat.of(metadata.format).decodesAhead {

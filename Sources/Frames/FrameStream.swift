@@ -11,7 +11,7 @@ import GifxTimeline
 /// slots, each band in frame order (`BandedFrameProducer`): the canvases, warnings and errors are exactly
 /// the sequential decoder's.
 package final class FrameStream {
-    package let metadata: GifMetadata
+    package let metadata: AnimationMetadata
     /// Canvases the ring may hold.
     package let capacity: Int
     /// Threads decoding (the producer counts as one); 1 is the sequential decoder.
@@ -28,13 +28,13 @@ package final class FrameStream {
     }
     private let source: Source
 
-    /// Starts decoding `path`. `metadata` defaults to a fresh `readGifMetadata`; `memoryBudget` (bytes)
+    /// Starts decoding `path`. `metadata` defaults to a fresh `readAnimationMetadata`; `memoryBudget` (bytes)
     /// overrides the capacity categories (see `CacheCapacity`); `threads` defaults to
     /// `metadata.defaultDecodeThreads` (by the work: frames × canvas pixels, at most the cores).
     /// `producerThread` false: no thread at all; each `nextCanvas` decodes its frame on the caller's thread
     /// (a run limited to one thread: `--threads 1`, or a cgroup quota of one core), one canvas held.
     package convenience init(
-        path: String, metadata: GifMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
+        path: String, metadata: AnimationMetadata? = nil, limits: DecodeLimits = .default, memoryBudget: Int? = nil,
         threads: Int? = nil, producerThread: Bool = true
     ) throws {
         try self.init(
@@ -52,10 +52,10 @@ package final class FrameStream {
     /// `holdingProducerAt`: a test-only gate; the producer stops before claiming a slot for that frame
     /// until `releaseProducer()` (or `close()`), so a test can stage a race deterministically.
     init(
-        path: String, metadata: GifMetadata?, limits: DecodeLimits, memoryBudget: Int?, threads: Int?,
+        path: String, metadata: AnimationMetadata?, limits: DecodeLimits, memoryBudget: Int?, threads: Int?,
         producerThread: Bool = true, holdingProducerAt gate: Int?, bands: Int? = nil
     ) throws {
-        let metadata = try metadata ?? readGifMetadata(path: path, limits: limits)
+        let metadata = try metadata ?? readAnimationMetadata(path: path, limits: limits)
         self.metadata = metadata
         if !producerThread && gate == nil {
             try CanvasMemoryCheck.ensure(bytes: metadata.canvasBytes.multipliedReportingOverflow(by: 2).partialValue)

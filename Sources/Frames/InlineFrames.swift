@@ -13,7 +13,7 @@ final class InlineFrames {
     private(set) var warnings: [String] = []
     private var warningTotal = 0
 
-    init(path: String, metadata: GifMetadata, limits: DecodeLimits) throws {
+    init(path: String, metadata: AnimationMetadata, limits: DecodeLimits) throws {
         decoder = try InputFormat.makeFrameSource(path: path, metadata: metadata, limits: limits)
         canvasBytes = metadata.canvasBytes
         canvas = .allocate(byteCount: Swift.max(1, canvasBytes), alignment: 64)

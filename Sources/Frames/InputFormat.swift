@@ -17,9 +17,9 @@ package struct InputFormat: Sendable {
     /// Whether a file starting with these bytes (up to 12) is this format.
     let probe: @Sendable (_ head: [UInt8]) -> Bool
     /// Reads everything but the pixels.
-    let readMetadata: @Sendable (_ path: String, _ limits: DecodeLimits) throws -> GifMetadata
+    let readMetadata: @Sendable (_ path: String, _ limits: DecodeLimits) throws -> AnimationMetadata
     /// The decoder that composites one frame per call, in order, on the producer thread.
-    let frameSource: @Sendable (_ path: String, _ metadata: GifMetadata, _ limits: DecodeLimits) throws -> any FrameSource
+    let frameSource: @Sendable (_ path: String, _ metadata: AnimationMetadata, _ limits: DecodeLimits) throws -> any FrameSource
     /// Whether frames are decoded ahead and composited in bands on many threads (`BandedFrameProducer`, the
     /// sequential `Compositor`); otherwise `frameSource` decodes on the producer thread alone.
     package let decodesAhead: Bool
@@ -60,12 +60,12 @@ extension InputFormat {
     }
 
     /// The metadata reader of `format`.
-    static func readMetadata(_ format: SourceFormat, path: String, limits: DecodeLimits) throws -> GifMetadata {
+    static func readMetadata(_ format: SourceFormat, path: String, limits: DecodeLimits) throws -> AnimationMetadata {
         try of(format).readMetadata(path, limits)
     }
 
     /// The frame decoder of the format `metadata` was read from.
-    static func makeFrameSource(path: String, metadata: GifMetadata, limits: DecodeLimits) throws -> any FrameSource {
+    static func makeFrameSource(path: String, metadata: AnimationMetadata, limits: DecodeLimits) throws -> any FrameSource {
         try of(metadata.format).frameSource(path, metadata, limits)
     }
 }
@@ -78,9 +78,9 @@ package enum EnglishList {
 }
 
 /// Reads the metadata of a GIF, an animated (or still) WebP, or an APNG (or still PNG), told apart by the
-/// first bytes (`InputFormat.sniff`); the name is GIF's for the callers written before issue 35.
+/// first bytes (`InputFormat.sniff`). (It was readGifMetadata, and the type GifMetadata, until issue 49: they carry every format.)
 /// Throws `GifDecodeError`: `.cannotOpen`, `.malformed`/`.truncated`/`.tooLarge`, `.io`.
-package func readGifMetadata(path: String, limits: DecodeLimits = .default) throws -> GifMetadata {
+package func readAnimationMetadata(path: String, limits: DecodeLimits = .default) throws -> AnimationMetadata {
     try InputFormat.readMetadata(try InputFormat.sniff(path: path), path: path, limits: limits)
 }
 

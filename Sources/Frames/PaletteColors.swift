@@ -4,7 +4,7 @@ import Foundation
 /// pixels hold them (opaque RGBA in a `UInt32`, R in the low byte on little endian); `nil` when there
 /// are more than `limit`, or the tables cannot be read back. The tables are read at the offsets the
 /// metadata reader recorded, so callers never parse GIF bytes themselves (the sprite sheet's indexed PNG).
-package func readDistinctPaletteColors(path: String, metadata: GifMetadata, limit: Int) -> [UInt32]? {
+package func readDistinctPaletteColors(path: String, metadata: AnimationMetadata, limit: Int) -> [UInt32]? {
     guard let file = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? file.close() }
     func read(_ offset: Int, _ count: Int) -> [UInt8]? {

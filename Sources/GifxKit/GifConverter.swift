@@ -37,7 +37,7 @@ public struct GifConverter: Sendable {
     /// structure, no pixels.
     public func timeline(of input: GifInput) throws -> Timeline {
         if let problem = settings.problem { throw problem }
-        let metadata = try InputSpool.withPath(input, scratchFolder: settings.resolvedScratchFolder) { try readGifMetadata(path: $0, limits: settings.limits) }
+        let metadata = try InputSpool.withPath(input, scratchFolder: settings.resolvedScratchFolder) { try readAnimationMetadata(path: $0, limits: settings.limits) }
         return Timeline(metadata.timelineInput, policy: settings.policy)
     }
 

@@ -3,7 +3,7 @@
 /// Why chunks: a single array doubles as it grows, and while it copies, old and new buffers are both
 /// resident (three times the data at the peak). A GIF's frame count is only known at the end of the
 /// metadata pass, so its per-frame columns grow here chunk by chunk: the most ever allocated beyond the
-/// data is one partly filled chunk. A value type (copy-on-write chunks), so `Timeline` and `GifMetadata`
+/// data is one partly filled chunk. A value type (copy-on-write chunks), so `Timeline` and `AnimationMetadata`
 /// can share one column without copying it.
 package struct ChunkedColumn<Element: Hashable & Sendable>: RandomAccessCollection, Hashable, Sendable {
     static var chunkShift: Int { 14 }

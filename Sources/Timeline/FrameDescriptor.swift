@@ -55,7 +55,7 @@ public struct TimelineInput: Hashable, Sendable {
     public var canvas: CanvasSize
     /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 extension, `nil` when there is none.
     public var loopCount: Int?
-    /// Every decodable image in file order (12 bytes each, shared with `GifMetadata` without a copy).
+    /// Every decodable image in file order (12 bytes each, shared with `AnimationMetadata` without a copy).
     public var frames: FrameDescriptorList
     /// Indices (into `frames`) of frames that directly follow a dropped, undecodable image:
     /// they have nothing to carry a delay over from.

@@ -39,7 +39,7 @@ struct TimelineCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(input: input) {
             let metadata = try InputSource.withPath(input) { path in
-                try readGifMetadata(path: path, limits: DecodeLimits(strict: strict))
+                try readAnimationMetadata(path: path, limits: DecodeLimits(strict: strict))
             }
             let gifTimeline = Timeline(metadata.timelineInput, policy: policy)
             var edited: EditedTimeline?

@@ -33,7 +33,7 @@ import Testing
 
     @Test("two outputs with the same label get two shares, each its own; a sink without a demand gets none")
     func sharesBySinkPosition() throws {
-        let metadata = try readGifMetadata(path: try Self.input())
+        let metadata = try readAnimationMetadata(path: try Self.input())
         let first = DemandingSink(MemoryDemand(consumer: "verify", levels: [
             .init(bytes: 3 << 20, setting: "fast"), .init(bytes: 1 << 20, setting: "lean"),
         ]))

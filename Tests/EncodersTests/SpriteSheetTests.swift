@@ -264,7 +264,7 @@ import GifxTimeline
         let folder = try spriteFolder()
         let url = folder.appendingPathComponent("p.gif")
         try FixtureGIF.solidFrames(width: 1, height: 1, colorIndices: [0], delays: [5]).write(to: url)
-        let metadata = try readGifMetadata(path: url.path)
+        let metadata = try readAnimationMetadata(path: url.path)
         let palette = try #require(SheetPalette.make(path: url.path, metadata: metadata))
         #expect(palette.entries.count == 9)  // transparent + 8 primaries
         #expect(palette.entries[0] == 0)

@@ -11,7 +11,7 @@ import GifxTimeline
         let folder = try spriteFolder()
         let url = folder.appendingPathComponent("p.gif")
         try FixtureGIF.solidFrames(width: 2, height: 1, colorIndices: [1], delays: [5]).write(to: url)
-        let palette = try #require(SheetPalette.make(path: url.path, metadata: try readGifMetadata(path: url.path)))
+        let palette = try #require(SheetPalette.make(path: url.path, metadata: try readAnimationMetadata(path: url.path)))
         let layout = try SpriteLayout(cellSize: CanvasSize(width: 2, height: 1), cellCount: 2)
         let fd = open(folder.appendingPathComponent("s.png").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         defer { close(fd) }

@@ -44,7 +44,7 @@ struct APNGInputTests {
     @Test(arguments: cases)
     func canvasesMatchFFmpegAndPillow(_ spec: APNGSpec) throws {
         let path = try spec.write()
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         #expect(metadata.format == .apng)
         let got = try collectCanvases(FrameStream(path: path))
         let inline = try collectCanvases(FrameStream(path: path, producerThread: false))
@@ -113,12 +113,12 @@ struct APNGInputTests {
         for cut in cuts where cut < bytes.count {
             let piece = try temporaryFile(Data(bytes.prefix(cut)), name: "cut\(cut).png")
             do {
-                let metadata = try readGifMetadata(path: piece)
+                let metadata = try readAnimationMetadata(path: piece)
                 let canvases = try collectCanvases(FrameStream(path: piece))
                 #expect(canvases.count == metadata.images.count)
                 #expect(canvases == Array(full.prefix(canvases.count)), "cut at \(cut)")
                 #expect(metadata.warnings.count == 1, "cut at \(cut)")
-                #expect(throws: GifDecodeError.self) { try readGifMetadata(path: piece, limits: DecodeLimits(strict: true)) }
+                #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: piece, limits: DecodeLimits(strict: true)) }
             } catch let error as GifDecodeError {
                 #expect(error.failureClass == .malformedData || error.failureClass == .cannotOpenInput, "cut at \(cut): \(error)")
                 #expect(!error.description.contains("\n"))
@@ -141,7 +141,7 @@ struct APNGInputTests {
         var crcDamaged = bytes
         crcDamaged[found[2] + 10] ^= 0x40  // inside frame 2's fcTL data: its CRC no longer matches
         let crcPath = try temporaryFile(crcDamaged, name: "crc.png")
-        let kept = try readGifMetadata(path: crcPath)
+        let kept = try readAnimationMetadata(path: crcPath)
         #expect(kept.images.count == 2)
         #expect(kept.warnings.first?.contains("malformed PNG at byte \(found[2] - 4): chunk fcTL: CRC mismatch") == true)
         // A sequence number out of order, CRC recomputed so only the number is wrong.
@@ -150,11 +150,11 @@ struct APNGInputTests {
         let crc = APNGOracles.crc32(bytes[crcStart..<(crcStart + 4 + length)])
         for k in 0..<4 { bytes[crcStart + 4 + length + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * k)) }
         let sequencePath = try temporaryFile(bytes, name: "sequence.png")
-        let sequence = try readGifMetadata(path: sequencePath)
+        let sequence = try readAnimationMetadata(path: sequencePath)
         #expect(sequence.images.count == 2)
         #expect(sequence.warnings.first?.contains("malformed PNG at byte \(found[2] - 4): sequence number ") == true)
         #expect(sequence.warnings.first?.contains(" was expected; keeping the 2 frames read before it") == true)
-        #expect(throws: GifDecodeError.self) { try readGifMetadata(path: sequencePath, limits: DecodeLimits(strict: true)) }
+        #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: sequencePath, limits: DecodeLimits(strict: true)) }
     }
 
     /// fuzz-apng's first finding: a chunk whose type bytes are not letters (here "I", a newline, two NULs)
@@ -165,7 +165,7 @@ struct APNGInputTests {
         bytes += [0, 0, 0, 13] + Array("I\n\u{0}\u{0}".utf8) + [UInt8](repeating: 1, count: 13) + [0, 0, 0, 0]
         let path = try temporaryFile(bytes, name: "chunktype.png")
         do {
-            _ = try readGifMetadata(path: path)
+            _ = try readAnimationMetadata(path: path)
             Issue.record("a PNG whose first chunk is damaged was read")
         } catch let error as GifDecodeError {
             #expect(error.failureClass == .malformedData)
@@ -176,7 +176,7 @@ struct APNGInputTests {
 
     @Test func stillPNGIsOneFrame() throws {
         let path = try APNGSpec(name: "still", colorType: 2, depth: 8, still: true).write()
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         #expect(metadata.images.count == 1 && metadata.loopCount == nil)
         let pillow = try APNGOracles.pillowFrames(path, bytes: metadata.canvasBytes)
         #expect(try collectCanvases(FrameStream(path: path)) == pillow.frames)

@@ -36,10 +36,10 @@ func runPygifCase(_ test: PygifConf, directory: URL, note: inout String) -> Stri
         }
         return nil
     }
-    let metadata: GifMetadata
+    let metadata: AnimationMetadata
     let canvases: [[UInt8]]
     do {
-        metadata = try readGifMetadata(path: path)
+        metadata = try readAnimationMetadata(path: path)
         canvases = try decodeAllCanvases(path).canvases
     } catch {
         return "error: \(error)"

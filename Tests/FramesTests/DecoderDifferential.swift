@@ -10,7 +10,7 @@ func decoderDifference(_ path: String, strict: Bool, threads: Int = 1, maxCanvas
     let reference = DecodeLimits(maxCanvasBytes: maxCanvasBytes, strict: strict, decoder: .giflib)
     var candidate = reference
     candidate.decoder = .gifx
-    guard let metadata = try? readGifMetadata(path: path, limits: reference) else { return nil }
+    guard let metadata = try? readAnimationMetadata(path: path, limits: reference) else { return nil }
     let expected: FrameStream, actual: FrameStream
     do {
         expected = try FrameStream(path: path, metadata: metadata, limits: reference, threads: 1)

@@ -13,7 +13,7 @@ import Glibc
         let count = 200_000
         let frame = FixtureFrame(width: 1, height: 1, indices: [1], localPalette: [RGB(1, 2, 3), RGB(4, 5, 6)], delay: 3)
         let path = try temporaryFile(FixtureGIF.repeatingFrame(width: 1, height: 1, frame: frame, count: count))
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         #expect(metadata.images.count == count)
         #expect(metadata.images.last?.localPaletteSize == 2)
         #expect(metadata.frames.last?.rawDelay == 3)

@@ -15,7 +15,7 @@ import GifxTimeline
                     localPalette: [RGB(1, 2, 3), RGB(4, 5, 6), RGB(7, 8, 9)], delay: nil, interlaced: true),
                 .solid(2, left: 1, top: 1, width: 2, height: 2, delay: 0, disposal: 6),
             ])
-        let metadata = try readGifMetadata(path: temporaryGIF(gif))
+        let metadata = try readAnimationMetadata(path: temporaryGIF(gif))
         #expect(metadata.canvas == CanvasSize(width: 7, height: 5))
         #expect(metadata.backgroundIndex == 3)
         #expect(metadata.globalPaletteSize == 8)
@@ -47,7 +47,7 @@ import GifxTimeline
         let gif = FixtureGIF(
             width: 2, height: 2, loopCounts: counts, loopExtensionName: name,
             frames: [.solid(1, width: 2, height: 2)])
-        #expect(try readGifMetadata(path: temporaryGIF(gif)).loopCount == expected)
+        #expect(try readAnimationMetadata(path: temporaryGIF(gif)).loopCount == expected)
     }
 
     @Test func lastControlExtensionBeforeAnImageApplies() throws {
@@ -56,7 +56,7 @@ import GifxTimeline
             .encode()
         let gce = try #require(data.firstRange(of: Data([0x21, 0xF9, 0x04])))
         data.insert(contentsOf: [0x21, 0xF9, 0x04, 0x04, 77, 0, 0, 0], at: gce.lowerBound + 8)
-        let metadata = try readGifMetadata(path: temporaryFile(data))
+        let metadata = try readAnimationMetadata(path: temporaryFile(data))
         #expect(metadata.frames.map(\.rawDelay) == [77])
         #expect(metadata.frames[0].disposal == .keep)
     }
@@ -66,14 +66,14 @@ import GifxTimeline
         let data = try gif.encode()
         let third = try #require(lastImageSeparator(in: data))
         let cut = data.prefix(third + 4)  // ends inside the third image descriptor
-        let metadata = try readGifMetadata(path: temporaryFile(Data(cut)))
+        let metadata = try readAnimationMetadata(path: temporaryFile(Data(cut)))
         #expect(metadata.frames.map(\.rawDelay) == [10, 20])
         #expect(metadata.isTruncated)
         #expect(metadata.warnings.count == 1)
         #expect(metadata.warnings.first?.contains("at byte \(third + 4)") == true)
 
         let strict = #expect(throws: GifDecodeError.self) {
-            try readGifMetadata(path: temporaryFile(Data(cut)), limits: DecodeLimits(strict: true))
+            try readAnimationMetadata(path: temporaryFile(Data(cut)), limits: DecodeLimits(strict: true))
         }
         #expect(strict?.kind == .truncated)
         #expect(strict?.failureClass == .malformedData)
@@ -81,17 +81,17 @@ import GifxTimeline
     }
 
     @Test func errorsAreClassifiedForExitCodes() throws {
-        let missing = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: "/nonexistent/x.gif") }
+        let missing = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: "/nonexistent/x.gif") }
         #expect(missing?.failureClass == .cannotOpenInput)
-        let directory = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: "/tmp") }
+        let directory = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: "/tmp") }
         #expect(directory?.failureClass == .cannotOpenInput)
         let notGIF = #expect(throws: GifDecodeError.self) {
-            try readGifMetadata(path: temporaryFile(Data("PNG is not GIF at all".utf8)))
+            try readAnimationMetadata(path: temporaryFile(Data("PNG is not GIF at all".utf8)))
         }
         #expect(notGIF?.failureClass == .malformedData)
         #expect(notGIF?.description.hasPrefix("malformed GIF at byte") == true)
         let noImage = #expect(throws: GifDecodeError.self) {
-            try readGifMetadata(path: temporaryGIF(FixtureGIF(width: 2, height: 2, frames: [])))
+            try readAnimationMetadata(path: temporaryGIF(FixtureGIF(width: 2, height: 2, frames: [])))
         }
         #expect(noImage?.failureClass == .malformedData)
         #expect(noImage?.reason == "the file contains no image")
@@ -100,12 +100,12 @@ import GifxTimeline
     @Test func refusesOversizedCanvasAndFrameBeforeAllocating() throws {
         // Canvas 20000×10: the header says so; no pixels are ever allocated.
         let wide = FixtureGIF(width: 20000, height: 10, frames: [.solid(1, width: 1, height: 1)])
-        let canvas = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: temporaryGIF(wide)) }
+        let canvas = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: temporaryGIF(wide)) }
         #expect(canvas?.kind == .tooLarge)
         #expect(canvas?.description == "GIF too large at byte 6: canvas 20000×10 exceeds the 16384×16384 limit")
 
         let bytes = #expect(throws: GifDecodeError.self) {
-            try readGifMetadata(
+            try readAnimationMetadata(
                 path: temporaryGIF(FixtureGIF(width: 100, height: 100, frames: [.solid(1, width: 1, height: 1)])),
                 limits: DecodeLimits(maxCanvasBytes: 39_999))
         }
@@ -116,7 +116,7 @@ import GifxTimeline
         let separator = try #require(lastImageSeparator(in: data))
         data[separator + 5] = UInt8(17000 & 0xff)
         data[separator + 6] = UInt8(17000 >> 8)
-        let frame = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: temporaryFile(data)) }
+        let frame = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: temporaryFile(data)) }
         #expect(frame?.kind == .tooLarge)
         #expect(frame?.reason.hasPrefix("frame 0 17000×1") == true)
     }
@@ -124,7 +124,7 @@ import GifxTimeline
     @Test func emptyCanvasIsMalformed() throws {
         var data = try FixtureGIF(width: 1, height: 1, frames: [.solid(1, width: 1, height: 1)]).encode()
         data[6] = 0  // width 0
-        let error = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: temporaryFile(data)) }
+        let error = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: temporaryFile(data)) }
         #expect(error?.kind == .malformed)
     }
 }

@@ -128,7 +128,7 @@ import GifxTimeline
     /// Cut at every frame's first byte and in the middle of every frame's data, lenient and strict.
     @Test func truncationAtEveryFrameBoundaryMatchesTheSequentialDecoder() throws {
         let data = try Self.twentyFrames().encode()
-        let offsets = try readGifMetadata(path: temporaryFile(data)).images.map(\.byteOffset)
+        let offsets = try readAnimationMetadata(path: temporaryFile(data)).images.map(\.byteOffset)
         #expect(offsets.count == 20)
         let nextOffsets = offsets.dropFirst() + [data.count - 1]
         for (start, next) in zip(offsets, nextOffsets) {
@@ -147,7 +147,7 @@ import GifxTimeline
     @Test func brokenLZWInTheMiddleFrameMatchesTheSequentialDecoder() throws {
         var data = try Self.twentyFrames().encode()
         let path0 = try temporaryFile(data)
-        let image = try readGifMetadata(path: path0).images[10]
+        let image = try readAnimationMetadata(path: path0).images[10]
         // Separator (1) + descriptor (9) + local palette, then the code size byte and the first block's length.
         let dataStart = image.byteOffset + 10 + 3 * (image.localPaletteSize ?? 0) + 2
         let blockLength = Int(data[dataStart - 1])
@@ -203,9 +203,9 @@ func expectParallelMatchesSequential(
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> StreamOutcome {
     let name = URL(fileURLWithPath: path).lastPathComponent
-    let metadata: GifMetadata
+    let metadata: AnimationMetadata
     do {
-        metadata = try readGifMetadata(path: path, limits: limits)
+        metadata = try readAnimationMetadata(path: path, limits: limits)
     } catch let error as GifDecodeError {
         return StreamOutcome(error: error)  // no stream at all: nothing to compare
     }

@@ -40,7 +40,7 @@ import Testing
         for _ in 0..<150 { data.append(contentsOf: [0x21, 0xF9, 0x02, 0x00, 0x00, 0x00]) }
         data.append(contentsOf: [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00])
         data.append(contentsOf: [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44])
-        let metadata = try readGifMetadata(path: try temporaryFile(data))
+        let metadata = try readAnimationMetadata(path: try temporaryFile(data))
         #expect(metadata.images.count == 2)
         #expect(metadata.warnings.count == 102)
         #expect(metadata.warnings[100] == "50 more warnings like these not shown")

@@ -18,7 +18,7 @@ func temporaryFile(_ data: Data, name: String = #function) throws -> String {
 
 /// Decodes every canvas of the GIF at `path` synchronously (no producer thread).
 func decodeAllCanvases(_ path: String, limits: DecodeLimits = .default) throws -> (canvases: [[UInt8]], warnings: [String]) {
-    let metadata = try readGifMetadata(path: path, limits: limits)
+    let metadata = try readAnimationMetadata(path: path, limits: limits)
     let decoder = try GifFrameDecoder(path: path, metadata: metadata, limits: limits)
     var canvases: [[UInt8]] = []
     var buffer = [UInt8](repeating: 0, count: metadata.canvasBytes)

@@ -21,7 +21,7 @@ import GifxTimeline
 
     /// Compares both encodings of `path`'s Timeline; `false` when the file is refused (nothing to compare).
     static func compare(_ path: String, name: String) throws -> Bool {
-        guard let metadata = try? readGifMetadata(path: path) else { return false }
+        guard let metadata = try? readAnimationMetadata(path: path) else { return false }
         for policy in TimelinePolicy.allCases {
             let timeline = Timeline(metadata.timelineInput, policy: policy)
             #expect(try streamed(timeline) == oracle(timeline), "\(name) (\(policy))")
@@ -63,7 +63,7 @@ import GifxTimeline
         #expect(try Self.compare(temporaryFile(many), name: "many"))
     }
 
-    /// `GifMetadata.images` gives back every image it was given, GIF-like or not.
+    /// `AnimationMetadata.images` gives back every image it was given, GIF-like or not.
     @Test func imageListRoundTrips() {
         var images: [GifImageInfo] = (0..<40_000).map { i in
             GifImageInfo(

@@ -59,7 +59,7 @@ import Testing
         #expect(seen.count == 8, "every previous-dispose × dispose × blend sequence occurs")
         let path = try temporaryFile(Self.mux(width: width, height: height, frames: frames, loops: 0), name: "combos.webp")
         try expectSameCanvasesAsWebPAnimDecoder(path, frames: frames.count)
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         #expect(metadata.format == .webp)
         #expect(metadata.images.map(\.descriptor.rawDelay) == frames.map { Optional($0.duration) })
         #expect(metadata.images.map(\.descriptor.rect) == frames.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
@@ -91,7 +91,7 @@ import Testing
             canvases, width: width, height: height, durations: (0..<12).map { 20 + $0 * 7 }, lossless: lossless, kmax: kmax)
         let path = try temporaryFile(data, name: "enc\(lossless)\(kmax).webp")
         try expectSameCanvasesAsWebPAnimDecoder(path, frames: 12)
-        let timeline = Timeline(try readGifMetadata(path: path).timelineInput)
+        let timeline = Timeline(try readAnimationMetadata(path: path).timelineInput)
         #expect(timeline.format == .webp && timeline.timescale == 1000)
         #expect(timeline.frames.map(\.delay) == (0..<12).map { 20 + $0 * 7 })
     }
@@ -100,7 +100,7 @@ import Testing
         let pixels = [UInt8](repeating: 0, count: 6 * 4 * 4).enumerated().map { UInt8(($0.offset * 37) & 0xFF) | ($0.offset % 4 == 3 ? 0x80 : 0) }
         let data = Self.encodeStill(pixels, width: 6, height: 4, lossless: true)
         let path = try temporaryFile(data, name: "still.webp")
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         #expect(metadata.images.count == 1)
         #expect(metadata.loopCount == nil)
         let stream = try FrameStream(path: path)
@@ -119,21 +119,21 @@ import Testing
         let data = Self.mux(width: 8, height: 8, frames: frames, loops: 2)
         let cut = data.prefix(data.count - 10)
         let path = try temporaryFile(Data(cut), name: "cut.webp")
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         #expect(metadata.images.count == 3)
         #expect(metadata.warnings.count == 1 && metadata.warnings[0].hasPrefix("truncated WebP at byte \(cut.count)"))
-        let strict = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: path, limits: DecodeLimits(strict: true)) }
+        let strict = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: path, limits: DecodeLimits(strict: true)) }
         #expect(strict?.description.hasPrefix("truncated WebP") == true)
         #expect(try collectCanvases(FrameStream(path: path)).count == 3)
     }
 
     @Test func unknownDataIsRefusedInOneLine() throws {
         let path = try temporaryFile(Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8), name: "wave")
-        let error = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: path) }
+        let error = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: path) }
         #expect(error?.failureClass == .malformedData)
         #expect(error?.description == "malformed GIF at byte 0: not a GIF, WebP or PNG file (it starts with 52 49 46 46 00 00 00 00)")
         let empty = try temporaryFile(Data(), name: "empty")
-        let none = #expect(throws: GifDecodeError.self) { try readGifMetadata(path: empty) }
+        let none = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: empty) }
         #expect(none?.reason == "not a GIF, WebP or PNG file (the file is empty)")
     }
 
@@ -156,7 +156,7 @@ import Testing
             }
         }
         // Raw ms, no clamp: the ends of the frames as WebPAnimDecoder reports its timestamps.
-        let metadata = try readGifMetadata(path: path)
+        let metadata = try readAnimationMetadata(path: path)
         var end = 0
         let ends = metadata.images.map { image in
             end += image.descriptor.rawDelay ?? 0

@@ -48,7 +48,7 @@ final class APNGCheck: OutputCheck {
 /// number checked, libpng per frame, the spec's dispose and blend ops): each frame's composited canvas and its
 /// delay as the exact fraction the file stores, the plays acTL stores. Strict: damage fails the read.
 final class APNGFrameReader {
-    let metadata: GifMetadata
+    let metadata: AnimationMetadata
     private let stream: FrameStream
     private var index = 0
     /// The canvas of the frame last read (width × height RGBA).
@@ -66,7 +66,7 @@ final class APNGFrameReader {
         var strict = limits
         strict.strict = true
         do {
-            metadata = try readGifMetadata(path: path, limits: strict)
+            metadata = try readAnimationMetadata(path: path, limits: strict)
         } catch let error as GifDecodeError {
             throw VerifyReadError(error.description)
         }

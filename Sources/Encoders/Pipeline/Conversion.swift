@@ -112,14 +112,14 @@ package final class Conversion {
     // MARK: The steps, in order.
 
     /// 1. The GIF's structure: canvas, frames, delays, byte offsets (no pixels).
-    private func readMetadata() throws -> GifMetadata {
-        let metadata = try readGifMetadata(path: inputPath, limits: settings.limits)
+    private func readMetadata() throws -> AnimationMetadata {
+        let metadata = try readAnimationMetadata(path: inputPath, limits: settings.limits)
         warnings = metadata.warnings
         return metadata
     }
 
     /// 2. The schedule every output follows: the GIF's, or its edit (refused here when it does not fit the GIF).
-    private func buildTimeline(_ metadata: GifMetadata) throws -> ConversionContext {
+    private func buildTimeline(_ metadata: AnimationMetadata) throws -> ConversionContext {
         let timeline = Timeline(metadata.timelineInput, policy: settings.policy)
         guard let edit = settings.edit else {
             return ConversionContext(inputPath: inputPath, metadata: metadata, timeline: timeline, settings: settings)
@@ -132,7 +132,7 @@ package final class Conversion {
 
     /// 2. One memory budget shared by every consumer (`ConversionMemory`), planned once: each sink takes its share
     /// (found by the sink's position), the frame ring its own. Refused here, before anything is decoded or written.
-    private func planMemory(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws -> ConversionMemoryPlan {
+    private func planMemory(_ sinks: [any ConversionSink], _ metadata: AnimationMetadata) throws -> ConversionMemoryPlan {
         let plan = try ConversionMemory.plan(sinks, metadata: metadata, settings: settings)
         for (sink, share) in zip(sinks, plan.sinkShares) {
             if let share { sink.useMemory(share, of: plan.report) }
@@ -143,7 +143,7 @@ package final class Conversion {
     }
 
     /// The pre-pass some sinks need before their outputs can be opened (sprite dedupe hashes).
-    private func runPrePass(_ sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
+    private func runPrePass(_ sinks: [any ConversionSink], _ metadata: AnimationMetadata) throws {
         let wanting = sinks.filter(\.needsPrePass)
         guard !wanting.isEmpty else { return }
         let delivered = try stream(metadata) { canvas in
@@ -160,7 +160,7 @@ package final class Conversion {
 
     /// 4. The canvases, decoded once per pass into every sink that takes part in it (side by side, one
     /// thread per sink: `SinkFanOut`).
-    private func streamCanvases(into sinks: [any ConversionSink], _ metadata: GifMetadata) throws {
+    private func streamCanvases(into sinks: [any ConversionSink], _ metadata: AnimationMetadata) throws {
         let fanOut = SinkFanOut(concurrent: settings.sinksSideBySide)
         var pass = 0
         while true {
@@ -193,7 +193,7 @@ package final class Conversion {
 
     /// One pass: `body` gets each canvas (the GIF's, or the edit's: `EditedCanvases`) and says whether to go
     /// on. Returns the canvases delivered.
-    private func stream(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
+    private func stream(_ metadata: AnimationMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         var delivered = 0
         func deliver(_ canvas: Canvas) throws -> Bool {
             let goOn = try body(canvas)
@@ -225,7 +225,7 @@ package final class Conversion {
 
     /// The GIF's canvases through a fresh bounded cache: `body` gets each and says whether to go on.
     /// Returns the canvases decoded.
-    private func decodeCanvases(_ metadata: GifMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
+    private func decodeCanvases(_ metadata: AnimationMetadata, _ body: (Canvas) throws -> Bool) throws -> Int {
         let stream = try FrameStream(
             path: inputPath, metadata: metadata, limits: settings.limits, memoryBudget: ringBudget,
             threads: settings.decodeThreads(for: metadata),

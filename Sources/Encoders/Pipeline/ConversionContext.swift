@@ -5,7 +5,7 @@ import GifxTimeline
 package struct ConversionContext {
     /// A readable path of the GIF (the metadata reader and each pass open it again).
     package let inputPath: String
-    package let metadata: GifMetadata
+    package let metadata: AnimationMetadata
     /// The schedule every output follows: the GIF's, or, with `RunSettings.edit`, the edited one (its frames
     /// are the output frames; canvases are delivered in its order, numbered by its indices).
     package let timeline: Timeline

@@ -13,7 +13,7 @@ enum ConversionMemory {
     /// The plan for `sinks` over `metadata` under `settings.memoryBudget` (or the process's default budget), each
     /// sink's demand asked once. Throws `MemoryBudgetTooSmall` when even the leanest settings do not fit.
     static func plan(
-        _ sinks: [any ConversionSink], metadata: GifMetadata, settings: RunSettings,
+        _ sinks: [any ConversionSink], metadata: AnimationMetadata, settings: RunSettings,
         available: AvailableMemory? = nil
     ) throws -> ConversionMemoryPlan {
         let budget = ProcessMemoryBudget.resolve(given: settings.memoryBudget, available: available)

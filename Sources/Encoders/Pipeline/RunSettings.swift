@@ -91,9 +91,9 @@ public struct RunSettings: Sendable, Equatable {
     /// The threads every pool may use: `threads`, else the cores this process may use (`AvailableCores`).
     public var resolvedThreads: Int { threads ?? CacheCapacity.availableCores }
 
-    /// Threads decoding `metadata`'s GIF: `threads`, else `GifMetadata.defaultDecodeThreads` (from the canvas and
+    /// Threads decoding `metadata`'s GIF: `threads`, else `AnimationMetadata.defaultDecodeThreads` (from the canvas and
     /// the frame count, at most the cores).
-    package func decodeThreads(for metadata: GifMetadata) -> Int { threads ?? metadata.defaultDecodeThreads }
+    package func decodeThreads(for metadata: AnimationMetadata) -> Int { threads ?? metadata.defaultDecodeThreads }
 
     /// Threads of each video encoder: `threads`, else 0 (the encoder's own choice, from the online cores) when the
     /// process may use every core, else the cores it may use (an affinity mask or a CPU quota that the encoder

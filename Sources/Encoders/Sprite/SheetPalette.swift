@@ -75,7 +75,7 @@ package final class SheetPalette {
 
     /// The palette of the GIF at `path`, or `nil` when its palettes hold more than 255 distinct colours
     /// or cannot be read back.
-    package static func make(path: String, metadata: GifMetadata) -> SheetPalette? {
+    package static func make(path: String, metadata: AnimationMetadata) -> SheetPalette? {
         guard let colors = readDistinctPaletteColors(path: path, metadata: metadata, limit: 255) else { return nil }
         return SheetPalette(entries: [0] + colors)
     }

@@ -157,12 +157,12 @@ protocol CanvasFeed: AnyObject {
 /// `CanvasFeed` over the GIF file: one `FrameStream` pass per play.
 final class StreamCanvasFeed: CanvasFeed {
     private let path: String
-    private let metadata: GifMetadata
+    private let metadata: AnimationMetadata
     private let settings: RunSettings
     private var stream: FrameStream?
     private var delivered = 0
 
-    init(path: String, metadata: GifMetadata, settings: RunSettings) {
+    init(path: String, metadata: AnimationMetadata, settings: RunSettings) {
         self.path = path
         self.metadata = metadata
         self.settings = settings

@@ -13,7 +13,7 @@ public final class Verifier {
     public let inputPath: String
     public let run: RunSettings
     public let settings: VerifySettings
-    let metadata: GifMetadata
+    let metadata: AnimationMetadata
     let timeline: Timeline
 
     /// The verifier of a conversion's own outputs (`RunSettings.verify`): the metadata and schedule it already has.
@@ -30,7 +30,7 @@ public final class Verifier {
         self.inputPath = inputPath
         self.run = run
         self.settings = settings
-        metadata = try readGifMetadata(path: inputPath, limits: run.limits)
+        metadata = try readAnimationMetadata(path: inputPath, limits: run.limits)
         timeline = Timeline(metadata.timelineInput, policy: run.policy)
     }
 

@@ -14,7 +14,7 @@ enum Transparency {
     /// has 256 entries, so no index can fall outside it (an index beyond the palette leaves the pixel alone,
     /// as browsers do). Full-canvas frames disposed to the background, as some exporters write every frame,
     /// are opaque by this rule.
-    static func mayShow(firstCanvas canvas: Canvas, metadata: GifMetadata) -> Bool {
+    static func mayShow(firstCanvas canvas: Canvas, metadata: AnimationMetadata) -> Bool {
         mayShow(firstCanvasIsOpaque: isOpaque(canvas), metadata: metadata)
     }
 
@@ -27,7 +27,7 @@ enum Transparency {
     /// The same rule, told whether the earliest canvas shown is opaque (an edit that shows a later frame
     /// first learns it while spooling: `EditedCanvases.earliestCanvasIsOpaque`). A crop keeps the rule: the
     /// crop of an opaque canvas is opaque, and so is the crop of every later one.
-    static func mayShow(firstCanvasIsOpaque: Bool, metadata: GifMetadata) -> Bool {
+    static func mayShow(firstCanvasIsOpaque: Bool, metadata: AnimationMetadata) -> Bool {
         if !firstCanvasIsOpaque { return true }
         let images = metadata.images
         guard images.count > 1 else { return false }
@@ -41,7 +41,7 @@ enum Transparency {
     }
 
     /// Whether `image` draws an opaque pixel over every pixel of `area` (clipped to the canvas).
-    static func surelyRepaints(_ image: GifImageInfo, area: PixelRect, metadata: GifMetadata) -> Bool {
+    static func surelyRepaints(_ image: GifImageInfo, area: PixelRect, metadata: AnimationMetadata) -> Bool {
         let frame = image.descriptor
         guard frame.transparentIndex == nil, (image.localPaletteSize ?? metadata.globalPaletteSize) == 256 else {
             return false

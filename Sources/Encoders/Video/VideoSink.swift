@@ -51,7 +51,7 @@ package final class VideoSink: ConversionSink {
     package let target: String
     /// The plan of the output kept (with `--target-size`, the encode that fit best).
     package private(set) var video: VideoPlan
-    private let metadata: GifMetadata
+    private let metadata: AnimationMetadata
     /// With an edit whose first canvas is not the earliest GIF frame shown (a reversal): its canvas source,
     /// whose spool learnt whether that earliest canvas is opaque (`Transparency.mayShow` reasons from it).
     private let reorderedSource: EditedCanvases?

@@ -183,11 +183,11 @@ struct APNGWalker {
     }
 }
 
-/// The APNG's structure as `GifMetadata`: canvas, plays (acTL num_plays), and per frame its rect, delay
+/// The APNG's structure as `AnimationMetadata`: canvas, plays (acTL num_plays), and per frame its rect, delay
 /// (num in `rawDelay`, den in `delayDenominators`) and dispose op. Reads chunk headers and checks CRCs
 /// (CRC-32 over the bytes, no inflate).
 enum APNGMetadataReader {
-    static func read(path: String, limits: DecodeLimits) throws -> GifMetadata {
+    static func read(path: String, limits: DecodeLimits) throws -> AnimationMetadata {
         let file = try MappedFile(path: path, format: .apng)
         var walker = try APNGWalker(bytes: file.bytes)
         var images = GifImageList()
@@ -228,7 +228,7 @@ enum APNGMetadataReader {
         if walker.ignoresAnimation {
             warnings.append("more than one acTL chunk: the animation is invalid; showing the default image")
         }
-        var metadata = GifMetadata(
+        var metadata = AnimationMetadata(
             canvas: canvas, backgroundIndex: 0, globalPaletteSize: nil, loopCount: walker.animation?.plays,
             images: images, warnings: warnings, isTruncated: isTruncated)
         metadata.format = .apng
@@ -243,7 +243,7 @@ enum APNGMetadataReader {
 /// formula, `blend_frame` in libavcodec/pngdec.c). Holds the screen, one frame buffer and, for PREVIOUS,
 /// one saved screen.
 final class APNGFrameDecoder: FrameSource {
-    let metadata: GifMetadata
+    let metadata: AnimationMetadata
     private let limits: DecodeLimits
     private let file: MappedFile
     private var walker: APNGWalker
@@ -258,7 +258,7 @@ final class APNGFrameDecoder: FrameSource {
     var warnings: [String] { warningLog.lines }
     var warningTotal: Int { warningLog.total }
 
-    init(path: String, metadata: GifMetadata, limits: DecodeLimits) throws {
+    init(path: String, metadata: AnimationMetadata, limits: DecodeLimits) throws {
         file = try MappedFile(path: path, format: .apng)
         walker = try APNGWalker(bytes: file.bytes)
         self.metadata = metadata

@@ -7,7 +7,7 @@ import GifxTimeline
 /// Yields exactly `metadata.images.count` canvases: canvas i is the screen while image i is displayed.
 /// Damaged image data keeps the rows decoded so far and adds a warning (an error when `limits.strict`).
 package final class GifFrameDecoder {
-    package let metadata: GifMetadata
+    package let metadata: AnimationMetadata
     private let limits: DecodeLimits
     private let reader: GifFileReader
     private let compositor: Compositor
@@ -23,8 +23,8 @@ package final class GifFrameDecoder {
     var warningTotal: Int { warningLog.total }
     private var warningLog = WarningLog()
 
-    /// Opens `path` for pixel decoding; `metadata` must come from `readGifMetadata` on the same file.
-    package init(path: String, metadata: GifMetadata, limits: DecodeLimits = .default) throws {
+    /// Opens `path` for pixel decoding; `metadata` must come from `readAnimationMetadata` on the same file.
+    package init(path: String, metadata: AnimationMetadata, limits: DecodeLimits = .default) throws {
         let reader = try GifFileReader(path: path)
         try checkScreen(reader, limits: limits)
         guard reader.screenWidth == metadata.canvas.width, reader.screenHeight == metadata.canvas.height else {
@@ -102,7 +102,7 @@ package final class GifFrameDecoder {
     /// Pixels whose index the palette lacks: a warning (transparent pixels), an error when strict, and
     /// always an error when the frame has no colour table at all (none global, none local): the spec leaves
     /// those colours to the decoder, and ffmpeg refuses such frames; so does gifx (docs/conformance.md).
-    static func outOfRangeWarning(frame index: Int, metadata: GifMetadata, hasGlobalColors: Bool, strict: Bool) throws -> String {
+    static func outOfRangeWarning(frame index: Int, metadata: AnimationMetadata, hasGlobalColors: Bool, strict: Bool) throws -> String {
         let info = metadata.images[index]
         if !hasGlobalColors && info.localPaletteSize == nil {
             throw GifDecodeError(

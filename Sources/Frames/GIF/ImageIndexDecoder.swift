@@ -32,14 +32,14 @@ struct DecodedImage {
 /// decode-ahead thread (readers and decoders are not shared).
 final class ImageIndexDecoder {
     private let reader: GifFileReader
-    private let metadata: GifMetadata
+    private let metadata: AnimationMetadata
     /// One row as giflib writes it (the image's full width, which may overhang the canvas).
     private let line: UnsafeMutablePointer<UInt8>
     /// gifx's own LZW decoder and its data buffer; `nil` for giflib.
     private let lzw: (decoder: LZWDecoder, data: ImageDataBlocks)?
 
     /// Decodes with `reader`, which must have been opened on the file `metadata` was read from.
-    init(reader: GifFileReader, metadata: GifMetadata, decoder: GifDecoderKind) {
+    init(reader: GifFileReader, metadata: AnimationMetadata, decoder: GifDecoderKind) {
         self.reader = reader
         self.metadata = metadata
         lzw = decoder == .gifx ? (LZWDecoder(), ImageDataBlocks()) : nil
@@ -49,7 +49,7 @@ final class ImageIndexDecoder {
     }
 
     /// Opens `path` with a reader of its own (a worker thread's).
-    convenience init(path: String, metadata: GifMetadata, decoder: GifDecoderKind) throws {
+    convenience init(path: String, metadata: AnimationMetadata, decoder: GifDecoderKind) throws {
         let reader = try GifFileReader(path: path)
         guard reader.screenWidth == metadata.canvas.width, reader.screenHeight == metadata.canvas.height else {
             throw GifDecodeError(.malformed, at: 6, "the file changed since its metadata was read")

@@ -6,7 +6,7 @@ import GifxTimeline
 /// Throws `GifDecodeError`: `.cannotOpen`, `.malformed`/`.truncated`/`.tooLarge`, `.io`.
 /// A file that ends early keeps the images whose descriptors were read, with a warning (an error when
 /// `limits.strict`); a file with no image at all is malformed.
-func readGIFFileMetadata(path: String, limits: DecodeLimits) throws -> GifMetadata {
+func readGIFFileMetadata(path: String, limits: DecodeLimits) throws -> AnimationMetadata {
     let reader = try GifFileReader(path: path)
     try checkScreen(reader, limits: limits)
 
@@ -87,7 +87,7 @@ func readGIFFileMetadata(path: String, limits: DecodeLimits) throws -> GifMetada
     guard !images.isEmpty else {
         throw GifDecodeError(.malformed, at: reader.offset, "the file contains no image")
     }
-    return GifMetadata(
+    return AnimationMetadata(
         canvas: CanvasSize(width: reader.screenWidth, height: reader.screenHeight),
         backgroundIndex: reader.backgroundIndex, globalPaletteSize: reader.globalColors?.count,
         loopCount: loopCount, images: images, warnings: warnings.lines + (truncation.map { [$0] } ?? []),

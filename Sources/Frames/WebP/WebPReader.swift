@@ -83,10 +83,10 @@ final class WebPContainer {
     }
 }
 
-/// The WebP container's structure as `GifMetadata`: canvas, loop count, and per frame its rect, stored
+/// The WebP container's structure as `AnimationMetadata`: canvas, loop count, and per frame its rect, stored
 /// delay (ms), disposal (`.background` or `.none`) and the offset of its bitstream. No pixel is decoded.
 enum WebPMetadataReader {
-    static func read(path: String, limits: DecodeLimits) throws -> GifMetadata {
+    static func read(path: String, limits: DecodeLimits) throws -> AnimationMetadata {
         let container = try WebPContainer(path: path)
         let canvas = container.canvas
         if canvas.width <= 0 || canvas.height <= 0 {
@@ -158,7 +158,7 @@ enum WebPMetadataReader {
         guard !images.isEmpty else {
             throw GifDecodeError(.malformed, at: 12, "the file contains no frame", format: .webp)
         }
-        var metadata = GifMetadata(
+        var metadata = AnimationMetadata(
             canvas: canvas, backgroundIndex: 0, globalPaletteSize: nil, loopCount: container.loopCount,
             images: images, warnings: warnings, isTruncated: isTruncated)
         metadata.format = .webp
@@ -181,7 +181,7 @@ func checking(_ format: SourceFormat, _ body: () throws -> Void) throws {
 /// rect to transparent (the background colour is a hint every browser ignores). Holds one canvas and one
 /// frame buffer (libwebp's decoder holds two canvases and copies both whole each frame).
 final class WebPFrameDecoder: FrameSource {
-    let metadata: GifMetadata
+    let metadata: AnimationMetadata
     private let limits: DecodeLimits
     private let container: WebPContainer
     private var iterator = WebPIterator()
@@ -197,7 +197,7 @@ final class WebPFrameDecoder: FrameSource {
     var warnings: [String] { warningLog.lines }
     var warningTotal: Int { warningLog.total }
 
-    init(path: String, metadata: GifMetadata, limits: DecodeLimits) throws {
+    init(path: String, metadata: AnimationMetadata, limits: DecodeLimits) throws {
         container = try WebPContainer(path: path)
         guard container.canvas == metadata.canvas else {
             throw GifDecodeError(.malformed, at: 0, "the file changed since its metadata was read", format: .webp)

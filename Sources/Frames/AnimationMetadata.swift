@@ -14,11 +14,11 @@ package struct GifImageInfo: Hashable, Sendable {
     }
 }
 
-/// Everything about a GIF except its pixels, read without decompressing any image data. Also the same for
-/// an animated WebP or APNG (`format`; `readGifMetadata` sniffs the container): their frames' rects,
+/// Everything about an animation except its pixels (a GIF, read without decompressing any image data; the same for
+/// an animated WebP or APNG, `format`; `readAnimationMetadata` sniffs the container): their frames' rects,
 /// disposals and stored delays (WebP ms, APNG `delay_num` over `delayDenominators`) in `images`, the
 /// byte offset of each frame's header in `byteOffset`, no palette.
-package struct GifMetadata: Hashable, Sendable {
+package struct AnimationMetadata: Hashable, Sendable {
     /// The container (decides the frame decoder and the unit of the stored delays).
     package var format: SourceFormat = .gif
     /// APNG only: each frame's `delay_den`; empty otherwise.
@@ -72,7 +72,7 @@ package struct GifMetadata: Hashable, Sendable {
     }
 }
 
-extension GifMetadata {
+extension AnimationMetadata {
     /// The decoding threads a stream uses when none are asked for (`CacheCapacity.defaultThreads`: from
     /// the canvas and the frame count).
     package var defaultDecodeThreads: Int {
