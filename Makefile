@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages gifx builds against; ffmpeg (ffprobe) and webp (webpmux) are the tests' independent oracles.
-PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time python3-yaml vpx-tools dav1d openssl
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time python3-yaml vpx-tools dav1d openssl gdb
 GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
@@ -101,11 +101,15 @@ cli-reference-check: deps
 ## encoder matrix's sample, the conformance files and `make api-check`'s run. Fails if a test fails or none ran,
 ## or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
+TEST_MINUTES ?= 30
 test: deps library-usage docs conformance-fetch
 	$(SWIFT) build --build-tests
 	@# The test process writes to a file, followed live by tail: through a pipe (`| tee`), runs on a loaded
 	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
-	@status=0; python3 packaging/warnings_check.py || status=1; : > $(TEST_LOG); $(SWIFT) test --skip-build >> $(TEST_LOG) 2>&1 & pid=$$!; tail -n +1 -f --pid=$$pid $(TEST_LOG); \
+	@# .ci/watchdog stops a run that goes past TEST_MINUTES (about 4 minutes on an idle 2-core machine), after
+	@# writing the process tree and every thread's stack into the log: a hang fails with its evidence, within CI's time.
+	@status=0; python3 packaging/warnings_check.py || status=1; : > $(TEST_LOG); $(SWIFT) test --skip-build >> $(TEST_LOG) 2>&1 & pid=$$!; \
+		bash .ci/watchdog $$pid $(TEST_MINUTES) $(TEST_LOG) & tail -n +1 -f --pid=$$pid $(TEST_LOG); \
 		wait $$pid || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
