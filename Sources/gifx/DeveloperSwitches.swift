@@ -6,27 +6,25 @@ import Glibc
 #endif
 
 /// The environment variables that change how a run works (not what it writes), for benchmarks, tests and
-/// debugging. Read here, once, and nowhere else: the library takes them as `RunSettings`. Each is listed in
-/// docs/architecture.md ("Environment switches"); a value that does not parse is ignored, as before.
+/// debugging. Read here, once, and nowhere else: the library takes them as one `Diagnostics` value, which no
+/// public type carries. Each is listed in docs/architecture.md ("Environment switches"); a value that does
+/// not parse, or is out of range, is ignored, as before.
 struct DeveloperSwitches {
-    /// `GIFX_SERIAL_SINKS=1`: feed the outputs one after another (the benchmark's baseline).
-    var serialSinks = false
-    /// `GIFX_PNG_THREADS=N`: threads deflating a sprite sheet page (1: libpng's single stream).
-    var pngDeflateThreads: Int?
-    /// `GIFX_MP4_FRAGMENT_ABOVE=N`: fragment MP4s above N output frames (tests use 0).
-    var fragmentedMP4Above: Int?
-    /// `GIFX_AV_LOG=1`: let libav print its own warnings and errors.
-    var libavLogging = false
+    /// `GIFX_SERIAL_SINKS=1`: feed the outputs one after another (the benchmark's baseline);
+    /// `GIFX_PNG_THREADS=N` (1...256): threads deflating a sprite sheet page (1: libpng's single stream);
+    /// `GIFX_MP4_FRAGMENT_ABOVE=N` (0 or more): fragment MP4s above N output frames (tests use 0);
+    /// `GIFX_AV_LOG=1`: let libav print its own warnings and errors;
     /// `GIFX_REPEATS=encode`: encode every repeat again instead of writing repeat pictures (the old path);
     /// `GIFX_REPEATS=real` or `=dense`: repeat pictures, the encoder shown real or one-frame durations
-    /// (`RepeatTimestamps`; docs/repeats.md).
-    var encodeRepeats = false
-    /// `GIFX_VP9_REPEATS=1`: VP9 repeats as `show_existing_frame` packets (off by default; RunSettings).
-    var vp9RepeatPictures = false
-    var repeatTimestamps: RepeatTimestamps = .capped
-    /// `GIFX_TEST_CRASH=SIGNAL@N` (tests only): die of SIGNAL once N GIF frames have been converted, as a
-    /// library that crashes mid-encode does (`CrashSwitch`); `nil` when unset or unparsed.
+    /// (`RepeatTimestamps`; docs/repeats.md);
+    /// `GIFX_VP9_REPEATS=1`: VP9 repeats as `show_existing_frame` packets (off by default; `Diagnostics`).
+    var diagnostics = Diagnostics()
+#if DEBUG
+    /// `GIFX_TEST_CRASH=SIGNAL@N` (tests only, debug builds only): die of SIGNAL once N GIF frames have been
+    /// converted, as a library that crashes mid-encode does (`CrashSwitch`); `nil` when unset or unparsed.
+    /// A release build has no such hook: nothing a user sets can make the shipped binary crash on purpose.
     var crash: CrashSwitch?
+#endif
     /// `GIFX_BATCH_PROCESS_PER_INPUT=1`: `gifx batch` starts one process per input, as before its workers
     /// (the batch-scaling benchmark's baseline).
     var batchProcessPerInput = false
@@ -34,30 +32,35 @@ struct DeveloperSwitches {
     static let current = DeveloperSwitches(environment: ProcessInfo.processInfo.environment)
 
     init(environment: [String: String]) {
-        serialSinks = environment["GIFX_SERIAL_SINKS"] == "1"
-        pngDeflateThreads = environment["GIFX_PNG_THREADS"].flatMap(Int.init).flatMap {
+        diagnostics.serialSinks = environment["GIFX_SERIAL_SINKS"] == "1"
+        diagnostics.pngDeflateThreads = environment["GIFX_PNG_THREADS"].flatMap(Int.init).flatMap {
             RunSettings.threadRange.contains($0) ? $0 : nil
         }
-        fragmentedMP4Above = environment["GIFX_MP4_FRAGMENT_ABOVE"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
-        libavLogging = environment["GIFX_AV_LOG"] == "1"
-        encodeRepeats = environment["GIFX_REPEATS"] == "encode"
-        vp9RepeatPictures = environment["GIFX_VP9_REPEATS"] == "1"
-        repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
+        diagnostics.fragmentedMP4Above = environment["GIFX_MP4_FRAGMENT_ABOVE"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
+        diagnostics.libavLogging = environment["GIFX_AV_LOG"] == "1"
+        diagnostics.encodeRepeats = environment["GIFX_REPEATS"] == "encode"
+        diagnostics.vp9RepeatPictures = environment["GIFX_VP9_REPEATS"] == "1"
+        diagnostics.repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
+#if DEBUG
         crash = environment["GIFX_TEST_CRASH"].flatMap(CrashSwitch.init)
+#endif
         batchProcessPerInput = environment["GIFX_BATCH_PROCESS_PER_INPUT"] == "1"
     }
 
     func apply(to settings: inout RunSettings) {
-        settings.serialSinks = serialSinks
-        settings.pngDeflateThreads = pngDeflateThreads
-        settings.fragmentedMP4Above = fragmentedMP4Above
-        settings.libavLogging = libavLogging
-        settings.encodeRepeats = encodeRepeats
-        settings.vp9RepeatPictures = vp9RepeatPictures
-        settings.repeatTimestamps = repeatTimestamps
+        settings.diagnostics = diagnostics
+    }
+
+    /// Called on each progress report with the GIF frames converted so far: fires `GIFX_TEST_CRASH` in a
+    /// debug build, does nothing in a release build.
+    func progressed(done: Int) {
+#if DEBUG
+        crash?.fire(done: done)
+#endif
     }
 }
 
+#if DEBUG
 /// A crash on demand, for the tests of what survives one (`gifx batch` reports a child that died of a signal
 /// as `signal`, removes its temporaries and goes on): `SIGSEGV@5` writes through a pointer into the unmapped
 /// first page, as a library's bad pointer does; `SIGABRT@5` calls abort(3), as a failed C assertion does
@@ -99,3 +102,4 @@ struct CrashSwitch: Sendable {
         abort()  // the signal was blocked or ignored
     }
 }
+#endif

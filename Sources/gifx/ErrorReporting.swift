@@ -108,8 +108,6 @@ extension RunSettingsProblem {
         switch self {
         case .threads: return "--threads must be \(RunSettings.threadRange.lowerBound)...\(RunSettings.threadRange.upperBound)"
         case .memoryBudget: return "--memory-budget must be at least 1 byte"
-        case .pngDeflateThreads: return "GIFX_PNG_THREADS: \(description)"
-        case .fragmentedMP4Above: return "GIFX_MP4_FRAGMENT_ABOVE: \(description)"
         case .edit(let problem): return problem.commandLineWording
         case .editWithVerify: return "--verify checks an output against the GIF as it plays; it does not take an edit (--from, --to, --speed, --reverse, --boomerang, --crop)"
         }

@@ -40,7 +40,7 @@ struct Gifx: ParsableCommand {
         // opens, by itself, not through av_log: its level is the environment variable SVT_LOG, read then. The tool
         // sets it here, before any thread starts and unless the user set it: errors only (1), or warnings too (2)
         // with GIFX_AV_LOG=1. The library leaves the process's environment alone.
-        setenv("SVT_LOG", DeveloperSwitches.current.libavLogging ? "2" : "1", 0)
+        setenv("SVT_LOG", DeveloperSwitches.current.diagnostics.libavLogging ? "2" : "1", 0)
         BatchChildSetup.applyFromEnvironment()
         BatchWorker.serveIfRequested()
         do {

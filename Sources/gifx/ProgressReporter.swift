@@ -16,7 +16,7 @@ final class ProgressReporter {
     }
 
     func update(_ done: Int, _ total: Int) {
-        DeveloperSwitches.current.crash?.fire(done: done)
+        DeveloperSwitches.current.progressed(done: done)
         switch mode {
         case .bar:
             if bar == nil { bar = ProgressBar(total: total, label: label, quiet: quiet) }

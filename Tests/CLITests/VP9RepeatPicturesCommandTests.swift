@@ -11,7 +11,7 @@ import Testing
     if: ffprobeAvailable() && oracleAvailable("vpxdec"),
     "ffprobe/ffmpeg (Debian package ffmpeg) or vpxdec (vpx-tools), the oracles, are not installed"))
 struct VP9RepeatPicturesCommandTests {
-    /// VP9 repeat pictures are off by default (Firefox; RunSettings.vp9RepeatPictures): the tests ask for them.
+    /// VP9 repeat pictures are off by default (Firefox; Diagnostics.vp9RepeatPictures): the tests ask for them.
     static let repeats = ["GIFX_VP9_REPEATS": "1"]
 
     static let delays = RepeatPicturesCommandTests.delays

@@ -32,7 +32,7 @@ struct KeyframeIntervalTests {
         var codec: VideoCodec
         var container: VideoContainer
         var width = 64, height = 64
-        /// VP9's repeat pictures (`RunSettings.vp9RepeatPictures`); H.264 has them by default.
+        /// VP9's repeat pictures (`Diagnostics.vp9RepeatPictures`); H.264 has them by default.
         var vp9Repeats = false
         var encodeRepeats = false
         var vfr = false
@@ -115,8 +115,8 @@ struct KeyframeIntervalTests {
         try gif(width: c.width, height: c.height).write(to: input)
         let target = folder.appendingPathComponent("out.\(c.container.rawValue)").path
         var settings = RunSettings()
-        settings.vp9RepeatPictures = c.vp9Repeats
-        settings.encodeRepeats = c.encodeRepeats
+        settings.diagnostics.vp9RepeatPictures = c.vp9Repeats
+        settings.diagnostics.encodeRepeats = c.encodeRepeats
         var options = VideoSettings(container: c.container, codec: c.codec, keyframeInterval: interval)
         if c.vfr { options.timing = .vfr }
         let report = try Conversion(inputPath: input.path, settings: settings)

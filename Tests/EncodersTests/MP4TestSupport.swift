@@ -168,7 +168,7 @@ func convertFixture(
     try gif.write(to: URL(fileURLWithPath: input))
     let target = folder.appendingPathComponent("out.mp4").path
     var settings = RunSettings(memoryBudget: memoryBudget)
-    settings.encodeRepeats = encodeRepeats
+    settings.diagnostics.encodeRepeats = encodeRepeats
     let report = try Conversion(inputPath: input, settings: settings).run([.video(target: .file(target), options: options)])
     let result = try #require(report.outputs[0] as? VideoResult)
     let stream = try MP4Oracle.probe(target)

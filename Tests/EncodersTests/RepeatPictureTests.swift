@@ -5,7 +5,7 @@ import GifxEncoders
 import Testing
 
 /// Repeat pictures (docs/repeats.md) against the old path, which encodes every repeat again
-/// (`RunSettings.encodeRepeats`, `GIFX_REPEATS=encode`), on a generated sweep: ticks 1-7 cs, runs of 1 to 500
+/// (`Diagnostics.encodeRepeats`, `GIFX_REPEATS=encode`), on a generated sweep: ticks 1-7 cs, runs of 1 to 500
 /// output frames, key frames falling inside runs, `--loops`, odd sizes, fragmented MP4. Judged by FFmpeg:
 /// - lossless (`crf` 0), both paths decode to the same frames, bit for bit, with the same timestamps;
 /// - at the default quality, every output frame of a run that is not a key frame decodes to the frame before it
@@ -93,9 +93,9 @@ struct RepeatPictureTests {
         if !FileManager.default.fileExists(atPath: input.path) { try gif(c).write(to: input) }
         let target = folder.appendingPathComponent("\(name).mp4").path
         var settings = RunSettings()
-        settings.encodeRepeats = encodeRepeats
-        settings.repeatTimestamps = timestamps
-        if fragmented { settings.fragmentedMP4Above = 0 }
+        settings.diagnostics.encodeRepeats = encodeRepeats
+        settings.diagnostics.repeatTimestamps = timestamps
+        if fragmented { settings.diagnostics.fragmentedMP4Above = 0 }
         var options = VideoSettings(loops: c.loops)
         options.crf = crf
         let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: .file(target), options: options)])

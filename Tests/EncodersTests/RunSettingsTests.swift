@@ -13,12 +13,6 @@ import GifxTimeline
         #expect(RunSettings(threads: 0).problem == .threads(0))
         #expect(RunSettings(threads: 257).problem == .threads(257))
         #expect(RunSettings(memoryBudget: 0).problem == .memoryBudget(0))
-        var settings = RunSettings()
-        settings.pngDeflateThreads = 0
-        #expect(settings.problem == .pngDeflateThreads(0))
-        settings = RunSettings()
-        settings.fragmentedMP4Above = -1
-        #expect(settings.problem == .fragmentedMP4Above(-1))
     }
 
     @Test func conversionRefusesBadSettingsBeforeReadingTheInput() {

@@ -5,7 +5,7 @@ import GifxEncoders
 import Testing
 
 /// VP9 repeat pictures in WebM (`show_existing_frame`, docs/repeats.md) against the old path
-/// (`RunSettings.encodeRepeats`, `GIFX_REPEATS=encode`) on RepeatPictureTests' generated sweep (ticks 1-7 cs,
+/// (`Diagnostics.encodeRepeats`, `GIFX_REPEATS=encode`) on RepeatPictureTests' generated sweep (ticks 1-7 cs,
 /// runs of 1 to 500 output frames, key frames inside runs, `--loops`, odd sizes). Judged by FFmpeg
 /// (`-err_detect explode`) and libvpx's `vpxdec`:
 /// - at `crf` 0 (libvpx's cq-level 0, lossless on these fixtures), both paths decode to the same frames, bit for
@@ -27,9 +27,9 @@ struct VP9RepeatPictureTests {
         if !FileManager.default.fileExists(atPath: input.path) { try (gif ?? RepeatPictureTests.gif(c)).write(to: input) }
         let target = folder.appendingPathComponent("\(name).\(container == .webm ? "webm" : "mp4")").path
         var settings = RunSettings()
-        settings.encodeRepeats = encodeRepeats
-        settings.vp9RepeatPictures = true
-        settings.repeatTimestamps = timestamps
+        settings.diagnostics.encodeRepeats = encodeRepeats
+        settings.diagnostics.vp9RepeatPictures = true
+        settings.diagnostics.repeatTimestamps = timestamps
         var options = VideoSettings(container: container, codec: .vp9, crf: crf)
         options.loops = c.loops
         let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: .file(target), options: options)])

@@ -29,24 +29,8 @@ public struct RunSettings: Sendable, Equatable {
     /// canvases kept for edits and further `--target-size` encodes, rate statistics. `nil`: `TMPDIR`, else
     /// /tmp. A service gives its conversions a folder of its own, so nothing of theirs mixes with other files.
     public var scratchFolder: String?
-    /// Feed the outputs one after another instead of side by side (the benchmark's baseline).
-    public var serialSinks = false
-    /// Threads deflating a sprite sheet page; `nil`: the cores, at most 4; 1: libpng's single zlib stream.
-    public var pngDeflateThreads: Int?
-    /// MP4s with more output frames than this are fragmented; `nil`: `MP4Layout.defaultFragmentAbove`.
-    public var fragmentedMP4Above: Int?
-    /// Let libav print its own warnings and errors on stderr (a debugging aid; quiet otherwise).
-    public var libavLogging = false
-    /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures
-    /// (`GIFX_REPEATS=encode`: the differential test's and the benchmark's baseline; docs/repeats.md).
-    public var encodeRepeats = false
-    /// VP9 repeats written as `show_existing_frame` packets (`GIFX_VP9_REPEATS=1`). Off by default: Firefox 153
-    /// plays such a WebM with black and misplaced frames (make browser-check: 18 of 48 frames wrong; Chromium
-    /// and FFmpeg/libvpx show them right), so WebM keeps today's path until that is understood (docs/repeats.md).
-    package var vp9RepeatPictures = false
-    /// With repeat pictures, the durations the encoder is shown (docs/repeats.md): real up to 0.1 s (the
-    /// default), real (`GIFX_REPEATS=real`) or one output frame each (`GIFX_REPEATS=dense`).
-    package var repeatTimestamps: RepeatTimestamps = .capped
+    /// Benchmark, test and debugging switches (`Diagnostics`); the defaults outside the CLI and tests.
+    package var diagnostics = Diagnostics()
     /// Read every output back before the commit and refuse to commit one that does not show the GIF
     /// (`VerifyingSink`); `nil`: no verification.
     public var verify: VerifySettings?
@@ -75,10 +59,6 @@ public struct RunSettings: Sendable, Equatable {
     public var problem: RunSettingsProblem? {
         if let threads, !Self.threadRange.contains(threads) { return .threads(threads) }
         if let memoryBudget, memoryBudget < 1 { return .memoryBudget(memoryBudget) }
-        if let pngDeflateThreads, !Self.threadRange.contains(pngDeflateThreads) {
-            return .pngDeflateThreads(pngDeflateThreads)
-        }
-        if let fragmentedMP4Above, fragmentedMP4Above < 0 { return .fragmentedMP4Above(fragmentedMP4Above) }
         if let edit {
             if let problem = edit.problem { return .edit(problem) }
             if verify != nil { return .editWithVerify }
@@ -108,18 +88,16 @@ public struct RunSettings: Sendable, Equatable {
     var readBackThreads: Int { threads ?? 0 }
 
     /// Whether the run's outputs are fed, and verified, side by side (one thread each) rather than one after another.
-    var sinksSideBySide: Bool { !serialSinks && resolvedThreads > 1 }
+    var sinksSideBySide: Bool { !diagnostics.serialSinks && resolvedThreads > 1 }
 
-    /// Threads deflating a sprite sheet page: `pngDeflateThreads`, else the run's threads, at most 4.
-    var resolvedPNGDeflateThreads: Int { pngDeflateThreads ?? min(4, resolvedThreads) }
+    /// Threads deflating a sprite sheet page: the diagnostics' count, else the run's threads, at most 4.
+    var resolvedPNGDeflateThreads: Int { diagnostics.pngDeflateThreads(runThreads: resolvedThreads) }
 }
 
 /// Why a `RunSettings` cannot run, worded without flag syntax (the CLI names its own flags).
 public enum RunSettingsProblem: GifxError, Equatable {
     case threads(Int)
     case memoryBudget(Int)
-    case pngDeflateThreads(Int)
-    case fragmentedMP4Above(Int)
     /// An edit that cannot apply to any GIF.
     case edit(TimelineEditError)
     /// Verification compares an output with the GIF as it plays, not with an edit of it.
@@ -132,8 +110,6 @@ public enum RunSettingsProblem: GifxError, Equatable {
         switch self {
         case .threads: return "threads must be \(range)"
         case .memoryBudget: return "the memory budget must be at least 1 byte"
-        case .pngDeflateThreads: return "PNG deflate threads must be \(range)"
-        case .fragmentedMP4Above: return "the fragmented-MP4 threshold must be 0 or more"
         case .edit(let problem): return problem.description
         case .editWithVerify: return "an edited output cannot be verified against the GIF"
         }

@@ -5,7 +5,7 @@ import GifxFrames
 /// Hands one canvas to every sink at once, each on its own thread, and returns when all are done: the
 /// canvas is only lent for that long, and encoders work side by side, so on two cores a conversion to MP4
 /// and WebM takes about the slower encoder's time rather than the sum. Bounded by construction: one canvas
-/// in flight, no queue. `RunSettings.serialSinks` feeds the sinks one after another (the benchmark's baseline).
+/// in flight, no queue. `Diagnostics.serialSinks` feeds the sinks one after another (the benchmark's baseline).
 struct SinkFanOut {
     /// Sinks side by side (each on its own thread), or one after another.
     let concurrent: Bool

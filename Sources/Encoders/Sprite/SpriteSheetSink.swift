@@ -183,7 +183,7 @@ package final class SpriteSheetSink: ConversionSink {
         }
         var settings = format.settings(options.pngLevel)
         settings.deflateThreads = context.settings.resolvedPNGDeflateThreads
-        settings.blockDeflate = context.settings.pngDeflateThreads != 1
+        settings.blockDeflate = context.settings.diagnostics.pngDeflateThreads != 1
         let descriptors = pageOutputs.map(\.fileDescriptor)
         gridWriter = grid.map {
             SpriteSheetWriter(layout: $0, fileDescriptors: descriptors, paths: pagePaths, settings: settings, format: format)

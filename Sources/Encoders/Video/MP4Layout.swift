@@ -16,7 +16,7 @@ package enum MP4Layout: String, Sendable, Hashable, Codable {
     case fragmented
 
     /// Output frames above which the MP4 is fragmented: 250,000 frames keep a faststart index at ~19 MB
-    /// (about 42 minutes at 100 fps, longer than any real GIF). `RunSettings.fragmentedMP4Above` overrides
+    /// (about 42 minutes at 100 fps, longer than any real GIF). `Diagnostics.fragmentedMP4Above` overrides
     /// it (tests use 0 to exercise the fragmented layout on small GIFs).
     package static let defaultFragmentAbove = 250_000
 

@@ -36,25 +36,24 @@ package final class VideoPlan {
     /// The highest rate that level allows at `outputSize`, exact: the cap the plan was made under (unless a
     /// lower `--max-fps` was given); `nil` without a level.
     package let levelRateCap: Rational?
-    /// How the MP4's index is written: faststart, or fragmented above `RunSettings.fragmentedMP4Above` output
+    /// How the MP4's index is written: faststart, or fragmented above `Diagnostics.fragmentedMP4Above` output
     /// frames (so the muxer's per-sample index does not grow with the video); `nil` for WebM.
     package private(set) var layout: MP4Layout?
-    /// Whether libav may print its own warnings and errors (a debugging aid).
-    private let libavLogging: Bool
+    /// The run's benchmark and debugging switches: libav's logging, the old repeat path, VP9 repeat pictures,
+    /// the durations the encoder is shown.
+    private let diagnostics: Diagnostics
     /// Whether the video's repeats (a canvas shown for several output frames) are written as codec-level
     /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 in MP4 or VP9 in WebM, at a
-    /// constant rate whose plan repeats some frame, unless `RunSettings.encodeRepeats` keeps the old path.
+    /// constant rate whose plan repeats some frame, unless `Diagnostics.encodeRepeats` keeps the old path.
     /// H.264 then runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`). A VP9
     /// stream with alpha keeps the old path (`begin` decides: the alpha plane is a second libvpx stream).
     package private(set) var repeatsAsPictures: Bool
-    /// With repeat pictures: the durations the encoder is shown (`RunSettings.repeatTimestamps`).
-    private let repeatTimestamps: RepeatTimestamps
 
     /// The longest duration in output frames the encoder is shown for one picture: 0.1 s (rounded up, at
     /// least one frame) for `.capped`, one frame for `.dense`, 0 (no cap: real timestamps) for `.real`.
     var repeatDurationCap: Int64 {
         guard let rate = plan.rate else { return 0 }
-        switch repeatTimestamps {
+        switch diagnostics.repeatTimestamps {
         case .real: return 0
         case .dense: return 1
         case .capped: return Int64(max(1, (rate.num + 10 * rate.den - 1) / (10 * rate.den)))
@@ -67,16 +66,15 @@ package final class VideoPlan {
     package var totalOutputFrames: Int { framesPerLoop * options.loops }
 
     /// Plans the video. `threads`: the encoder's threads (the run's `--threads`, else the cores); the
-    /// encoder's settings are `tuningLadder[0]` until `useTuning` picks a leaner level.
+    /// encoder's settings are `tuningLadder[0]` until `useTuning` picks a leaner level. `diagnostics`: the
+    /// run's switches (the defaults are what gifx ships).
     /// Throws `VideoPlanError` (`usage`) when the request is unusable (size, rate, loops), or (`malformedData`)
     /// when the GIF itself is (no frames, canvas beyond the encoder's limits).
     package init(
         timeline: Timeline, options: VideoSettings, threads: Int = CacheCapacity.availableCores,
-        fragmentAbove: Int = MP4Layout.defaultFragmentAbove, libavLogging: Bool = false, encodeRepeats: Bool = false, vp9Repeats: Bool = false,
-        repeatTimestamps: RepeatTimestamps = .capped
+        diagnostics: Diagnostics = Diagnostics()
     ) throws {
-        self.libavLogging = libavLogging
-        self.repeatTimestamps = repeatTimestamps
+        self.diagnostics = diagnostics
         self.timeline = timeline
         self.options = options
         canvasSize = timeline.canvas
@@ -143,10 +141,11 @@ package final class VideoPlan {
         guard !overflow, !unitsOverflow, total < Int(Int32.max), units < Int(Int32.max) else {
             throw VideoPlanError("too many output frames", failure: .usage)
         }
-        layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: fragmentAbove)
+        layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: diagnostics.fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        repeatsAsPictures = !encodeRepeats && Self.splicesRepeats(options, vp9: vp9Repeats) && Self.hasRepeats(plan, timeline)
+        repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options, vp9: diagnostics.vp9RepeatPictures)
+            && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
@@ -329,6 +328,6 @@ package final class VideoPlan {
     /// tool sets it in `Gifx.main`.)
     /// `libavLogging` keeps libav's messages (warnings and errors) for debugging.
     private func setLibavLogLevel() {
-        gifx_av_log_set_level(libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
+        gifx_av_log_set_level(diagnostics.libavLogging ? AV_LOG_WARNING : AV_LOG_QUIET)
     }
 }

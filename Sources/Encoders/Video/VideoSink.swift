@@ -74,10 +74,7 @@ package final class VideoSink: ConversionSink {
         self.target = target.name
         video = try VideoPlan(
             timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
-            fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
-            libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
-                    vp9Repeats: context.settings.vp9RepeatPictures,
-            repeatTimestamps: context.settings.repeatTimestamps)
+            diagnostics: context.settings.diagnostics)
         metadata = context.metadata
         let firstIsEarliest = context.edit.map { $0.sourceFrames.first == $0.sourceRange.lowerBound } ?? true
         reorderedSource = firstIsEarliest ? nil : context.editedCanvases
@@ -185,10 +182,7 @@ package final class VideoSink: ConversionSink {
             makePlan: { [context, memoryLevel, video] options, rateControl in
                 let attempt = try VideoPlan(
                     timeline: context.timeline, options: options, threads: context.settings.encoderThreads,
-                    fragmentAbove: context.settings.fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove,
-                    libavLogging: context.settings.libavLogging, encodeRepeats: context.settings.encodeRepeats,
-                    vp9Repeats: context.settings.vp9RepeatPictures,
-            repeatTimestamps: context.settings.repeatTimestamps)
+                    diagnostics: context.settings.diagnostics)
                 attempt.useTuning(memoryLevel, reason: video.tuning.reason, budget: video.tuning.budgetBytes)
                 attempt.rateControl = rateControl
                 return attempt

@@ -1,0 +1,32 @@
+/// How a run works, not what it writes: the switches of benchmarks, differential tests and debugging, in one
+/// value that no public type carries (issue 49). The CLI sets it from its environment (`GIFX_*`, read once in
+/// `DeveloperSwitches`; docs/architecture.md, "Environment switches") and tests set it directly; a library
+/// user always gets the defaults, which are what gifx ships.
+package struct Diagnostics: Sendable, Equatable {
+    /// Feed the outputs one after another instead of side by side (the benchmark's baseline).
+    package var serialSinks = false
+    /// Threads deflating a sprite sheet page, 1...256; `nil`: the run's threads, at most 4; 1: libpng's single
+    /// zlib stream.
+    package var pngDeflateThreads: Int?
+    /// MP4s with more output frames than this (0 or more) are fragmented; `nil`: `MP4Layout.defaultFragmentAbove`.
+    package var fragmentedMP4Above: Int?
+    /// Let libav print its own warnings and errors on stderr (quiet otherwise).
+    package var libavLogging = false
+    /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures (the
+    /// differential tests' and the benchmark's baseline; docs/repeats.md).
+    package var encodeRepeats = false
+    /// VP9 repeats written as `show_existing_frame` packets. Off by default: Firefox 153 plays such a WebM with
+    /// black and misplaced frames (make browser-check: 18 of 48 frames wrong; Chromium, FFmpeg and libvpx show
+    /// them right), so WebM keeps every copy encoded until that is understood (docs/repeats.md).
+    package var vp9RepeatPictures = false
+    /// With repeat pictures, the durations the encoder is shown (docs/repeats.md).
+    package var repeatTimestamps: RepeatTimestamps = .capped
+
+    package init() {}
+
+    /// Threads deflating a sprite sheet page for a run of `threads` threads.
+    func pngDeflateThreads(runThreads threads: Int) -> Int { pngDeflateThreads ?? min(4, threads) }
+
+    /// The MP4 fragmenting threshold in effect.
+    var fragmentAbove: Int { fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove }
+}
