@@ -17,7 +17,7 @@ let package = Package(
         // The schedule alone: pure Swift, no C library, no I/O (a player or editor that wants the timing).
         .library(name: "GifxTimeline", targets: ["GifxTimeline"]),
         // Conversion: GIF in, any outputs out, with progress, cancellation and typed errors (its settings,
-        // results and errors named in GifxKit by typealias: one import, 46 curated names; no @_exported).
+        // results and errors named in GifxKit by typealias: one import, 47 curated names; no @_exported).
         .library(name: "GifxKit", targets: ["GifxKit"]),
     ],
     dependencies: [

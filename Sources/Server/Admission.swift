@@ -1,8 +1,8 @@
 import Foundation
 
 /// Admission by the memory plan: one budget and a number of conversion slots for the whole service. A
-/// request asks with its conversion's smallest budget (`GifConverter.smallestMemoryBudget`, from the GIF's
-/// header); it runs when a slot and that much memory are free, else waits in a bounded FIFO queue until
+/// request asks with its conversion's smallest budget (`ConversionDemand.smallestBudget(threads: 1)`, planned
+/// once from the GIF's header); it runs when a slot and that much memory are free, else waits in a bounded FIFO queue until
 /// its deadline. The queue full or the deadline passed: 503. More than the whole budget: 413.
 ///
 /// A conversion is granted its smallest budget or, when more is free, up to a fair share

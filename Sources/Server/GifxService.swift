@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GifxEncoders
 import GifxKit
 import GifxFrames
 import GifxTimeline
@@ -305,19 +306,15 @@ package final class GifxService: Sendable {
         // The conversion's own scratch files (an edit's canvases, further encodes) go beside the request
         // bodies, in the cache's spool, which a start empties: never into the machine's TMPDIR.
         settings.scratchFolder = cache.spool
-        let probe = GifConverter(settings: settings)
-        let edit = query.edit
-        let (smallest, timeline) = try await offThePool {
-            // The schedule the output follows (the edited one), first: an edit that does not fit the GIF is
-            // refused in the query's words before the planner reads anything more.
-            var timeline = try probe.timeline(of: input)
-            if let edit {
-                do throws(TimelineEditError) { timeline = try timeline.applying(edit).timeline } catch {
-                    throw ServiceError.badQuery(error.wording(.query))
-                }
-            }
-            return (try probe.smallestMemoryBudget(input, to: [request]), timeline)
+        // One plan per request (the input's structure read once, no conversion run): the schedule the output
+        // follows, then the smallest budget at one thread for admission and at the granted threads for the fit
+        // below. An edit that does not fit the GIF is refused in the query's words before any output is planned.
+        let planner = GifConverter(settings: settings)
+        let (demand, smallest) = try await offThePool {
+            let demand = try planner.demand(path: spooled.path, to: [request])  // an EditError is worded as bad_query
+            return (demand, try demand.smallestBudget(threads: 1))
         }
+        let timeline = demand.timeline
         let grant: Admission.Grant
         do {
             grant = try await admission.acquire(smallest: smallest)
@@ -326,7 +323,7 @@ package final class GifxService: Sendable {
             throw error
         }
         settings.memoryBudget = grant.bytes
-        settings.threads = try await Self.threads(grant, fittingThe: settings, input: input, request: request)
+        settings.threads = try await Self.threads(grant, fitting: demand)
         spool?.started(timeline: Self.timelineHeader(timeline))
         let started = ContinuousClock.now
         let report: ConversionReport
@@ -382,16 +379,13 @@ package final class GifxService: Sendable {
 
     /// The most of the granted threads whose plan fits the granted memory: an encoder's and the frame ring's
     /// demands grow with threads, and the grant was sized for one. Halves until it fits (one always does:
-    /// admission granted at least the one-thread smallest budget).
-    static func threads(
-        _ grant: Admission.Grant, fittingThe settings: RunSettings, input: GifInput, request: OutputRequest
-    ) async throws -> Int {
+    /// admission granted at least the one-thread smallest budget). Each try plans the outputs again from the
+    /// request's one `ConversionDemand`: the input is not read again and nothing converts.
+    static func threads(_ grant: Admission.Grant, fitting demand: ConversionDemand) async throws -> Int {
         var threads = grant.threads
         while threads > 1 {
-            var trial = settings
-            trial.threads = threads
-            let converter = GifConverter(settings: trial)
-            let smallest = try await offThePool { try converter.smallestMemoryBudget(input, to: [request]) }
+            let trial = threads
+            let smallest = try await offThePool { try demand.smallestBudget(threads: trial) }
             if smallest <= grant.bytes { break }
             threads /= 2
         }

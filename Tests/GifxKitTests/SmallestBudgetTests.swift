@@ -30,6 +30,39 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: target))
     }
 
+    /// `plan` gives the figure at each thread count from one read, without converting: judged again by the
+    /// conversion at that thread count (it runs under the figure; 1 MiB less is refused, naming the same figure),
+    /// and the figures never shrink with threads and grow from 1 to 8 (x264's frame threads: the service's fit needs that).
+    @Test func thePlanGivesEachThreadCountsFigure() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = try FixtureGIF.solidFrames(width: 640, height: 360, colorIndices: [1, 2, 3], delays: [5, 10, 5]).encode()
+        let target = folder.appendingPathComponent("out.mp4").path
+        let outputs: [OutputRequest] = [.video(target: .file(target), options: VideoSettings())]
+        let plan = try GifConverter().plan(.bytes(data), to: outputs, threadCounts: [1, 2, 8])
+        #expect(plan.timeline == (try GifConverter().timeline(of: .bytes(data))))
+        #expect(plan.smallestMemoryBudget(threads: 4) == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        let figures = try [1, 2, 8].map { try #require(plan.smallestMemoryBudget(threads: $0)) }
+        #expect(figures[0] <= figures[1] && figures[1] <= figures[2] && figures[0] < figures[2], "\(figures)")
+        for (threads, figure) in zip([1, 2, 8], figures) {
+            let refused = RunSettings(memoryBudget: figure - (1 << 20), threads: threads, overwrite: true)
+            do {
+                _ = try await GifConverter(settings: refused).convert(.bytes(data), to: outputs)
+                Issue.record("\(threads) threads ran under \(figure - (1 << 20)) bytes")
+            } catch let error as MemoryBudgetTooSmall {
+                #expect(error.smallestBudget == figure)
+            }
+            let enough = RunSettings(memoryBudget: figure, threads: threads, overwrite: true)
+            _ = try await GifConverter(settings: enough).convert(.bytes(data), to: outputs)
+            #expect(FileManager.default.fileExists(atPath: target))
+        }
+        #expect(throws: RunSettingsProblem.threads(0)) {
+            try GifConverter().plan(.bytes(data), to: outputs, threadCounts: [0])
+        }
+    }
+
     /// The WebP and sprite-sheet shares at 1280×720, each the smallest budget of that output alone less that
     /// of an output with no share (the timeline JSON), against figures worked by hand from docs/memory.md's
     /// estimates (each smallest budget is rounded up to a whole MiB, so the difference is within 1 MiB).

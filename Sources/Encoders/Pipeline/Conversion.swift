@@ -109,6 +109,13 @@ package final class Conversion {
             decodedCanvases: decodedTotal, verifications: verifications)
     }
 
+    /// Steps 1 and 2 of `run` and no more: the input's structure, the schedule, and what `requests` would need
+    /// (`ConversionDemand`). Nothing is decoded, opened or created. Throws what those steps throw in `run` (an
+    /// input that is not an animation, a damaged header, an edit that does not fit).
+    package func demand(_ requests: [OutputRequest]) throws -> ConversionDemand {
+        ConversionDemand(context: try buildTimeline(try readMetadata()), requests: requests)
+    }
+
     // MARK: The steps, in order.
 
     /// 1. The GIF's structure: canvas, frames, delays, byte offsets (no pixels).

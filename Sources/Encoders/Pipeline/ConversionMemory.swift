@@ -17,39 +17,60 @@ enum ConversionMemory {
         available: AvailableMemory? = nil
     ) throws -> ConversionMemoryPlan {
         let budget = ProcessMemoryBudget.resolve(given: settings.memoryBudget, available: available)
-        let canvasBytes = metadata.canvasBytes
-        let indexBytes = max(1, canvasBytes / 4)
-        let frames = max(1, metadata.images.count)
-        var demands = [
-            MemoryDemand(
-                consumer: "gifx and its libraries",
-                bytes: runtimeBytes + (sinks.contains(where: \.usesLibav) ? libavBytes : 0), setting: "fixed"),
-            MemoryDemand(
-                consumer: "decoder and compositor", bytes: 2 * canvasBytes + indexBytes,
-                setting: "screen and previous screen"),
-        ]
-        // Each sink's demand is the next one planned: its share is found by that position.
-        var demandIndex: [Int?] = []
-        for sink in sinks {
-            guard let demand = sink.memoryDemand else {
-                demandIndex.append(nil)
-                continue
-            }
-            demandIndex.append(demands.count)
-            demands.append(demand)
-        }
-        let threads = settings.decodeThreads(for: metadata)
-        let wanted = CacheCapacity.plan(canvasBytes: canvasBytes, frameCount: frames, threads: threads)
-        let ringWanted = wanted.canvases * canvasBytes + wanted.decodeWindow * indexBytes
-        let ringMinimum = canvasBytes + (wanted.threads > 1 ? wanted.threads * indexBytes : 0)
+        let demand = Demand(sinks, metadata: metadata, settings: settings)
+        let (canvasBytes, frames, threads) = (metadata.canvasBytes, max(1, metadata.images.count), demand.decodeThreads)
         let plan = try MemoryPlanner.plan(
-            budget: budget.bytes, source: budget.source, demands: demands, ringMinimum: ringMinimum,
-            ringWanted: ringWanted
+            budget: budget.bytes, source: budget.source, demands: demand.demands, ringMinimum: demand.ringMinimum,
+            ringWanted: demand.ringWanted
         ) { bytes in
             let ring = CacheCapacity.plan(canvasBytes: canvasBytes, frameCount: frames, memoryBudget: bytes, threads: threads)
             return "\(ring.canvases) canvases, \(ring.decodeWindow) frames decoded ahead"
         }
-        return ConversionMemoryPlan(report: plan, sinkShares: demandIndex.map { $0.map(plan.share(ofDemand:)) })
+        return ConversionMemoryPlan(report: plan, sinkShares: demand.demandIndex.map { $0.map(plan.share(ofDemand:)) })
+    }
+
+    /// The smallest budget `plan` accepts for `sinks` over `metadata` (every consumer at its leanest level): the
+    /// figure its `MemoryBudgetTooSmall` names, found without planning against a budget.
+    static func smallestBudget(_ sinks: [any ConversionSink], metadata: AnimationMetadata, settings: RunSettings) -> Int {
+        let demand = Demand(sinks, metadata: metadata, settings: settings)
+        return MemoryPlanner.smallestBudget(demands: demand.demands, ringMinimum: demand.ringMinimum)
+    }
+
+    /// What the consumers of a run ask for: the fixed cost, the decoder, each sink (in order), the frame ring.
+    private struct Demand {
+        var demands: [MemoryDemand]
+        /// Per sink, the index of its demand in `demands`; `nil` for a sink without one.
+        var demandIndex: [Int?] = []
+        var ringMinimum: Int
+        var ringWanted: Int
+        var decodeThreads: Int
+
+        init(_ sinks: [any ConversionSink], metadata: AnimationMetadata, settings: RunSettings) {
+            let canvasBytes = metadata.canvasBytes
+            let indexBytes = max(1, canvasBytes / 4)
+            let frames = max(1, metadata.images.count)
+            demands = [
+                MemoryDemand(
+                    consumer: "gifx and its libraries",
+                    bytes: runtimeBytes + (sinks.contains(where: \.usesLibav) ? libavBytes : 0), setting: "fixed"),
+                MemoryDemand(
+                    consumer: "decoder and compositor", bytes: 2 * canvasBytes + indexBytes,
+                    setting: "screen and previous screen"),
+            ]
+            // Each sink's demand is the next one planned: its share is found by that position.
+            for sink in sinks {
+                guard let demand = sink.memoryDemand else {
+                    demandIndex.append(nil)
+                    continue
+                }
+                demandIndex.append(demands.count)
+                demands.append(demand)
+            }
+            decodeThreads = settings.decodeThreads(for: metadata)
+            let wanted = CacheCapacity.plan(canvasBytes: canvasBytes, frameCount: frames, threads: decodeThreads)
+            ringWanted = wanted.canvases * canvasBytes + wanted.decodeWindow * indexBytes
+            ringMinimum = canvasBytes + (wanted.threads > 1 ? wanted.threads * indexBytes : 0)
+        }
     }
 }
 

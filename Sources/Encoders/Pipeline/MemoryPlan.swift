@@ -118,7 +118,8 @@ package enum MemoryPlanner {
         if let budget {
             let minimum = total(stage: 0)
             guard minimum <= budget else {
-                throw MemoryBudgetTooSmall(budget: budget, smallestBudget: roundedUpToMebibyte(minimum))
+                throw MemoryBudgetTooSmall(
+                    budget: budget, smallestBudget: smallestBudget(demands: demands, ringMinimum: ringMinimum))
             }
             stage = 0
             while stage + 1 < stages && total(stage: stage + 1) <= budget { stage += 1 }
@@ -134,6 +135,12 @@ package enum MemoryPlanner {
         shares.append(.init(
             consumer: ringLabel, plannedBytes: ring, setting: ringSetting(ring), level: ring < ringWanted ? 1 : 0))
         return MemoryPlan(budgetBytes: budget, budgetSource: source, shares: shares)
+    }
+
+    /// The smallest budget `plan` accepts for `demands` and a ring of `ringMinimum` bytes: every consumer at its
+    /// leanest level, rounded up to a whole MiB (what `MemoryBudgetTooSmall` names).
+    package static func smallestBudget(demands: [MemoryDemand], ringMinimum: Int) -> Int {
+        roundedUpToMebibyte(demands.reduce(ringMinimum) { $0 + ($1.levels.last?.bytes ?? 0) })
     }
 
     /// The frame ring's label in a plan (`--stats`).
