@@ -212,7 +212,8 @@ import Testing
     }
 
     /// A budget that fits one conversion at a time, a queue of one: the second request waits for the
-    /// first, the third finds the queue full (503 with Retry-After), and /readyz says so meanwhile.
+    /// first, the third finds the queue full (503 with Retry-After), and /readyz says so meanwhile. The first
+    /// conversion is held at a gate (`GatedConverter`) until the test has seen all that.
     @Test func admissionQueuesThenOverflowsTo503() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
@@ -226,7 +227,8 @@ import Testing
         configuration.jobs = 4  // slots do not limit: memory does
         configuration.queueLength = 1
         configuration.queueTimeout = .seconds(600)
-        let server = try await RunningServer.start(configuration)
+        let gate = GatedConverter()
+        let server = try await RunningServer.start(configuration, converter: gate)
 
         async let first = server.send(.POST, "/v1/convert?format=mp4&crf=30", body: slow)
         #expect(try await eventually { try await server.metric("gifx_conversions_running") == 1 })
@@ -237,44 +239,50 @@ import Testing
         let third = try await server.send(.POST, "/v1/convert?format=mp4&crf=32", body: slow)
         #expect(third.status == 503 && third.code == "queue_full")
         #expect(Int(third.header("Retry-After") ?? "") ?? 0 >= 1)
+        gate.open()
         let (a, b) = try await (first, second)
         #expect(a.status == 200 && b.status == 200)
         // The second ran only after the first: never two at once under this budget.
+        #expect(gate.mostAtOnce == 1)
         #expect(try await server.metric("gifx_conversions_total{format=\"mp4\"}") == 2)
         #expect(try await server.send(.GET, "/readyz").status == 200)
         try await server.stop()
         #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
     }
 
-    /// Graceful shutdown (what SIGTERM starts): the conversion in flight finishes and is answered, the
-    /// service then ends, and nothing is left behind.
+    /// Graceful shutdown (what SIGTERM starts): the conversion in flight (held at a gate until the shutdown has
+    /// begun) finishes and is answered, the service then ends, and nothing is
+    /// left behind.
     @Test func shutdownFinishesTheConversionInFlight() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let slow = try noiseGIF(width: 320, height: 240, frames: 40, seed: 37)
-        let server = try await RunningServer.start(Self.configuration(cache))
-        async let inFlight = server.send(.POST, "/v1/convert?format=mp4", body: slow)
+        let gate = GatedConverter()
+        let server = try await RunningServer.start(Self.configuration(cache), converter: gate)
+        async let inFlight = server.send(.POST, "/v1/convert?format=mp4", body: Self.gif)
         #expect(try await eventually { try await server.metric("gifx_conversions_running") == 1 })
         await server.service.shutdown()
+        gate.open()
         let reply = try await inFlight
         #expect(reply.status == 200)
         try await server.task.value
         #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
     }
 
-    /// A grace period of zero: the conversion in flight is cancelled, and its temporaries go with it.
+    /// A grace period of zero: the conversion in flight (held until it is cancelled, `HeldConverter`) is
+    /// cancelled, and its temporaries go with it.
     @Test func aConversionPastTheGracePeriodIsCancelledCleanly() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let slow = try noiseGIF(width: 320, height: 240, frames: 60, seed: 38)
         var configuration = Self.configuration(cache)
         configuration.gracePeriod = .zero
-        let server = try await RunningServer.start(configuration)
-        let request = Task { try? await server.send(.POST, "/v1/convert?format=mp4", body: slow) }
+        let converter = HeldConverter()
+        let server = try await RunningServer.start(configuration, converter: converter)
+        let request = Task { try? await server.send(.POST, "/v1/convert?format=mp4", body: Self.gif) }
         #expect(try await eventually { try await server.metric("gifx_conversions_running") == 1 })
         await server.service.shutdown()
         _ = try? await server.task.value
         _ = await request.value
+        #expect(converter.held == 1 && converter.cancelled == 1)
         // The cancelled conversion removes its temporaries as it stops; give its thread a moment.
         #expect(try await eventually(30) { leftovers(in: cache).isEmpty }, "\(leftovers(in: cache))")
         let objects = try FileManager.default.contentsOfDirectory(atPath: cache + "/objects")
