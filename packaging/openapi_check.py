@@ -9,7 +9,7 @@ import yaml
 
 root = pathlib.Path(__file__).resolve().parent.parent
 spec = yaml.safe_load((root / "docs/openapi.yaml").read_text())
-server = "\n".join(p.read_text() for p in sorted((root / "Sources/Server").glob("*.swift")))
+server = "\n".join(p.read_text() for p in sorted((root / "Sources/Server").rglob("*.swift")))
 problems = []
 
 def compare(what, code, documented):

@@ -143,3 +143,16 @@ enum SignedOptions {
         }
     }
 }
+
+extension ConvertQuery {
+    /// `a=1&b=2`, percent-decoded, in order.
+    static func pairs(fromQuery query: String) -> [(key: String, value: String)] {
+        query.split(separator: "&").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}

@@ -138,7 +138,7 @@ struct SourceFetcher: Sendable {
     let maxRedirects: Int
 
     func fetch(_ source: URL) async throws -> Data {
-        try await GifxService.within(
+        try await withDeadline(
             timeout, orThrow: .originTimeout("the origin did not deliver the source within \(timeout.components.seconds) s (--origin-timeout)")
         ) {
             try await self.fetchFollowingRedirects(source)
