@@ -10,6 +10,12 @@ import Glibc
 
 private let installedHandlers = Mutex<[any DispatchSourceSignal]>([])
 
+/// The queue SIGINT and SIGTERM are handled on: a serial queue of its own, which libdispatch serves from its
+/// overcommitting pool, so a signal is handled at once even while the global queue's threads (one per core) are
+/// all busy with the run's own work. On `.global()` the handler could wait for one of them to finish:
+/// `signalDuringEncodeRemovesTheTemporary` once saw SIGINT unanswered for 30 s on a loaded 2-core machine.
+let signalQueue = DispatchQueue(label: "gifx.signals", qos: .userInteractive)
+
 /// Installs, once, the SIGINT/SIGTERM handlers that remove every temporary output in flight
 /// (`TemporaryFiles`) and exit 130 / 143, and ignores SIGXFSZ. Called at start-up of the commands that
 /// write files; the library itself never installs signal handlers.
@@ -24,7 +30,7 @@ func installCleanupSignalHandlers() {
         signal(SIGPIPE, SIG_IGN)
         for (signalNumber, status) in [(SIGINT, ExitStatus.interrupted), (SIGTERM, ExitStatus.terminated)] {
             signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
             source.setEventHandler {
                 TemporaryFiles.shared.removeAll()
                 let name = signalNumber == SIGINT ? "interrupted" : "terminated"

@@ -26,7 +26,7 @@ final class SignalForwarder: Sendable {
             guard installed.isEmpty else { return }
             for number in [SIGINT, SIGTERM] {
                 signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
                 source.setEventHandler { [self] in forward(number) }
                 source.resume()
                 installed.append(source)
