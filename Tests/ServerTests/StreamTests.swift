@@ -195,17 +195,22 @@ import Glibc
     }
 
     /// A second identical request while the first streams shares its conversion: it waits for the entry and gets
-    /// it whole (Content-Length), the very bytes the first received as a stream.
+    /// it whole (Content-Length), the very bytes the first received as a stream. The first conversion is held at a
+    /// gate (`GatedConverter`) until the second has joined its flight, so the two always overlap.
     @Test func aSecondIdenticalRequestWaitsAndGetsTheStreamedBytesWhole() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
         let slow = try noiseGIF(width: 320, height: 240, frames: 40, seed: 42)
-        let server = try await RunningServer.start(ServerTests.configuration(cache))
+        let gate = GatedConverter()
+        let server = try await RunningServer.start(ServerTests.configuration(cache), converter: gate)
         let connection = try await RawHTTP.connect(port: server.port)
         try await connection.send(Self.post("/v1/convert?format=mp4&stream=1", slow))
         let head = try await connection.readHead()
         #expect(head.status == 200)
-        let second = try await server.send(.POST, "/v1/convert?format=mp4&stream=1", body: slow)
+        async let waiting = server.send(.POST, "/v1/convert?format=mp4&stream=1", body: slow)
+        #expect(try await eventually { try await server.metric("gifx_single_flight_shared_total") == 1 })
+        gate.open()
+        let second = try await waiting
         let first = try await connection.readToEnd()
         #expect(first.complete && first.trailers["x-gifx-result"] == "ok; bytes=\(first.body.count)")
         #expect(second.status == 200 && second.body == first.body)
