@@ -62,18 +62,21 @@ let package = Package(
         .target(name: "ChildProcesses", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Pure schedule: no C, no I/O.
         .target(name: "GifxTimeline", path: "Sources/Timeline"),
+        // What this process may use of the machine (cgroup, affinity, /proc/meminfo) and every thread count
+        // decided from it (`ThreadCounts`): below the decoder, read by every layer above.
+        .target(name: "GifxSystem", path: "Sources/System"),
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "GifxFrames",
             // CWebP, CPng: the WebP and APNG readers (Sources/Frames/WebP, Sources/Frames/APNG; issue 35).
             dependencies: [
-                "CGif", "CWebP", "CPng", "GifxPOSIXFiles", "GifxTimeline",
+                "CGif", "CWebP", "CPng", "GifxPOSIXFiles", "GifxSystem", "GifxTimeline",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/Frames"),
         // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
         .target(name: "GifxEncoders", dependencies: [
-            "CAV", "CMalloc", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxTimeline",
+            "CAV", "CMalloc", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxSystem", "GifxTimeline",
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Sources/Encoders"),
         // The library's front door: GifConverter (async, progress, cancellation) and GifInput (path, fd, bytes).
@@ -83,7 +86,7 @@ let package = Package(
         ]),
         // gifx serve: the conversion as an HTTP service (docs/serve.md); not in the design card.
         .target(name: "GifxServer", dependencies: [
-            "GifxKit", "GifxEncoders", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
+            "GifxKit", "GifxEncoders", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -100,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxServer", "GifxFrames", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
+                "GifxKit", "GifxServer", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -117,10 +120,10 @@ let package = Package(
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
-        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxTimeline", "GifFixtures", "CPng", "CWebP", "ChildProcesses"]),
-        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxTimeline", "GifFixtures", "CAV", "CMalloc", "CPng", "ChildProcesses"]),
+        .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxSystem", "GifxTimeline", "GifFixtures", "CPng", "CWebP", "ChildProcesses"]),
+        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxSystem", "GifxTimeline", "GifFixtures", "CAV", "CMalloc", "CPng", "ChildProcesses"]),
         .testTarget(name: "CLITests", dependencies: [
-            "gifx", "GifFixtures", "GifxTimeline", "ChildProcesses",
+            "gifx", "GifFixtures", "GifxSystem", "GifxTimeline", "ChildProcesses",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),

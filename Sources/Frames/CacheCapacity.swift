@@ -1,4 +1,5 @@
 import Foundation
+import GifxSystem
 
 /// How many composited canvases the producer may hold ahead of the consumer, following the reference
 /// player's (FLAnimatedImage) categories by the decoded size of the whole animation.
@@ -44,8 +45,9 @@ package enum CacheCapacity {
     /// Frames decoded ahead per decoding thread, when memory allows.
     package static let windowPerThread = 2
 
-    /// The cores this process may use (the default thread count): affinity mask and cgroup quota (`AvailableCores`).
-    package static var availableCores: Int { AvailableCores.current.count }
+    /// The cores this process may use (the default thread count): affinity mask and cgroup quota
+    /// (`ThreadCounts.machine`).
+    package static var availableCores: Int { ThreadCounts.machine.cores }
 
     /// Canvases smaller than this (in pixels: four compositing bands) decode on one thread unless more are
     /// asked for: a small frame decodes in microseconds, less than handing it between threads costs

@@ -1,6 +1,7 @@
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxSystem
 
 /// Everything `gifx serve` is started with (docs/serve.md). The CLI fills it from flags; the tests build it
 /// directly (port 0: an ephemeral port, reported by `GifxService.run(onListening:)`).
@@ -63,7 +64,7 @@ package struct ServerConfiguration: Sendable {
         ProcessMemoryBudget.resolve(given: memoryBudget).bytes ?? (1 << 30)
     }
 
-    package var resolvedThreads: Int { max(1, threads ?? min(CacheCapacity.availableCores, RunSettings.threadRange.upperBound)) }
+    package var resolvedThreads: Int { ThreadCounts.machine.service(requested: threads, limit: RunSettings.threadRange.upperBound) }
 
     package var resolvedJobs: Int { max(1, jobs ?? resolvedThreads) }
 

@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import GifFixtures
+import GifxSystem
 import Testing
 @testable import gifx
 
@@ -239,20 +240,20 @@ import Glibc
     @Test func jobsNeverExceedTheInputsAndShareTheCores() {
         let sprite = BatchTarget(command: .toSprite)
         func threads(requested: Int?, toConvert: Int, cores: Int) -> [String] {
-            let jobs = BatchTarget.runningJobs(requested: requested, toConvert: toConvert, cores: cores)
-            return sprite.threadArguments(jobs: jobs, passthrough: [], cores: cores)
+            let jobs = BatchTarget.runningJobs(requested: requested, toConvert: toConvert, threads: ThreadCounts(cores: cores, onlineCores: cores))
+            return sprite.threadArguments(jobs: jobs, passthrough: [], threads: ThreadCounts(cores: cores, onlineCores: cores))
         }
-        #expect(BatchTarget.runningJobs(requested: nil, toConvert: 4, cores: 16) == 4)
+        #expect(BatchTarget.runningJobs(requested: nil, toConvert: 4, threads: ThreadCounts(cores: 16, onlineCores: 16)) == 4)
         #expect(threads(requested: nil, toConvert: 4, cores: 16) == ["--threads", "4"])
         #expect(threads(requested: nil, toConvert: 64, cores: 16) == ["--threads", "1"])
         #expect(threads(requested: 8, toConvert: 3, cores: 16) == ["--threads", "5"])
         #expect(threads(requested: 2, toConvert: 100, cores: 16) == ["--threads", "8"])
         #expect(threads(requested: 32, toConvert: 100, cores: 16) == ["--threads", "1"])
-        #expect(BatchTarget.runningJobs(requested: nil, toConvert: 0, cores: 16) == 1, "nothing to convert: one job")
+        #expect(BatchTarget.runningJobs(requested: nil, toConvert: 0, threads: ThreadCounts(cores: 16, onlineCores: 16)) == 1, "nothing to convert: one job")
         #expect(threads(requested: nil, toConvert: 1, cores: 1) == ["--threads", "1"])
-        #expect(sprite.threadArguments(jobs: 2, passthrough: ["--threads", "3"], cores: 16).isEmpty)
-        #expect(sprite.threadArguments(jobs: 2, passthrough: ["--threads=3"], cores: 16).isEmpty)
-        #expect(BatchTarget(command: .timeline).threadArguments(jobs: 1, passthrough: [], cores: 16).isEmpty)
+        #expect(sprite.threadArguments(jobs: 2, passthrough: ["--threads", "3"], threads: ThreadCounts(cores: 16, onlineCores: 16)).isEmpty)
+        #expect(sprite.threadArguments(jobs: 2, passthrough: ["--threads=3"], threads: ThreadCounts(cores: 16, onlineCores: 16)).isEmpty)
+        #expect(BatchTarget(command: .timeline).threadArguments(jobs: 1, passthrough: [], threads: ThreadCounts(cores: 16, onlineCores: 16)).isEmpty)
     }
 
     /// One input with `--jobs 8` runs as one job with every core (counted by nproc(1), which reads the same

@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxSystem
 import Testing
 
 /// `SystemResources` over fake /proc and /sys/fs/cgroup folders laid out as the kernel lays them out: the
@@ -74,5 +75,35 @@ import Testing
         #expect(system.cgroupMemoryRemaining() == nil)
         #expect(system.availableMemory() == AvailableMemory(bytes: nil, source: "unknown"))
         #expect(system.availableCores(online: 2) == AvailableCores(count: 2, source: "online cores"))
+    }
+}
+
+/// Every thread count gifx decides from the cores (`ThreadCounts`), on machines given here: the rules worked by
+/// hand from their documentation.
+@Suite struct ThreadCountsTests {
+    @Test func runAndEncoderThreads() {
+        let whole = ThreadCounts(cores: 8, onlineCores: 8)
+        let masked = ThreadCounts(cores: 2, onlineCores: 8)  // taskset -c 0,1 on an 8-core machine
+        #expect(whole.run(requested: nil) == 8 && masked.run(requested: nil) == 2 && masked.run(requested: 5) == 5)
+        // Every core usable: the encoder chooses (0); a mask or quota the encoder would not see: the cores.
+        #expect(whole.encoder(requested: nil) == 0)
+        #expect(masked.encoder(requested: nil) == 2)
+        #expect(masked.encoder(requested: 3) == 3)
+        // x264's own choice, 1.5 a online core, rounded up: 12 on 8 cores, 2 on 1.
+        #expect(whole.encoderOwnChoice == 12 && ThreadCounts(cores: 1, onlineCores: 1).encoderOwnChoice == 2)
+        #expect(whole.readBack(requested: nil) == 0 && whole.readBack(requested: 2) == 2)
+        #expect(whole.pngDeflate(requested: nil, runThreads: 8) == 4 && whole.pngDeflate(requested: nil, runThreads: 3) == 3)
+        #expect(whole.pngDeflate(requested: 1, runThreads: 8) == 1)
+    }
+
+    @Test func batchAndServiceThreads() {
+        let sixteen = ThreadCounts(cores: 16, onlineCores: 16)
+        #expect(sixteen.batchJobs(requested: nil, inputs: 4) == 4 && sixteen.threadsPerJob(jobs: 4) == 4)
+        #expect(sixteen.batchJobs(requested: 8, inputs: 3) == 3 && sixteen.threadsPerJob(jobs: 3) == 5)
+        #expect(sixteen.batchJobs(requested: nil, inputs: 0) == 1 && sixteen.threadsPerJob(jobs: 32) == 1)
+        #expect(sixteen.service(requested: nil, limit: 256) == 16 && sixteen.service(requested: nil, limit: 8) == 8)
+        #expect(sixteen.service(requested: 3, limit: 8) == 3)
+        // At least one of everything, whatever a broken reading says.
+        #expect(ThreadCounts(cores: 0, onlineCores: 0) == ThreadCounts(cores: 1, onlineCores: 1))
     }
 }

@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxSystem
 
 /// The memory plan of one conversion: the process's fixed cost, the decoder's compositor, every output's
 /// encoder and buffers, and the frame ring, all planned against one budget (`MemoryPlanner`).

@@ -24,9 +24,6 @@ package struct Diagnostics: Sendable, Equatable {
 
     package init() {}
 
-    /// Threads deflating a sprite sheet page for a run of `threads` threads.
-    func pngDeflateThreads(runThreads threads: Int) -> Int { pngDeflateThreads ?? min(4, threads) }
-
     /// The MP4 fragmenting threshold in effect.
     var fragmentAbove: Int { fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove }
 }

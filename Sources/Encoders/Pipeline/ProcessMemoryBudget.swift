@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxSystem
 
 /// The memory budget of a run that was given none: what the process may hold before the kernel, or the
 /// machine, pushes back.

@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxSystem
 import GifxTimeline
 
 /// The settings of one conversion, shared by all its outputs: whose schedule to follow, how strictly to
@@ -66,32 +67,29 @@ public struct RunSettings: Sendable, Equatable {
         return nil
     }
 
-    // Thread counts are decided here and read everywhere else.
+    // A run's thread counts, from `threads` by `ThreadCounts`' rules (the one place gifx decides a count from the
+    // cores); the pools read these and nothing else.
 
-    /// The threads every pool may use: `threads`, else the cores this process may use (`AvailableCores`).
-    public var resolvedThreads: Int { threads ?? CacheCapacity.availableCores }
+    /// The threads every pool may use: `threads`, else the cores this process may use.
+    public var resolvedThreads: Int { ThreadCounts.machine.run(requested: threads) }
 
     /// Threads decoding `metadata`'s GIF: `threads`, else `AnimationMetadata.defaultDecodeThreads` (from the canvas and
     /// the frame count, at most the cores).
     package func decodeThreads(for metadata: AnimationMetadata) -> Int { threads ?? metadata.defaultDecodeThreads }
 
-    /// Threads of each video encoder: `threads`, else 0 (the encoder's own choice, from the online cores) when the
-    /// process may use every core, else the cores it may use (an affinity mask or a CPU quota that the encoder
-    /// would not see).
-    var encoderThreads: Int {
-        if let threads { return threads }
-        let cores = AvailableCores.current.count
-        return cores >= ProcessInfo.processInfo.activeProcessorCount ? 0 : cores
-    }
+    /// Threads of each video encoder (`ThreadCounts.encoder`): 0 leaves the choice to the encoder.
+    var encoderThreads: Int { ThreadCounts.machine.encoder(requested: threads) }
 
     /// Threads of a decoder reading an output back (`--verify`): `threads`, else 0 (libav's own choice).
-    var readBackThreads: Int { threads ?? 0 }
+    var readBackThreads: Int { ThreadCounts.machine.readBack(requested: threads) }
 
     /// Whether the run's outputs are fed, and verified, side by side (one thread each) rather than one after another.
     var sinksSideBySide: Bool { !diagnostics.serialSinks && resolvedThreads > 1 }
 
     /// Threads deflating a sprite sheet page: the diagnostics' count, else the run's threads, at most 4.
-    var resolvedPNGDeflateThreads: Int { diagnostics.pngDeflateThreads(runThreads: resolvedThreads) }
+    var resolvedPNGDeflateThreads: Int {
+        ThreadCounts.machine.pngDeflate(requested: diagnostics.pngDeflateThreads, runThreads: resolvedThreads)
+    }
 }
 
 /// Why a `RunSettings` cannot run, worded without flag syntax (the CLI names its own flags).

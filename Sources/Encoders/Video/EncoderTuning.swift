@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxSystem
 import GifxTimeline
 
 /// The encoder settings actually used, reported in the result so a run can be reproduced and its memory
@@ -65,7 +66,7 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     /// 2 cores, measured at 854×480), estimated as that many.
     package static func ladder(options: VideoSettings, frameSize: CanvasSize, threads: Int) -> [EncoderTuning] {
         let threads = max(0, threads)
-        let counted = threads > 0 ? threads : (3 * ProcessInfo.processInfo.activeProcessorCount + 1) / 2
+        let counted = threads > 0 ? threads : ThreadCounts.machine.encoderOwnChoice
         let pools: EncoderParameters = threads > 0 ? [.pools(threads)] : []
         let encoder = options.codec.encoderName(for: frameSize)
         // --level: the level written and the VBV that keeps the bit rate within it, on every ladder level.
