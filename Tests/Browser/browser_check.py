@@ -396,7 +396,9 @@ def chromium_session(page):
 def firefox_session(page):
     import bidi
     # ImageDecoder ships behind a pref in Firefox ESR: turned on so WebP frame durations can be read.
-    ff = bidi.Firefox(prefs={"dom.media.webcodecs.image-decoder.enabled": True})
+    # GIFX_FIREFOX_PREFS (a JSON object) adds prefs, to bisect a Firefox difference (docs/repeats.md, VP9).
+    prefs = {"dom.media.webcodecs.image-decoder.enabled": True, **json.loads(os.environ.get("GIFX_FIREFOX_PREFS", "{}"))}
+    ff = bidi.Firefox(prefs=prefs)
     ff.navigate(page)
     version = f"Firefox {ff.capabilities.get('browserVersion')}"
     return (lambda spec: ff.call("(s) => window.gifxCheck(s)", spec),
