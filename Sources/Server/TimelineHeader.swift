@@ -7,8 +7,8 @@ enum TimelineHeader {
     /// 1/3000 s for an APNG), never cs by assumption.
     static func value(_ timeline: Timeline) -> String {
         let scale = timeline.timescale
-        return "frames=\(timeline.frames.count), duration=\(seconds(timeline.duration.centiseconds, per: scale)), "
-            + "tick=\(seconds(timeline.tick.centiseconds, per: scale))"
+        return "frames=\(timeline.frames.count), duration=\(seconds(timeline.duration.units, per: scale)), "
+            + "tick=\(seconds(timeline.tick.units, per: scale))"
     }
 
     /// `units / timescale` seconds in decimal: at least two places (a GIF's whole cs, `0.28`), more where the

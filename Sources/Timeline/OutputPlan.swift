@@ -105,13 +105,13 @@ public struct OutputPlan: Codable, Hashable, Sendable {
 
     /// A tick reason in the timeline's unit: a GIF's in cs (as before), a WebP's or APNG's in ms.
     static func tickReason(_ why: RateReason.TickReason, _ timeline: Timeline) -> RateReason {
-        let units = timeline.tick.centiseconds
+        let units = timeline.tick.units
         guard timeline.format == .gif else {
             return .tickOfOtherFormat(units: units, timescale: timeline.timescale, why: why)
         }
         switch why {
         case .tick: return .tick(centiseconds: units)
-        case .automaticTick: return .automaticTick(centiseconds: units)
+        case .automaticTick: return .automaticTick(units: units)
         case .automaticNoCommonRate: return .automaticNoCommonRate(tickCentiseconds: units)
         }
     }
@@ -127,7 +127,7 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         framesNeverShown = 0
         let shortest = timeline.frames.lazy.map(\.delay).min() ?? Timeline.defaultDelay
         peakRate = Rational(timeline.timescale, shortest)
-        duration = Rational(timeline.duration.centiseconds)
+        duration = Rational(timeline.duration.units)
         reason = .variable
         leadHalfCentiseconds = 0
     }
@@ -347,7 +347,7 @@ struct CFRFit {
             first = next
         }
         // The end of the video is where the next play starts: it counts as a start too.
-        let end = abs(scale * total * rate.den - timeline.duration.centiseconds * rate.num)
+        let end = abs(scale * total * rate.den - timeline.duration.units * rate.num)
         if end > score.worstAnyNumerator {
             score.worstAnyNumerator = end
             if let bound, end > bound { score.complete = false }

@@ -8,7 +8,7 @@ public enum RateReason: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The automatic search found a common rate below the tick that shows every frame within 10 ms.
     case automaticLowest
     /// The automatic search kept the tick: no lower common rate shows every frame within 10 ms.
-    case automaticTick(centiseconds: Int)
+    case automaticTick(units: Int)
     /// The automatic search kept the tick: no common rate at all shows every frame within 10 ms.
     case automaticNoCommonRate(tickCentiseconds: Int)
     /// The rate the request gave exceeded the cap; `chosen` has the smallest worst start error under it.

@@ -6,7 +6,7 @@ extension Timeline {
     /// Output frames at `rate` fps: `round(duration * rate)`, at least 1 (exactly duration/tick at the tick rate).
     public func outputFrameCount(at rate: Rational) -> Int {
         // duration[cs] * num / (100 * den), rounded half up.
-        let numerator = duration.centiseconds * rate.num
+        let numerator = duration.units * rate.num
         let denominator = timescale * rate.den
         return Swift.max(1, (2 * numerator + denominator) / (2 * denominator))
     }

@@ -14,7 +14,7 @@ public enum SourceFormat: String, Codable, Sendable, CaseIterable {
 }
 
 extension Timeline {
-    /// `units` of this schedule (`delay`, `start`, `duration.centiseconds`) in milliseconds: × 10 for a GIF's
+    /// `units` of this schedule (`delay`, `start`, `duration.units`) in milliseconds: × 10 for a GIF's
     /// cs, × 1 for WebP's ms, exact as a `Double` for a finer APNG time base.
     public func milliseconds(_ units: Int) -> Double {
         timescale == 100 ? Double(units * 10) : Double(units) * 1000 / Double(timescale)

@@ -22,9 +22,9 @@ public enum DelayRule: String, Codable, Sendable, CaseIterable {
 
 /// The authoritative playback schedule of a GIF, in integer centiseconds (schema `gifx.timeline/1`); of a
 /// WebP or APNG in integer units of `1 / timescale` s (WebP and browser-policy APNG: ms; flanimated APNG:
-/// `lcm(1000, every delay_den)`, so fractional ms stay exact). The `centiseconds` fields of `tick` and
-/// `duration`, and every frame's `delay` and `start`, are in those units (cs for a GIF, where
-/// `timescale == 100`).
+/// `lcm(1000, every delay_den)`, so fractional ms stay exact). The `units` of `tick` and `duration`, and
+/// every frame's `delay` and `start`, are in those units (cs for a GIF, where `timescale == 100`); a GIF's JSON
+/// names them `centiseconds`, as the schema always has, another format's `units`, beside its `timescale`.
 public struct Timeline: Codable, Hashable, Sendable {
     public static let schemaID = "gifx.timeline/1"
     /// Delay given to 0/1 cs delays and to frames with nothing to carry over.
@@ -48,16 +48,25 @@ public struct Timeline: Codable, Hashable, Sendable {
         }
     }
 
+    /// The GCD of the delays: the exact constant rate that shows every frame on time.
     public struct Tick: Codable, Hashable, Sendable {
-        /// GCD of all resolved delays.
-        public var centiseconds: Int
-        /// 100 / tick, exact.
+        /// GCD of all resolved delays, in the timeline's units (`1 / timescale` s: centiseconds for a GIF).
+        public var units: Int
+        /// timescale / tick, exact (100 / tick for a GIF).
         public var fps: Rational
+
+        /// A GIF's JSON names the units `centiseconds` (the schema's field); another format's are written by
+        /// `Timeline.encode` as `units`, beside the timescale.
+        private enum CodingKeys: String, CodingKey { case units = "centiseconds", fps }
     }
 
+    /// How long one play lasts.
     public struct Duration: Codable, Hashable, Sendable {
-        public var centiseconds: Int
+        /// In the timeline's units (`1 / timescale` s: centiseconds for a GIF).
+        public var units: Int
         public var seconds: Double
+
+        private enum CodingKeys: String, CodingKey { case units = "centiseconds", seconds }
     }
 
     public struct Frame: Codable, Hashable, Sendable {
@@ -107,7 +116,7 @@ public struct Timeline: Codable, Hashable, Sendable {
     public var policy: TimelinePolicy
     /// The container the schedule was read from (not written to JSON for a GIF, whose bytes stay as before).
     public var format: SourceFormat = .gif
-    /// Units per second of `delay`, `start`, `tick.centiseconds` and `duration.centiseconds`: 100 for a GIF.
+    /// Units per second of `delay`, `start`, `tick.units` and `duration.units`: 100 for a GIF.
     public var timescale: Int = 100
     public var canvas: CanvasSize
     public var loop: Loop
@@ -145,8 +154,8 @@ public struct Timeline: Codable, Hashable, Sendable {
         self.policy = policy
         self.canvas = input.canvas
         self.loop = Loop(count: input.loopCount, plays: Self.plays(loopCount: input.loopCount, policy: policy))
-        self.tick = Tick(centiseconds: tick, fps: Rational(100, tick))
-        self.duration = Duration(centiseconds: start, seconds: Double(start) / 100)
+        self.tick = Tick(units: tick, fps: Rational(100, tick))
+        self.duration = Duration(units: start, seconds: Double(start) / 100)
         self.frames = frames
         self.warnings = input.warnings
     }
@@ -195,8 +204,8 @@ public struct Timeline: Codable, Hashable, Sendable {
         // 0 is forever; a still image (no loop field) plays once.
         let plays: Int? = input.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
         self.loop = Loop(count: input.loopCount, plays: plays)
-        self.tick = Tick(centiseconds: tick, fps: Rational(scale, tick))
-        self.duration = Duration(centiseconds: start, seconds: Double(start) / Double(scale))
+        self.tick = Tick(units: tick, fps: Rational(scale, tick))
+        self.duration = Duration(units: start, seconds: Double(start) / Double(scale))
         self.frames = frames
         self.warnings = warnings
     }
@@ -225,10 +234,10 @@ public struct Timeline: Codable, Hashable, Sendable {
             // In units of 1/timescale s, named so (a GIF's stay `centiseconds`).
             var t = c.nestedContainer(keyedBy: UnitKeys.self, forKey: .tick)
             try t.encode(tick.fps, forKey: .fps)
-            try t.encode(tick.centiseconds, forKey: .units)
+            try t.encode(tick.units, forKey: .units)
             var d = c.nestedContainer(keyedBy: UnitKeys.self, forKey: .duration)
             try d.encode(duration.seconds, forKey: .seconds)
-            try d.encode(duration.centiseconds, forKey: .units)
+            try d.encode(duration.units, forKey: .units)
         }
         try c.encode(frames, forKey: .frames)
         try c.encode(warnings, forKey: .warnings)
@@ -247,10 +256,10 @@ public struct Timeline: Codable, Hashable, Sendable {
             duration = try c.decode(Duration.self, forKey: .duration)
         } else {
             let t = try c.nestedContainer(keyedBy: UnitKeys.self, forKey: .tick)
-            tick = Tick(centiseconds: try t.decode(Int.self, forKey: .units), fps: try t.decode(Rational.self, forKey: .fps))
+            tick = Tick(units: try t.decode(Int.self, forKey: .units), fps: try t.decode(Rational.self, forKey: .fps))
             let d = try c.nestedContainer(keyedBy: UnitKeys.self, forKey: .duration)
             duration = Duration(
-                centiseconds: try d.decode(Int.self, forKey: .units), seconds: try d.decode(Double.self, forKey: .seconds))
+                units: try d.decode(Int.self, forKey: .units), seconds: try d.decode(Double.self, forKey: .seconds))
         }
         frames = try c.decode(Frames.self, forKey: .frames)
         warnings = try c.decode([String].self, forKey: .warnings)

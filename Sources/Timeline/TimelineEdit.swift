@@ -108,7 +108,7 @@ extension Timeline {
     /// or after the end, the crop leaves the canvas, or the speed leaves less than 1 cs.
     public func applying(_ edit: TimelineEdit) throws(TimelineEditError) -> EditedTimeline {
         if let problem = edit.problem { throw problem }
-        let end = duration.centiseconds
+        let end = duration.units
         // The cut is given in cs; a WebP's or APNG's schedule counts in finer units (timescale a multiple of 100).
         let unitsPerCentisecond = Swift.max(1, timescale / 100)
         let from = (edit.from ?? 0) * unitsPerCentisecond
@@ -168,8 +168,8 @@ extension Timeline {
 
         var result = self
         result.frames = edited
-        result.tick = Tick(centiseconds: tick, fps: Rational(timescale, tick))
-        result.duration = Duration(centiseconds: scaledEnd, seconds: Double(scaledEnd) / Double(timescale))
+        result.tick = Tick(units: tick, fps: Rational(timescale, tick))
+        result.duration = Duration(units: scaledEnd, seconds: Double(scaledEnd) / Double(timescale))
         if let crop = edit.crop { result.canvas = CanvasSize(width: crop.width, height: crop.height) }
         return EditedTimeline(timeline: result, sourceFrames: sourceFrames, edit: edit, framesDroppedBySpeed: dropped)
     }

@@ -31,7 +31,7 @@ public struct TimelineJSONWriter {
             ("canvas", { out in out.object(1, [("height", .int(t.canvas.height)), ("width", .int(t.canvas.width))]) }),
             ("duration", { out in
                 out.object(1, [
-                    (t.format == .gif ? "centiseconds" : "units", .int(t.duration.centiseconds)),
+                    (t.format == .gif ? "centiseconds" : "units", .int(t.duration.units)),
                     ("seconds", .double(t.duration.seconds)),
                 ].sorted { $0.0 < $1.0 })
             }),
@@ -43,7 +43,7 @@ public struct TimelineJSONWriter {
                 out.openObject()
                 if t.format == .gif {
                     out.key("centiseconds", depth: 2)
-                    out.int(t.tick.centiseconds)
+                    out.int(t.tick.units)
                     out.separator()
                 }
                 out.key("fps", depth: 2)
@@ -52,7 +52,7 @@ public struct TimelineJSONWriter {
                     // A WebP's or APNG's tick is in units of 1/timescale s (sorted after "fps").
                     out.separator()
                     out.key("units", depth: 2)
-                    out.int(t.tick.centiseconds)
+                    out.int(t.tick.units)
                 }
                 out.closeObject(depth: 1)
             }),

@@ -109,8 +109,8 @@ struct TimelineTable {
         let count = t.loop.count.map { "loop count \($0)" } ?? "no loop extension"
         let unit = t.timescale == 100 ? "cs" : t.timescale == 1000 ? "ms" : "× 1/\(t.timescale) s"
         let format = t.format == .gif ? "" : ", \(t.format.rawValue)"
-        return "\(t.frames.count) frames, \(seconds(t.duration.centiseconds)) s, \(t.canvas.width)x\(t.canvas.height), "
-            + "tick \(t.tick.centiseconds) \(unit) (\(fps) fps), \(plays) (\(count)), policy \(t.policy.rawValue)\(format)"
+        return "\(t.frames.count) frames, \(seconds(t.duration.units)) s, \(t.canvas.width)x\(t.canvas.height), "
+            + "tick \(t.tick.units) \(unit) (\(fps) fps), \(plays) (\(count)), policy \(t.policy.rawValue)\(format)"
     }
 
     /// A time in the schedule's units as seconds: two decimals for a GIF's cs, three for finer units.

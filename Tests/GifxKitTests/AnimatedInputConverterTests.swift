@@ -37,8 +37,8 @@ struct AnimatedInputConverterTests {
         #expect(timeline.timescale == 3000)
         #expect(timeline.frames.map(\.delay) == [100, 100, 200, 150])
         #expect(timeline.frames.map(\.start) == [0, 100, 200, 400])
-        #expect(timeline.tick.centiseconds == 50, "the tick, in the timeline's units (1/3000 s)")
-        #expect(timeline.duration.centiseconds == 550)
+        #expect(timeline.tick.units == 50, "the tick, in the timeline's units (1/3000 s)")
+        #expect(timeline.duration.units == 550)
         #expect(timeline.loop.plays == nil, "acTL num_plays 0: forever")
 
         let mp4 = folder.appendingPathComponent("out.mp4").path
@@ -80,8 +80,8 @@ struct AnimatedInputConverterTests {
         #expect(timeline.timescale == 1000)
         #expect(timeline.frames.map(\.rawDelay) == [40, 60, 5, 20])
         #expect(timeline.frames.map(\.delay) == [40, 60, 100, 20])
-        #expect(timeline.tick.centiseconds == 20, "the tick, in ms")
-        #expect(timeline.duration.centiseconds == 220)
+        #expect(timeline.tick.units == 20, "the tick, in ms")
+        #expect(timeline.duration.units == 220)
 
         let mp4 = folder.appendingPathComponent("out.mp4").path
         let report = try await converter.convert(

@@ -35,8 +35,8 @@ import Testing
             let timeline = try converter.timeline(of: input)
             #expect(timeline.frames.map(\.delay) == [10, 10, 6])
             #expect(timeline.frames.map(\.rule) == [.roundedUp, .carried, .raw])
-            #expect(timeline.tick.centiseconds == 2)
-            #expect(timeline.duration.centiseconds == 26)
+            #expect(timeline.tick.units == 2)
+            #expect(timeline.duration.units == 26)
         }
     }
 

@@ -78,8 +78,8 @@ struct TimelineHeaderTests {
             let duration = try #require(fields["duration"].flatMap(Double.init), "\(input.name)")
             let tick = try #require(fields["tick"].flatMap(Double.init), "\(input.name)")
             let scale = Double(timeline.timescale)
-            #expect(abs(duration - Double(timeline.duration.centiseconds) / scale) <= 0.5e-6, "\(input.name)")
-            #expect(abs(tick - Double(timeline.tick.centiseconds) / scale) <= 0.5e-6, "\(input.name)")
+            #expect(abs(duration - Double(timeline.duration.units) / scale) <= 0.5e-6, "\(input.name)")
+            #expect(abs(tick - Double(timeline.tick.units) / scale) <= 0.5e-6, "\(input.name)")
 
             // The MP4 the service made lasts what the header says (ffprobe, independent of gifx): the video
             // track's duration, in the track's own timescale (the movie header's is whole ms, 0.184 for 11/60 s).

@@ -30,7 +30,7 @@ func referenceGCD(_ values: [Int]) -> Int {
         let tick = referenceGCD(delays)
         let starts = prefixStarts(delays)
         let duration = delays.reduce(0, +)
-        #expect(timeline.tick.centiseconds == tick)
+        #expect(timeline.tick.units == tick)
         let count = timeline.outputFrameCount(at: timeline.tickRate)
         #expect(count == duration / tick)
         for k in 0..<count {

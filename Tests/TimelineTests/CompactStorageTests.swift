@@ -52,7 +52,7 @@ import GifxTimeline
         #expect(timeline.frames.map(\.start) == prefixStarts(delays))
         #expect(timeline.frames.map(\.index) == Array(0..<raw.count))
         #expect(timeline.frames.map(\.rawDelay) == raw)
-        #expect(timeline.duration.centiseconds == delays.reduce(0, +))
+        #expect(timeline.duration.units == delays.reduce(0, +))
     }
 
     @Test func framesNoGIFCouldProduceAreKeptExactly() throws {

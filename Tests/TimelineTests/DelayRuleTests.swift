@@ -8,34 +8,34 @@ import GifxTimeline
         let timeline = Timeline(input([65535, 5]), policy: policy)
         #expect(timeline.frames.map(\.delay) == [65535, 5])
         #expect(timeline.frames.map(\.rule) == [.raw, .raw])
-        #expect(timeline.tick.centiseconds == 5)  // gcd(65535, 5) = 5: 65535 = 5 × 13107
-        #expect(timeline.duration.centiseconds == 65540)
+        #expect(timeline.tick.units == 5)  // gcd(65535, 5) = 5: 65535 = 5 × 13107
+        #expect(timeline.duration.units == 65540)
         #expect(timeline.duration.seconds == 655.4)
     }
 
     @Test(arguments: TimelinePolicy.allCases)
     func oneFrameTickIsItsDelay(_ policy: TimelinePolicy) {
         let timeline = Timeline(input([37]), policy: policy)
-        #expect(timeline.tick.centiseconds == 37)
+        #expect(timeline.tick.units == 37)
         #expect(timeline.tick.fps == Rational(100, 37))
-        #expect(timeline.duration.centiseconds == 37)
+        #expect(timeline.duration.units == 37)
         #expect(timeline.outputFrameCount(at: timeline.tickRate) == 1)
         #expect(timeline.repeatCounts(at: timeline.tickRate) == [1])
 
         let still = Timeline(input([nil]), policy: policy)
         #expect(still.frames.map(\.delay) == [10])
         #expect(still.frames.map(\.rule) == [.default])
-        #expect(still.tick.centiseconds == 10)
+        #expect(still.tick.units == 10)
     }
 
     @Test(arguments: TimelinePolicy.allCases)
     func zeroFrames(_ policy: TimelinePolicy) {
         let timeline = Timeline(input([]), policy: policy)
         #expect(timeline.frames.isEmpty)
-        #expect(timeline.duration.centiseconds == 0)
+        #expect(timeline.duration.units == 0)
         #expect(timeline.duration.seconds == 0)
-        #expect(timeline.tick.centiseconds > 0)  // no delay to divide by: still a usable tick
-        #expect(timeline.tick.fps == Rational(100, timeline.tick.centiseconds))
+        #expect(timeline.tick.units > 0)  // no delay to divide by: still a usable tick
+        #expect(timeline.tick.fps == Rational(100, timeline.tick.units))
         #expect(timeline.repeatCounts(at: timeline.tickRate).isEmpty)
     }
 
@@ -44,8 +44,8 @@ import GifxTimeline
         let timeline = Timeline(input([0, 1, 2, 3]), policy: policy)
         #expect(timeline.frames.map(\.delay) == [10, 10, 2, 3])
         #expect(timeline.frames.map(\.rule) == [.roundedUp, .roundedUp, .raw, .raw])
-        #expect(timeline.duration.centiseconds == 25)
-        #expect(timeline.tick.centiseconds == 1)
+        #expect(timeline.duration.units == 25)
+        #expect(timeline.tick.units == 1)
     }
 
     @Test func carryOverUsesTheResolvedDelay() {

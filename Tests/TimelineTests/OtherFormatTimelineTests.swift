@@ -25,9 +25,9 @@ import Testing
         #expect(t.format == .webp && t.timescale == 1000)
         #expect(t.frames.map(\.delay) == [100, 100, 100, 11, 20, 65535])
         #expect(t.frames.map(\.rule) == [.roundedUp, .roundedUp, .roundedUp, .raw, .raw, .raw])
-        #expect(t.tick.centiseconds == 1)  // gcd in ms
+        #expect(t.tick.units == 1)  // gcd in ms
         #expect(t.tick.fps == Rational(1000))
-        #expect(t.duration.centiseconds == 65866)
+        #expect(t.duration.units == 65866)
         #expect(t.duration.seconds == 65.866)
         #expect(t.frames.map(\.start) == [0, 100, 200, 300, 311, 331])
     }
@@ -39,7 +39,7 @@ import Testing
         #expect(seconds(t) == [Rational(1, 30), Rational(1, 60), Rational(1, 10), Rational(1, 10), Rational(11, 1000), Rational(3, 100), Rational(2)])
         #expect(t.frames.map(\.rule) == [.raw, .raw, .roundedUp, .roundedUp, .raw, .raw, .raw])
         // Exact duration: 1/30 + 1/60 + 1/10 + 1/10 + 11/1000 + 3/100 + 2 = 2.241 + 1/20 s.
-        #expect(Rational(t.duration.centiseconds, t.timescale) == Rational(2241, 1000) + Rational(1, 20))
+        #expect(Rational(t.duration.units, t.timescale) == Rational(2241, 1000) + Rational(1, 20))
     }
 
     @Test func apngUnderBrowserTruncatesToWholeMilliseconds() {
@@ -47,7 +47,7 @@ import Testing
         #expect(t.timescale == 1000)
         #expect(t.frames.map(\.delay) == [33, 16, 100, 100, 11, 30, 2000, 333])
         #expect(t.frames.map(\.rule) == [.truncated, .truncated, .roundedUp, .roundedUp, .raw, .raw, .raw, .truncated])
-        #expect(t.tick.centiseconds == 1)
+        #expect(t.tick.units == 1)
     }
 
     @Test(arguments: TimelinePolicy.allCases)

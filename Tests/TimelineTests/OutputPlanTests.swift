@@ -44,7 +44,7 @@ private func placements(_ plan: OutputPlan, _ timeline: Timeline) -> [[Int]] {
     func autoThirty() {
         let delays = repeated([3, 3, 4], 10)  // 100 cs
         let timeline = Timeline(input(delays))
-        #expect(timeline.tick.centiseconds == 1)
+        #expect(timeline.tick.units == 1)
         let plan = OutputPlan(timeline: timeline, request: .auto)
         #expect(plan.rate == Rational(30))
         #expect(plan.outputFrames == 30)
@@ -99,7 +99,7 @@ private func placements(_ plan: OutputPlan, _ timeline: Timeline) -> [[Int]] {
     func autoScreenRecording() {
         let delays = [7, 8, 9, 150, 7, 8, 9, 50, 8, 7]  // starts 0 7 15 24 174 181 189 198 248 256; 263 cs
         let timeline = Timeline(input(delays))
-        #expect(timeline.tick.centiseconds == 1)
+        #expect(timeline.tick.units == 1)
         let plan = OutputPlan(timeline: timeline, request: .auto)
         // 25 fps: 174 → 176 (2 cs); 30: 7 → 10; 100/3: 7 → 9; 50 fps (2 cs grid): odd starts 1 cs late.
         #expect(plan.rate == Rational(50))
@@ -117,7 +117,7 @@ private func placements(_ plan: OutputPlan, _ timeline: Timeline) -> [[Int]] {
         let plan = OutputPlan(timeline: timeline, request: .auto)
         #expect(plan.rate == Rational(20))
         #expect(placements(plan, timeline) == [[0, 2, 1], [2, 2, 1], [4, 1, 1]])
-        #expect(plan.reason == .automaticTick(centiseconds: 5))
+        #expect(plan.reason == .automaticTick(units: 5))
     }
 
     @Test("auto on a single frame: no candidate at or below 2 fps, so the tick; VFR one 50 cs sample")

@@ -21,7 +21,7 @@ import GifxTimeline
         let starts = prefixStarts(delays)
         let duration = 70_000
         let timeline = Timeline(input(delays))
-        #expect(timeline.duration.centiseconds == duration)
+        #expect(timeline.duration.units == duration)
 
         let count = timeline.outputFrameCount(at: rate)
         #expect(count == expectedFrames)

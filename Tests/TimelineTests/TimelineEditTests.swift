@@ -20,9 +20,9 @@ import GifxTimeline
         #expect(edited.timeline.frames.map(\.delay) == delays, sourceLocation: sourceLocation)
         #expect(edited.timeline.frames.map(\.start) == starts, sourceLocation: sourceLocation)
         #expect(edited.timeline.frames.map(\.index) == Array(0..<sources.count), sourceLocation: sourceLocation)
-        #expect(edited.timeline.tick.centiseconds == tick, sourceLocation: sourceLocation)
+        #expect(edited.timeline.tick.units == tick, sourceLocation: sourceLocation)
         #expect(edited.timeline.tick.fps == Rational(100, tick), sourceLocation: sourceLocation)
-        #expect(edited.timeline.duration.centiseconds == duration, sourceLocation: sourceLocation)
+        #expect(edited.timeline.duration.units == duration, sourceLocation: sourceLocation)
         #expect(edited.timeline.duration.seconds == Double(duration) / 100, sourceLocation: sourceLocation)
     }
 

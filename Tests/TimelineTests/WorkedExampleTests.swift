@@ -71,11 +71,11 @@ let workedExamples: [WorkedExample] = [
         #expect(timeline.frames.map(\.delay) == example.delays)
         #expect(timeline.frames.map(\.rule) == example.rules)
         #expect(timeline.frames.map(\.start) == example.starts)
-        #expect(timeline.tick.centiseconds == example.tick)
+        #expect(timeline.tick.units == example.tick)
         #expect(timeline.tick.fps.num == example.fps.num)
         #expect(timeline.tick.fps.den == example.fps.den)
         #expect(timeline.tickRate == Rational(example.fps.num, example.fps.den))
-        #expect(timeline.duration.centiseconds == example.duration)
+        #expect(timeline.duration.units == example.duration)
         #expect(timeline.duration.seconds == Double(example.duration) / 100)
         #expect(timeline.outputFrameCount(at: timeline.tickRate) == example.cfrFrames)
     }

@@ -136,7 +136,7 @@ package final class APNGSink: ConversionSink {
 
     package func finish() throws {
         guard let writer else { return }
-        try writer.finish(end: timeline.duration.centiseconds)
+        try writer.finish(end: timeline.duration.units)
         if case .indexed(let palette) = writer.format { written.palette = palette.entries.count }
         written.frames = writer.framesWritten
         self.writer = nil

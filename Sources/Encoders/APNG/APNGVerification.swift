@@ -160,7 +160,7 @@ extension Verifier {
             }
         }
         matcher.finish(into: &report, settings: settings)
-        let expected = ExactSeconds(timeline.duration.centiseconds, over: timeline.timescale)
+        let expected = ExactSeconds(timeline.duration.units, over: timeline.timescale)
         if end != expected {
             report.failures.append(
                 "delays add up to \(end.numerator)/\(end.denominator) s, the schedule lasts "

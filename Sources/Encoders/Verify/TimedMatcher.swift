@@ -79,7 +79,7 @@ final class TimedMatcher {
         self.bound = bound
         let budget = memoryBudget ?? CacheCapacity.defaultLimit
         capacity = max(3, min(CacheCapacity.maxCanvases, budget / max(1, source.bytesPerReference)))
-        playMs = timeline.milliseconds(timeline.duration.centiseconds)
+        playMs = timeline.milliseconds(timeline.duration.units)
         totalSequences = timeline.frames.count * self.plays
     }
 

@@ -108,7 +108,7 @@ public final class Verifier {
         report.colorTransfer = reader.tags.colorTransfer
         report.level = reader.tags.level
         report.profile = reader.tags.profile
-        let playMs = timeline.milliseconds(timeline.duration.centiseconds)
+        let playMs = timeline.milliseconds(timeline.duration.units)
         let plays = expected.plays ?? reader.durationMs.map { max(1, Int(($0 / playMs).rounded())) } ?? 1
         // The first frame tells the pixel format, matrix and range the references go through.
         let first = try reader.next()
@@ -163,7 +163,7 @@ public final class Verifier {
         // lasts the GIF's one frame and has no loop count to compare (found by the encoder matrix).
         let still = !reader.animated && reader.frameCount == 1 && timeline.frames.count == 1
         while let (start, duration) = try reader.next(), let pixels = reader.pixels {
-            let end = still ? Double(timeline.duration.centiseconds) * 10 : start + duration
+            let end = still ? Double(timeline.duration.units) * 10 : start + duration
             try matcher.add(ShownFrame(pixels: pixels, stride: reader.width, startMs: start, endMs: end))
         }
         matcher.finish(into: &report, settings: settings)

@@ -208,7 +208,7 @@ package final class WebPSink: ConversionSink {
     /// Ends the animation at the GIF's duration: each frame lasts until the next one's start, the last until the end.
     private func end(_ writer: AnimatedWebPWriter) throws {
         do {
-            try writer.finish(endMs: timeline.wholeMilliseconds(timeline.duration.centiseconds), transparent: hasTransparency)
+            try writer.finish(endMs: timeline.wholeMilliseconds(timeline.duration.units), transparent: hasTransparency)
         } catch let error as WebPWriterError {
             throw failure(error.description)
         }

@@ -24,8 +24,8 @@ let converter = GifConverter()
 
 // 1. The schedule, as the reference player shows it.
 let timeline = try converter.timeline(of: input)
-print("timeline: \(timeline.frames.count) frames, tick \(timeline.tick.centiseconds) cs (\(timeline.tick.fps) fps), "
-    + "\(timeline.duration.centiseconds) cs per play")
+print("timeline: \(timeline.frames.count) frames, tick \(timeline.tick.units) cs (\(timeline.tick.fps) fps), "
+    + "\(timeline.duration.units) cs per play")
 for frame in timeline.frames {
     print("  frame \(frame.index): starts at \(frame.start) cs, shows for \(frame.delay) cs (\(frame.rule.rawValue))")
 }
