@@ -49,9 +49,11 @@ extension InputFormat {
         if let format = sniff(head) { return format }
         let shown = head.prefix(8).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }
         let start = head.isEmpty ? "the file is empty" : "it starts with \(shown.joined(separator: " "))"
-        let names = EnglishList.phrase(all.map(\.source.displayName), or: true)
-        throw GifDecodeError(.malformed, at: 0, "not a \(names) file (\(start))")
+        throw GifDecodeError(.malformed, at: 0, "not a \(namesPhrase) file (\(start))")
     }
+
+    /// Every format's name, as a refusal lists them: "GIF, WebP or PNG" (the CLI's and the service's).
+    package static var namesPhrase: String { EnglishList.phrase(all.map(\.source.displayName), or: true) }
 
     /// The container of a file starting with `head` (at least 12 bytes for WebP), `nil` when unknown.
     package static func sniff(_ head: some Collection<UInt8>) -> SourceFormat? {

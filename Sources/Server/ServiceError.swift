@@ -43,7 +43,8 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         ServiceError(.contentTooLarge, "body_too_large", "the body is over the limit of \(limit) bytes")
     }
     static func unsupportedFormat() -> ServiceError {
-        ServiceError(.unsupportedMediaType, "unsupported_format", "the body is not a GIF, WebP or PNG/APNG file")
+        // The formats' names from the registry of input formats, as the CLI's refusal has them.
+        ServiceError(.unsupportedMediaType, "unsupported_format", "the body is not a \(InputFormat.namesPhrase) file")
     }
     static func queueFull(retryAfter: Int) -> ServiceError {
         ServiceError(.serviceUnavailable, "queue_full", "every conversion slot is busy and the queue is full", retryAfter: retryAfter)
