@@ -16,11 +16,15 @@ struct ConvertQuery: Sendable, Equatable {
     /// fragmented MP4, a WebM without cues; docs/serve.md, "Streamed responses").
     var stream = false
 
+    /// The pairs as given, in order: what a `ConversionJob` carries, to be parsed again where it runs.
+    var items: [QueryItem]
+
     /// The query's own items, beside the format, the output's settings and the edits.
     static let ownKeys = ["stream"]
 
     /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
     init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
+        items = pairs.map { QueryItem(key: $0.key, value: $0.value) }
         var format: OutputKind?
         var settings = OutputSettings()
         var edits = EditSettings()
@@ -155,4 +159,10 @@ extension ConvertQuery {
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
+}
+
+/// One `key=value` of a query, percent-decoded.
+package struct QueryItem: Codable, Sendable, Equatable {
+    package var key: String
+    package var value: String
 }

@@ -1,19 +1,82 @@
+import Foundation
 import GifxKit
+import GifxPOSIXFiles
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One admitted and planned conversion, as data: the upload's spooled file, the query it came with (parsed again
+/// where the conversion runs, by the same parser), where the output goes, and the grant it runs under. Plain
+/// values only, so the same job runs in this process (`LibraryConverter`) or is handed to a worker process
+/// (`WorkerConverter`) as one JSON line.
+package struct ConversionJob: Codable, Sendable, Equatable {
+    /// The upload, spooled to a file of the service's.
+    package var input: String
+    /// The request's query, as given.
+    package var query: [QueryItem]
+    /// The output's path in the cache (a sheet's PNG page), and a sheet's description.
+    package var output: String
+    package var description: String
+    /// A streamed output's spool file (`stream=1`), written as it is encoded; `nil`: the output is written whole.
+    package var spool: String?
+    /// The grant: the conversion's own memory budget and threads.
+    package var memoryBudget: Int
+    package var threads: Int
+    /// Where the conversion keeps its scratch files (the cache's spool folder).
+    package var scratchFolder: String
+
+    /// The output's request, the run's settings and, for a streamed output, the descriptor it writes to (the
+    /// caller closes it): the job read back by the query's own parser.
+    func plan() throws -> (request: OutputRequest, settings: RunSettings, spool: Int32?) {
+        let query = try ConvertQuery(self.query.map { (key: $0.key, value: $0.value) })
+        var spoolDescriptor: Int32?
+        if let spool {
+            let fd = open(spool, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw ServiceError.internalError("cannot open the streamed output's spool file: \(String(cString: strerror(errno)))")
+            }
+            spoolDescriptor = fd
+        }
+        do {
+            let request = try query.request(path: output, jsonPath: description, streamingTo: spoolDescriptor)
+            var settings = RunSettings(memoryBudget: memoryBudget, threads: threads, overwrite: true)
+            settings.edit = query.edit
+            settings.scratchFolder = scratchFolder
+            return (request, settings, spoolDescriptor)
+        } catch {
+            if let spoolDescriptor { close(spoolDescriptor) }
+            throw error
+        }
+    }
+}
+
+/// What the service needs to know of a finished conversion: how many pages a sprite sheet took (the service
+/// refuses one that needs more than one); `nil` for every other kind.
+package struct ConversionOutcome: Codable, Sendable, Equatable {
+    package var sheetPages: Int?
+
+    package init(sheetPages: Int? = nil) { self.sheetPages = sheetPages }
+}
 
 /// What runs a conversion once it has been admitted and planned: the library's `GifConverter` in the service
-/// (`LibraryConverter`); in tests, one whose duration the test controls (one that blocks until it is cancelled,
-/// say), so that timeouts and shutdown are tested without depending on how long a real conversion takes.
+/// (`LibraryConverter`) or in a worker process (`WorkerConverter`); in tests, one whose duration the test controls
+/// (one that blocks until it is cancelled, say), so that timeouts and shutdown are tested without depending on
+/// how long a real conversion takes.
 package protocol Converting: Sendable {
-    /// Writes `outputs` from `input` with `settings` (the grant's budget and threads), all or none; on cancellation
-    /// it stops and removes its temporaries before it throws.
-    func convert(_ input: GifInput, to outputs: [OutputRequest], settings: RunSettings) async throws -> ConversionReport
+    /// Writes the job's output, all or none; on cancellation it stops and removes its temporaries before it throws.
+    func convert(_ job: ConversionJob) async throws -> ConversionOutcome
 }
 
 /// The library's conversion, in this process.
 package struct LibraryConverter: Converting {
     package init() {}
 
-    package func convert(_ input: GifInput, to outputs: [OutputRequest], settings: RunSettings) async throws -> ConversionReport {
-        try await GifConverter(settings: settings).convert(input, to: outputs)
+    package func convert(_ job: ConversionJob) async throws -> ConversionOutcome {
+        let (request, settings, spool) = try job.plan()
+        defer { if let spool { close(spool) } }
+        let report = try await GifConverter(settings: settings).convert(.path(job.input), to: [request])
+        return ConversionOutcome(sheetPages: (report.outputs.first as? SpriteResult)?.pagePaths.count)
     }
 }

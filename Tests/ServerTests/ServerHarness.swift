@@ -68,9 +68,9 @@ final class RunningServer: Sendable {
 }
 
 /// A converter whose duration the test controls: every video conversion is held until it is cancelled (by
-/// `--conversion-timeout` or the end of the grace period), after writing `written` to a descriptor target (what a
-/// streamed encoder would have sent by then); every other output is the library's. So a test of a timeout never
-/// depends on how long a real conversion takes.
+/// `--conversion-timeout` or the end of the grace period), after writing `written` to a streamed output's spool
+/// (what a streamed encoder would have sent by then); every other output is the library's. So a test of a timeout
+/// never depends on how long a real conversion takes.
 final class HeldConverter: Converting, @unchecked Sendable {
     static let written = Data("partial output of a held conversion\n".utf8)
     private let lock = NSLock()
@@ -81,13 +81,12 @@ final class HeldConverter: Converting, @unchecked Sendable {
     var held: Int { lock.withLock { _held } }
     var cancelled: Int { lock.withLock { _cancelled } }
 
-    func convert(_ input: GifInput, to outputs: [OutputRequest], settings: RunSettings) async throws -> ConversionReport {
-        guard let output = outputs.first, ["mp4", "webm", "avif"].contains(output.kind), let target = output.target else {
-            return try await LibraryConverter().convert(input, to: outputs, settings: settings)
-        }
+    func convert(_ job: ConversionJob) async throws -> ConversionOutcome {
+        guard job.isVideo else { return try await LibraryConverter().convert(job) }
         lock.withLock { _held += 1 }
-        if case .fileDescriptor(let fd) = target {
-            _ = Self.written.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if let spool = job.spool, let handle = FileHandle(forWritingAtPath: spool) {
+            handle.write(Self.written)
+            try? handle.close()
         }
         do {
             // Held until cancelled: a day is never reached by a test.
@@ -115,18 +114,21 @@ final class GatedConverter: Converting, @unchecked Sendable {
 
     func open() { lock.withLock { isOpen = true } }
 
-    func convert(_ input: GifInput, to outputs: [OutputRequest], settings: RunSettings) async throws -> ConversionReport {
-        guard let output = outputs.first, ["mp4", "webm", "avif"].contains(output.kind) else {
-            return try await LibraryConverter().convert(input, to: outputs, settings: settings)
-        }
+    func convert(_ job: ConversionJob) async throws -> ConversionOutcome {
+        guard job.isVideo else { return try await LibraryConverter().convert(job) }
         while !lock.withLock({ isOpen }) { try await Task.sleep(for: .milliseconds(10)) }
         lock.withLock {
             _passing += 1
             _mostAtOnce = max(_mostAtOnce, _passing)
         }
         defer { lock.withLock { _passing -= 1 } }
-        return try await LibraryConverter().convert(input, to: outputs, settings: settings)
+        return try await LibraryConverter().convert(job)
     }
+}
+
+extension ConversionJob {
+    /// Whether the job asks for a video (format mp4, webm or avif).
+    var isVideo: Bool { query.contains { $0.key == "format" && ["mp4", "webm", "avif"].contains($0.value.lowercased()) } }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

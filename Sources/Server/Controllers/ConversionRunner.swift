@@ -118,8 +118,8 @@ struct ConversionRunner: Sendable {
             unlink(spooled.path)
         }
         try POSIXFiles.writeAll(spooled.fd, bytes)
-        let input = GifInput.path(spooled.path)
         let paths = cache.paths(for: key, fileExtension: query.format.storedExtension)
+        // The request as planned here (the job's own is made again where it runs, from the same query).
         let request = try query.request(path: paths.output, jsonPath: paths.description, streamingTo: spool?.descriptor)
         // Admission asks for the smallest budget on one thread (the least any conversion runs with); the threads
         // it grants are fitted into the memory it grants below.
@@ -148,14 +148,16 @@ struct ConversionRunner: Sendable {
         settings.threads = try await Self.threads(grant, fitting: demand)
         spool?.started(timeline: TimelineHeader.value(timeline))
         let started = ContinuousClock.now
-        let report: ConversionReport
+        let outcome: ConversionOutcome
         do {
             let converter = self.converter
-            let settings = settings
+            let job = ConversionJob(
+                input: spooled.path, query: query.items, output: paths.output, description: paths.description,
+                spool: spool?.path, memoryBudget: grant.bytes, threads: settings.threads ?? 1, scratchFolder: cache.spool)
             let timeout = configuration.conversionTimeout
             // Past the timeout the conversion is cancelled: it stops at its next canvas and removes its temporaries.
-            report = try await withDeadline(timeout, orThrow: .conversionTimeout(timeout)) {
-                try await converter.convert(input, to: [request], settings: settings)
+            outcome = try await withDeadline(timeout, orThrow: .conversionTimeout(timeout)) {
+                try await converter.convert(job)
             }
             if let spool {
                 do throws(Errno) { try spool.commit(to: paths.output) } catch {
@@ -172,12 +174,12 @@ struct ConversionRunner: Sendable {
             format: query.format.name,
             seconds: elapsed.seconds)
         var describedBy: String?
-        if let sheet = report.outputs.first as? SpriteResult {
-            guard sheet.pagePaths.count == 1 else {
+        if let pages = outcome.sheetPages {
+            guard pages == 1 else {
                 cache.discardFiles(of: key)
                 throw ServiceError(
                     .unprocessableContent, "sheet_too_large",
-                    "the sheet needs \(sheet.pagePaths.count) pages of at most 4096 pixels; ask for a smaller width, height or scale")
+                    "the sheet needs \(pages) pages of at most 4096 pixels; ask for a smaller width, height or scale")
             }
             describedBy = (paths.description as NSString).lastPathComponent
         }
