@@ -86,7 +86,7 @@ let package = Package(
         ]),
         // gifx serve: the conversion as an HTTP service (docs/serve.md); not in the design card.
         .target(name: "GifxServer", dependencies: [
-            "GifxKit", "GifxEncoders", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles",
+            "GifxKit", "GifxEncoders", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles", "ChildProcesses",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),

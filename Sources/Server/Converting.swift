@@ -29,7 +29,7 @@ package struct ConversionJob: Codable, Sendable, Equatable {
 
     /// The output's request, the run's settings and, for a streamed output, the descriptor it writes to (the
     /// caller closes it): the job read back by the query's own parser.
-    func plan() throws -> (request: OutputRequest, settings: RunSettings, spool: Int32?) {
+    package func plan() throws -> (request: OutputRequest, settings: RunSettings, spool: Int32?) {
         let query = try ConvertQuery(self.query.map { (key: $0.key, value: $0.value) })
         var spoolDescriptor: Int32?
         if let spool {

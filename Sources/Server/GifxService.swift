@@ -25,20 +25,32 @@ package final class GifxService: Sendable {
     let cache: ObjectCache
     let admission: Admission
     let flights = Flights()
-    let metrics = ServiceMetrics()
+    let metrics: ServiceMetrics
     let credentials: Credentials
     let fetcher: SourceFetcher
     let converter: any Converting
     private let state = ServiceState()
 
+    /// `converter`: what runs the conversions; `nil`: worker processes with `--workers` (`WorkerConverter`), else
+    /// the library in this process (`LibraryConverter`).
     package init(
         configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve"),
-        converter: any Converting = LibraryConverter()
+        converter: (any Converting)? = nil
     ) throws {
         if let problem = configuration.problem { throw ServiceError.badQuery(problem) }
         self.configuration = configuration
         self.logger = logger
-        self.converter = converter
+        let metrics = ServiceMetrics()
+        self.metrics = metrics
+        if let converter {
+            self.converter = converter
+        } else if configuration.workers {
+            self.converter = WorkerConverter(
+                executable: configuration.workerExecutable, environment: configuration.workerEnvironment,
+                maxIdle: configuration.resolvedJobs, crashed: { metrics.workerCrashed(cause: $0) })
+        } else {
+            self.converter = LibraryConverter()
+        }
         cache = try ObjectCache(root: configuration.cacheDirectory, capacity: configuration.cacheSizeBytes)
         admission = Admission(
             budget: configuration.resolvedMemoryBudget, slots: configuration.resolvedJobs,
@@ -77,6 +89,7 @@ package final class GifxService: Sendable {
         group.maximumCancellationDuration = Duration.seconds(10)
         let serviceGroup = ServiceGroup(configuration: group)
         state.setGroup(serviceGroup)
+        defer { (converter as? WorkerConverter)?.shutdown() }
         try await serviceGroup.run()
     }
 

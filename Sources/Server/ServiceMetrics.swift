@@ -23,6 +23,11 @@ final class ServiceMetrics: Sendable {
             .record(seconds)
     }
 
+    /// A worker process died mid-conversion (`WorkerConverter`), by the signal's name (`SIGSEGV`) or `exit`.
+    func workerCrashed(cause: String) {
+        Counter(label: "gifx_worker_crashes_total", dimensions: [("signal", cause)], factory: factory).increment()
+    }
+
     func cacheHit() { Counter(label: "gifx_cache_hits_total", factory: factory).increment() }
     func cacheMiss() { Counter(label: "gifx_cache_misses_total", factory: factory).increment() }
     func singleFlightShared() { Counter(label: "gifx_single_flight_shared_total", factory: factory).increment() }

@@ -74,8 +74,9 @@ struct CrashSwitch: Sendable {
 
     init?(_ text: String) {
         let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+        // SIGSTOP: the process stops where it is, as a conversion that hangs does (the service's timeout tests).
         let names: [String: Int32] = ["SIGSEGV": SIGSEGV, "SIGABRT": SIGABRT, "SIGBUS": SIGBUS, "SIGFPE": SIGFPE,
-                                      "SIGILL": SIGILL, "SIGKILL": SIGKILL]
+                                      "SIGILL": SIGILL, "SIGKILL": SIGKILL, "SIGSTOP": SIGSTOP]
         guard let first = parts.first, let signal = names[first.uppercased()] else { return nil }
         let frames = parts.count > 1 ? Int(parts[1]) : 1
         guard let frames, frames >= 1 else { return nil }

@@ -43,6 +43,7 @@ struct Gifx: ParsableCommand {
         setenv("SVT_LOG", DeveloperSwitches.current.diagnostics.libavLogging ? "2" : "1", 0)
         BatchChildSetup.applyFromEnvironment()
         BatchWorker.serveIfRequested()
+        ServeWorker.serveIfRequested()
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()

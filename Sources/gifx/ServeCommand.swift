@@ -59,6 +59,8 @@ struct ServeCommand: ParsableCommand {
     var origin: [String] = []
     @Option(help: ArgumentHelp("Seconds a signed URL's whole fetch may take (connect, redirects, body); then 504.", valueName: "seconds"))
     var originTimeout = 10
+    @Flag(help: "Convert in worker processes: a crash, the OOM killer or a hang costs one request (500 conversion_crashed), never the service.")
+    var workers = false
 
     var serverConfiguration: ServerConfiguration {
         var configuration = ServerConfiguration(cacheDirectory: cacheDir, version: VersionText.short)
@@ -68,6 +70,7 @@ struct ServeCommand: ParsableCommand {
         configuration.memoryBudget = memoryBudget?.bytes
         configuration.threads = threads
         configuration.jobs = jobs
+        configuration.workers = workers
         configuration.queueLength = queue
         configuration.queueTimeout = .seconds(queueTimeout)
         configuration.maxBodyBytes = maxBody.bytes

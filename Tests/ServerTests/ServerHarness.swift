@@ -14,7 +14,7 @@ final class RunningServer: Sendable {
     let port: Int
     let task: Task<Void, any Error>
 
-    static func start(_ configuration: ServerConfiguration, converter: any Converting = LibraryConverter()) async throws -> RunningServer {
+    static func start(_ configuration: ServerConfiguration, converter: (any Converting)? = nil) async throws -> RunningServer {
         var logger = Logger(label: "gifx.serve.test")
         logger.logLevel = .warning
         let service = try GifxService(configuration: configuration, logger: logger, converter: converter)

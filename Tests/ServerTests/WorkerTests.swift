@@ -1,0 +1,112 @@
+import Foundation
+import GifFixtures
+import GifxServer
+import Testing
+
+/// `gifx serve --workers` (issue 50): conversions in worker processes, so that a crash, the OOM killer or a hang
+/// costs the request that worker served and nothing else. The workers are the `gifx` binary built beside these
+/// tests; `GIFX_TEST_CRASH=SIGNAL@N` (debug builds only) makes a worker die of SIGNAL once N GIF frames are
+/// converted, so a GIF of fewer frames converts normally in the same service.
+/// The debug `gifx` beside the test bundle, the workers' binary; nil when it is not built.
+let workerBinary: String? = {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = folder.appendingPathComponent("gifx").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        folder.deleteLastPathComponent()
+    }
+    return nil
+}()
+
+@Suite(.enabled(if: workerBinary != nil, "the gifx binary is not built beside the tests (swift build --build-tests)"))
+struct WorkerTests {
+    /// Six frames (2 cs each): enough for a crash set at the 4th frame.
+    static let long = try! FixtureGIF.solidFrames(
+        width: 32, height: 24, colorIndices: [1, 2, 3, 4, 5, 6], delays: [2, 2, 2, 2, 2, 2]).encode()
+    /// Two frames: converted before any crash set at the 4th frame.
+    static let short = try! FixtureGIF.solidFrames(width: 32, height: 24, colorIndices: [1, 2], delays: [5, 7]).encode()
+
+    static func configuration(_ cache: String, crash: String? = nil) -> ServerConfiguration {
+        var configuration = ServerTests.configuration(cache)
+        configuration.workers = true
+        configuration.workerExecutable = workerBinary ?? "gifx"
+        // No Swift backtrace of the crashes on purpose: it takes seconds and fills the test log.
+        configuration.workerEnvironment = ["SWIFT_BACKTRACE": "enable=no"]
+        if let crash { configuration.workerEnvironment["GIFX_TEST_CRASH"] = crash }
+        return configuration
+    }
+
+    /// Whole and streamed answers come from the workers, byte for byte what the library writes in this process.
+    @Test func workersConvertWholeAndStreamed() async throws {
+        let cache = try temporaryCache(), inProcessCache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache); try? FileManager.default.removeItem(atPath: inProcessCache) }
+        let server = try await RunningServer.start(Self.configuration(cache))
+        let inProcess = try await RunningServer.start(ServerTests.configuration(inProcessCache))
+        for query in ["format=mp4", "format=webp", "format=sheet", "format=mp4&stream=1"] {
+            let reply = try await server.send(.POST, "/v1/convert?\(query)", body: Self.short)
+            let expected = try await inProcess.send(.POST, "/v1/convert?\(query)", body: Self.short)
+            #expect(reply.status == 200 && expected.status == 200, "\(query): \(reply.status)")
+            #expect(!reply.body.isEmpty && reply.body == expected.body, "\(query): \(reply.body.count) bytes, \(expected.body.count) in process")
+        }
+        #expect(try await server.metric("gifx_conversions_total{format=\"mp4\"}") == 2)
+        try await server.stop()
+        try await inProcess.stop()
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+    }
+
+    /// A worker that dies mid-conversion (SIGSEGV from a bad store, SIGKILL as the OOM killer sends it) costs its
+    /// request a JSON 500 `conversion_crashed` naming the signal; nothing of it is cached or left in the spool, the
+    /// crash is counted by signal, and the same service converts the next request.
+    @Test(arguments: ["SIGSEGV", "SIGKILL"])
+    func aWorkerThatDiesCostsOnlyItsRequest(signal: String) async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let server = try await RunningServer.start(Self.configuration(cache, crash: "\(signal)@4"))
+        let crashed = try await server.send(.POST, "/v1/convert?format=mp4", body: Self.long)
+        #expect(crashed.status == 500 && crashed.code == "conversion_crashed", "\(String(decoding: crashed.body, as: UTF8.self))")
+        #expect((crashed.json["message"] as? String)?.contains(signal) == true, "\(crashed.json)")
+        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"\(signal)\"}") == 1)
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)
+        // The same service, a new worker: the next request converts.
+        let next = try await server.send(.POST, "/v1/convert?format=mp4", body: Self.short)
+        #expect(next.status == 200 && next.header("Content-Type") == "video/mp4")
+        #expect(try await server.send(.GET, "/healthz").status == 200)
+        try await server.stop()
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+    }
+
+    /// A streamed answer whose worker dies is cut: the client sees no end (no last chunk, no trailer), as for any
+    /// failed stream, and nothing is cached.
+    @Test func aStreamWhoseWorkerDiesIsCut() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let server = try await RunningServer.start(Self.configuration(cache, crash: "SIGSEGV@4"))
+        let connection = try await RawHTTP.connect(port: server.port)
+        try await connection.send(StreamTests.post("/v1/convert?format=mp4&stream=1", Self.long))
+        let reply = try await connection.readToEnd()
+        #expect(reply.status == 200)
+        #expect(!reply.complete && reply.trailers["x-gifx-result"] == nil)
+        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"SIGSEGV\"}") == 1)
+        #expect(try await eventually { leftovers(in: cache).isEmpty }, "\(leftovers(in: cache))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)
+        try await server.stop()
+    }
+
+    /// A worker that hangs (stopped where it is, by SIGSTOP) is killed at `--conversion-timeout`: 503
+    /// `conversion_timeout`, not counted as a crash, nothing left; the next request converts. The worker never
+    /// moves again, so the timeout is reached however fast the machine is.
+    @Test func aWorkerThatHangsIsKilledAtTheTimeout() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        var configuration = Self.configuration(cache, crash: "SIGSTOP@4")
+        configuration.conversionTimeout = .seconds(2)
+        let server = try await RunningServer.start(configuration)
+        let hung = try await server.send(.POST, "/v1/convert?format=mp4", body: Self.long)
+        #expect(hung.status == 503 && hung.code == "conversion_timeout", "\(String(decoding: hung.body, as: UTF8.self))")
+        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"SIGKILL\"}") == 0)
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+        #expect(try await server.send(.POST, "/v1/convert?format=mp4", body: Self.short).status == 200)
+        try await server.stop()
+    }
+}
