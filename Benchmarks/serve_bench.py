@@ -245,14 +245,16 @@ def measure(args):
         order = [names[i % len(names)] for i in range(count)]
         rng.shuffle(order)
         row = {"concurrency": concurrency, "requests": count, "load_average_before": sc.load_average()}
-        servers = ["gifx", "thumbor"] if level_index % 2 == 0 else ["thumbor", "gifx"]
+        peer = args.versus
+        servers = ["gifx", peer] if level_index % 2 == 0 else [peer, "gifx"]
         for server in servers:
             outdir = os.path.join(work, f"{server}-{concurrency}")
             os.makedirs(outdir)
             port = sc.free_port()
-            if server == "gifx":
-                cache = os.path.join(work, f"cache-{concurrency}")
-                proc = sc.start_gifx(args.gifx, cache, port, gifx_args,
+            if server in ("gifx", "workers"):
+                # `workers`: the same service with --workers (issue 50: each conversion in a worker process).
+                cache = os.path.join(work, f"cache-{server}-{concurrency}")
+                proc = sc.start_gifx(args.gifx, cache, port, gifx_args + (["--workers"] if server == "workers" else []),
                                      log_path=os.path.join(work, "gifx-serve.log"))
                 url = f"http://127.0.0.1:{port}/v1/convert?format=mp4"
                 warm = [("POST", url, sc.gif_with_nonce(gifs[n]["data"], os.urandom(16)), n) for n in names[:2]]
@@ -268,21 +270,24 @@ def measure(args):
                 with sc.TreeRSS(proc.pid) as sampler:
                     records, wall = asyncio.run(drive(reqs, concurrency, outdir))
                 peak = sampler.peak_kib
+                # The service process's own high-water mark (with --workers the tree adds the workers').
+                service_peak = sc.vm_hwm_kib(proc.pid)
                 if server == "gifx":
-                    peak = max(peak, sc.vm_hwm_kib(proc.pid))
+                    peak = max(peak, service_peak)
                 alive = proc.poll() is None
             finally:
                 sc.stop(proc)
             summary = summarise(records, wall, peak)
             summary["server_survived"] = alive
-            summary.update(check_outputs(records, gifs, args.gifx, verify_sample=(server == "gifx")))
+            summary["service_process_peak_rss_mib"] = round(service_peak / 1024, 1)
+            summary.update(check_outputs(records, gifs, args.gifx, verify_sample=(server != "thumbor")))
             row[server] = summary
             log(f"C={concurrency:2} {server:7} {summary['conversions_per_s']:.2f} conv/s, p50 {summary['p50_ms']} ms, "
                 f"p99 {summary['p99_ms']} ms, peak RSS {summary['peak_rss_mib']} MiB, {summary['by_status']}, "
                 f"max |duration error| {summary['max_abs_duration_error_ms']} ms")
             shutil.rmtree(outdir, ignore_errors=True)
         row["load_average_after"] = sc.load_average()
-        g, t = row["gifx"], row["thumbor"]
+        g, t = row["gifx"], row[peer]
         if g["conversions_per_s"] and t["conversions_per_s"]:
             row["throughput_ratio"] = round(g["conversions_per_s"] / t["conversions_per_s"], 2)
         if g["p99_ms"] and t["p99_ms"]:
@@ -352,6 +357,8 @@ def main():
     p.add_argument("--per-client", type=int, default=4, help="requests per client at each level (at least 2 per GIF)")
     p.add_argument("--budget", default="2G", help="gifx serve --memory-budget")
     p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the service's, one per thread)")
+    p.add_argument("--versus", choices=["thumbor", "workers"], default="thumbor",
+                   help="the peer: thumbor (issue 36), or the same gifx serve with --workers (issue 50)")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the docs/benchmarks.md section here")
     args = p.parse_args()

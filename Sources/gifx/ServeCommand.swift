@@ -59,8 +59,9 @@ struct ServeCommand: ParsableCommand {
     var origin: [String] = []
     @Option(help: ArgumentHelp("Seconds a signed URL's whole fetch may take (connect, redirects, body); then 504.", valueName: "seconds"))
     var originTimeout = 10
-    @Flag(help: "Convert in worker processes: a crash, the OOM killer or a hang costs one request (500 conversion_crashed), never the service.")
-    var workers = false
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Convert in worker processes (the default): a crash, the OOM killer or a hang costs one request (500 conversion_crashed), never the service; --no-workers converts in this process."))
+    var workers = true
 
     var serverConfiguration: ServerConfiguration {
         var configuration = ServerConfiguration(cacheDirectory: cacheDir, version: VersionText.short)
