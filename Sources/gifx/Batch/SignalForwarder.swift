@@ -16,22 +16,12 @@ final class SignalForwarder: Sendable {
     }
 
     private let state = Mutex(State())
-    private let sources = Mutex<[any DispatchSourceSignal]>([])
 
     /// The signal that stopped the batch, if one did.
     var stoppingSignal: Int32? { state.withLock { $0.stopping } }
 
     func install() {
-        sources.withLock { installed in
-            guard installed.isEmpty else { return }
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-                source.setEventHandler { [self] in forward(number) }
-                source.resume()
-                installed.append(source)
-            }
-        }
+        SignalRoute.install { [self] number in forward(number) }
     }
 
     private func forward(_ number: Int32) {
