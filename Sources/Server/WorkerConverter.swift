@@ -62,6 +62,8 @@ package final class WorkerConverter: Converting, @unchecked Sendable {
         self.environment = environment
         self.maxIdle = max(1, maxIdle)
         self.crashed = crashed
+        // A job written to a worker that has just died must fail with EPIPE, not kill the service with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     deinit { for worker in idle { worker.close() } }
@@ -248,17 +250,8 @@ final class ServiceWorker: @unchecked Sendable {
     func exchange(_ line: Data) -> Data? {
         let fd = lock.withLock { jobs }
         guard fd >= 0 else { return nil }
-        let written = line.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        guard written else { return nil }
+        // A worker that has died cannot read it: EPIPE (SIGPIPE is ignored, `init`), and the caller reaps it.
+        guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: fd), line)) != nil else { return nil }
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let answer = Data(buffer[..<newline])

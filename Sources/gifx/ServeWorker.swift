@@ -1,7 +1,9 @@
 import CProcess
 import Foundation
 import GifxKit
+import GifxPOSIXFiles
 import GifxServer
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +45,7 @@ enum ServeWorker {
             }
             var answer = (try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)
             answer.append(UInt8(ascii: "\n"))
-            guard writeAll(answers, answer) else { exit(1) }
+            guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: answers), answer)) != nil else { exit(1) }
         }
         exit(0)
     }
@@ -55,18 +57,5 @@ enum ServeWorker {
         let report = try GifConverter(settings: settings).convert(
             path: job.input, to: [request], progress: { done, _ in DeveloperSwitches.current.progressed(done: done) })
         return ConversionOutcome(sheetPages: (report.outputs.first as? SpriteResult)?.pagePaths.count)
-    }
-
-    private static func writeAll(_ fd: Int32, _ data: Data) -> Bool {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
     }
 }
