@@ -50,6 +50,32 @@ int gifx_descriptor_avio_close(AVIOContext **context);
 #undef GIFX_DECLARE_VOID_FORWARDER
 
 /* Function-like macros Swift cannot import. */
+#ifdef __linux__
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+/// Takes CAP_SYS_NICE out of this process's *effective* capabilities (it stays permitted, so a host that
+/// needs it may raise it again). SVT-AV1 1.4 creates its threads with SCHED_FIFO priority 99 whenever the
+/// process may (root): 70 real-time threads for one AVIF, and any thread they start inherits it; on a
+/// 2-core machine two of them spinning leave every other process 5 % of the CPU. Without CAP_SYS_NICE the
+/// request fails and SVT-AV1 runs its threads at normal priority (its warning is below the SVT_LOG level
+/// gifx sets). Returns 0, or -1 with errno (not Linux: ENOSYS).
+static inline int gifx_drop_realtime_scheduling(void) {
+#ifdef __linux__
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0) return -1;
+    if ((data[0].effective & (1u << CAP_SYS_NICE)) == 0) return 0;
+    data[0].effective &= ~(1u << CAP_SYS_NICE);
+    return (int)syscall(SYS_capset, &header, data);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 static inline int gifx_averror_eof(void) { return AVERROR_EOF; }
 static inline int gifx_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int gifx_averror(int posix_errno) { return AVERROR(posix_errno); }

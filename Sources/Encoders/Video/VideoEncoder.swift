@@ -58,6 +58,9 @@ final class VideoEncoder {
                 gifx_av_opt_set(c.pointee.priv_data, option.name, option.value, 0),
                 "setting \(tuning.encoder)'s \(option.name) to \(option.value)")
         }
+        // SVT-AV1 would run its threads at real-time priority 99 in a process that may (root), starving the
+        // machine: gifx never lets an encoder do that (`gifx_drop_realtime_scheduling`, CAV.h).
+        if tuning.encoder == "libsvtav1" { _ = gifx_drop_realtime_scheduling() }
         try check(gifx_avcodec_open2(c, handles.codec, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
 
         frame.pointee.format = pixelFormat.rawValue
