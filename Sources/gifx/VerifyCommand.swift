@@ -12,7 +12,8 @@ struct VerifyCommand: ParsableCommand {
         abstract: "Check that outputs (from gifx or any tool) show the GIF: every frame at its time, every pixel within a bound.",
         discussion: """
             Outputs by extension: .mp4/.webm/.avif/.mkv/.mov (video, read with libavformat/libavcodec), .webp (libwebp), \
-            .png or .jpg (a poster: the GIF frame it shows is found), .json or .tres (a sprite sheet's description \
+            .apng (libpng, every frame), .png or .jpg (a poster: the GIF frame it shows is found; a .png that is an \
+            animation is read as an APNG), .json or .tres (a sprite sheet's description \
             in any of to-sprite's formats; its PNG pages beside it; a PNG given with the description that names it \
             is checked as that page). Each output frame's time is mapped onto the \
             GIF's schedule under --policy, and its pixels compared with the composited GIF frame shown then. \
