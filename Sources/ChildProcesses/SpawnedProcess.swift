@@ -133,4 +133,17 @@ package struct ChildTermination: Sendable, Equatable {
     package var signal: Int32? { waitStatus & 0x7F == 0 ? nil : waitStatus & 0x7F }
     /// The shell's view: the exit status, or 128 + the signal.
     package var shellStatus: Int32 { exitStatus ?? 128 + (signal ?? 0) }
+
+    /// The signal's conventional name (`SIGKILL`), or `SIG<n>` for one without a name here.
+    package static func name(ofSignal number: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",
+            SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+            SIGCHLD: "SIGCHLD", SIGCONT: "SIGCONT", SIGSTOP: "SIGSTOP", SIGTSTP: "SIGTSTP", SIGTTIN: "SIGTTIN",
+            SIGTTOU: "SIGTTOU", SIGURG: "SIGURG", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ", SIGVTALRM: "SIGVTALRM",
+            SIGPROF: "SIGPROF", SIGWINCH: "SIGWINCH", SIGIO: "SIGIO", SIGSYS: "SIGSYS",
+        ]
+        return names[number] ?? "SIG\(number)"
+    }
 }

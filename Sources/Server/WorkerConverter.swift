@@ -93,7 +93,7 @@ package final class WorkerConverter: Converting, @unchecked Sendable {
         Self.removeTemporaries(of: job)
         if Task.isCancelled { throw CancellationError() }
         let cause = ending.map(Self.describe) ?? "an unknown cause"
-        crashed(ending?.signal.map(Self.signalName) ?? "exit")
+        crashed(ending?.signal.map(ChildTermination.name(ofSignal:)) ?? "exit")
         throw ServiceError(.internalServerError, "conversion_crashed", "the conversion's worker process died of \(cause)")
     }
 
@@ -136,16 +136,8 @@ package final class WorkerConverter: Converting, @unchecked Sendable {
 
     /// `SIGSEGV (signal 11)` or `exit status 3`.
     static func describe(_ ending: ChildTermination) -> String {
-        if let signal = ending.signal { return "\(signalName(signal)) (signal \(signal))" }
+        if let signal = ending.signal { return "\(ChildTermination.name(ofSignal: signal)) (signal \(signal))" }
         return "exit status \(ending.exitStatus ?? -1)"
-    }
-
-    static func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [
-            SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGKILL: "SIGKILL", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
-            SIGILL: "SIGILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE", SIGXCPU: "SIGXCPU",
-        ]
-        return names[signal] ?? "signal \(signal)"
     }
 
     /// A new empty folder `job-XXXXXX` in `parent`.

@@ -23,20 +23,7 @@ struct ChildOutcome: Equatable {
     var shellCode: Int32 { exitStatus ?? 128 + (signal ?? 0) }
 
     /// `SIGKILL`, `SIGSEGV`… for a child killed by a signal.
-    var signalName: String? { signal.map(Self.name(ofSignal:)) }
-
-    /// The signal's conventional name (`SIGKILL`), or `SIG<n>` for one without a name here.
-    static func name(ofSignal number: Int32) -> String {
-        let names: [Int32: String] = [
-            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
-            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",
-            SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
-            SIGCHLD: "SIGCHLD", SIGCONT: "SIGCONT", SIGSTOP: "SIGSTOP", SIGTSTP: "SIGTSTP", SIGTTIN: "SIGTTIN",
-            SIGTTOU: "SIGTTOU", SIGURG: "SIGURG", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ", SIGVTALRM: "SIGVTALRM",
-            SIGPROF: "SIGPROF", SIGWINCH: "SIGWINCH", SIGIO: "SIGIO", SIGSYS: "SIGSYS",
-        ]
-        return names[number] ?? "SIG\(number)"
-    }
+    var signalName: String? { signal.map(ChildTermination.name(ofSignal:)) }
 
     /// The sysexits class of an exit status, so a retry can pick e.g. only I/O failures:
     /// `usage` 64, `malformed` 65, `cannot-open` 66, `internal` 70, `cannot-create` 73, `io` 74,
