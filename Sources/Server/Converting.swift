@@ -58,6 +58,11 @@ package struct ConversionOutcome: Codable, Sendable, Equatable {
     package var sheetPages: Int?
 
     package init(sheetPages: Int? = nil) { self.sheetPages = sheetPages }
+
+    /// What `report` (of a one-output conversion) says the service needs.
+    package init(_ report: ConversionReport) {
+        sheetPages = (report.outputs.first as? SpriteResult)?.pagePaths.count
+    }
 }
 
 /// What runs a conversion once it has been admitted and planned: the library's `GifConverter` in the service
@@ -77,6 +82,6 @@ package struct LibraryConverter: Converting {
         let (request, settings, spool) = try job.plan()
         defer { if let spool { close(spool) } }
         let report = try await GifConverter(settings: settings).convert(.path(job.input), to: [request])
-        return ConversionOutcome(sheetPages: (report.outputs.first as? SpriteResult)?.pagePaths.count)
+        return ConversionOutcome(report)
     }
 }

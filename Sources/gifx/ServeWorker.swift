@@ -56,6 +56,6 @@ enum ServeWorker {
         defer { if let spool { close(spool) } }
         let report = try GifConverter(settings: settings).convert(
             path: job.input, to: [request], progress: { done, _ in DeveloperSwitches.current.progressed(done: done) })
-        return ConversionOutcome(sheetPages: (report.outputs.first as? SpriteResult)?.pagePaths.count)
+        return ConversionOutcome(report)
     }
 }
