@@ -13,6 +13,8 @@ package struct WorkerReply: Codable, Sendable {
     package var status: Int?
     package var code: String?
     package var message: String?
+    /// The job went over its memory grant and the worker ends after this answer (`conversion_crashed`).
+    package var overGrant: Bool?
 
     package init(outcome: ConversionOutcome) { self.outcome = outcome }
 
@@ -84,8 +86,17 @@ package final class WorkerConverter: Converting, @unchecked Sendable {
             worker.kill()
         }
         if let answer, !Task.isCancelled {
-            giveBack(worker)
-            return try JSONDecoder().decode(WorkerReply.self, from: answer).result()
+            let reply = try JSONDecoder().decode(WorkerReply.self, from: answer)
+            if reply.overGrant == true {
+                // The worker ends after this answer (`MemoryGrant` in the tool): reaped now, counted as a crash.
+                worker.close()
+                _ = worker.reap()
+                Self.removeTemporaries(of: job)
+                crashed("memory_grant")
+            } else {
+                giveBack(worker)
+            }
+            return try reply.result()
         }
         // The worker died (or was killed for the cancellation): reaped, its job's temporaries removed.
         let ending = worker.reap()

@@ -64,7 +64,10 @@ struct DeveloperSwitches {
 /// A crash on demand, for the tests of what survives one (`gifx batch` reports a child that died of a signal
 /// as `signal`, removes its temporaries and goes on): `SIGSEGV@5` writes through a pointer into the unmapped
 /// first page, as a library's bad pointer does; `SIGABRT@5` calls abort(3), as a failed C assertion does
-/// (libaom's, issue 42); any other signal name is raised. It fires on the progress report of the N-th GIF
+/// (libaom's, issue 42); any other signal name is raised. `GROW@5` allocates and touches memory in 64 MiB blocks
+/// without end, as a runaway allocation does, until an allocation is refused (a memory grant's RLIMIT_DATA: then
+/// abort(3), as code that cannot go on without it does) or 2 GiB more than a grant's headroom are held (no grant:
+/// exit 99, so that a test without one fails instead of taking the machine). It fires on the progress report of the N-th GIF
 /// frame (default 1), so the outputs' hidden temporaries exist; GIFs with fewer frames are not affected.
 /// Before dying it prints one line, as an assertion does, which the batch report quotes.
 struct CrashSwitch: Sendable {
@@ -77,7 +80,7 @@ struct CrashSwitch: Sendable {
         // SIGSTOP: the process stops where it is, as a conversion that hangs does (the service's timeout tests).
         let names: [String: Int32] = ["SIGSEGV": SIGSEGV, "SIGABRT": SIGABRT, "SIGBUS": SIGBUS, "SIGFPE": SIGFPE,
                                       "SIGILL": SIGILL, "SIGKILL": SIGKILL, "SIGSTOP": SIGSTOP]
-        guard let first = parts.first, let signal = names[first.uppercased()] else { return nil }
+        guard let first = parts.first, let signal = first.uppercased() == "GROW" ? 0 : names[first.uppercased()] else { return nil }
         let frames = parts.count > 1 ? Int(parts[1]) : 1
         guard let frames, frames >= 1 else { return nil }
         self.signal = signal
@@ -88,6 +91,7 @@ struct CrashSwitch: Sendable {
     /// Dies if `done` frames reach the switch's count.
     func fire(done: Int) {
         guard done >= afterFrames else { return }
+        if name == "GROW" { grow(done: done) }
         let line = "gifx: GIFX_TEST_CRASH: dying of \(name) after \(done) frames\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
         switch signal {
@@ -101,6 +105,22 @@ struct CrashSwitch: Sendable {
         }
         raise(signal)
         abort()  // the signal was blocked or ignored
+    }
+
+    /// `GROW`: 64 MiB blocks, each written, until one is refused (abort) or the cap is held (exit 99).
+    private func grow(done: Int) -> Never {
+        let block = 64 << 20
+        for held in 0..<((MemoryGrant.headroom + (2 << 30)) / block) {
+            guard let memory = malloc(block) else {
+                let line = "gifx: GIFX_TEST_CRASH: GROW: an allocation was refused with \(held * 64) MiB held after \(done) frames\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
+                abort()
+            }
+            memset(memory, 1, block)
+        }
+        let line = "gifx: GIFX_TEST_CRASH: GROW: \((MemoryGrant.headroom + (2 << 30)) >> 20) MiB held and nothing refused\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+        exit(99)
     }
 }
 #endif

@@ -36,16 +36,24 @@ enum ServeWorker {
         signal(SIGPIPE, SIG_IGN)
         var input = LineReader(fd: jobs)
         while let line = input.next() {
-            let reply: WorkerReply
+            var reply: WorkerReply
+            var grant: MemoryGrant?
             do {
                 let job = try JSONDecoder().decode(ConversionJob.self, from: line)
+                grant = MemoryGrant(budget: job.memoryBudget)
+                defer { grant?.lift() }
                 reply = WorkerReply(outcome: try run(job))
             } catch {
                 reply = WorkerReply(error: error)
+                // Refused memory past the grant and failed cleanly (libav's ENOMEM, x264's malloc): the request
+                // gets the crash's answer, and this worker ends after it, so that no heap the failed job left
+                // behind is carried into the next one.
+                if let grant, AllocationFailure.isMentioned(in: "\(error)") { reply = grant.exceeded(by: error) }
             }
             var answer = (try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)
             answer.append(UInt8(ascii: "\n"))
             guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: answers), answer)) != nil else { exit(1) }
+            if reply.overGrant == true { exit(0) }
         }
         exit(0)
     }
@@ -57,5 +65,66 @@ enum ServeWorker {
         let report = try GifConverter(settings: settings).convert(
             path: job.input, to: [request], progress: { done, _ in DeveloperSwitches.current.progressed(done: done) })
         return ConversionOutcome(report)
+    }
+}
+
+/// A job's memory grant, enforced by the kernel (issue 50): while the job runs, this worker's RLIMIT_DATA is the
+/// data memory it held when the job started, plus the grant the service admitted it with, plus `headroom`. An
+/// allocation past that is refused: the Swift runtime then dies (SIGTRAP/SIGILL, `conversion_crashed` naming the
+/// signal) and a C library fails with ENOMEM (answered by `exceeded(by:)`); either way the request fails alone
+/// and the next job runs in a new worker, while the machine never sees the runaway.
+///
+/// RLIMIT_DATA counts address space, not resident memory: private writable mappings, thread stacks included.
+/// Hence the headroom: SVT-AV1 starts 72 to 88 threads whatever the grant (more with more threads and cores),
+/// each with an 8 MiB stack; measured on a 480x270 AVIF, 2 cores: 689 MiB of VmData for 124 MiB resident at
+/// one thread, 833 MiB for 140 MiB at 16 (docs/serve.md). A cgroup v2 child with `memory.max` would count resident
+/// memory exactly, but needs a delegated cgroup tree, which this machine (cgroup v1) and most pods lack
+/// (docs/reliability.md, "RLIMIT_DATA, not RLIMIT_AS, not a cgroup").
+struct MemoryGrant {
+    /// Address space beyond the grant, for threads' stacks and the allocator's slack: 1 GiB, and 64 MiB for each
+    /// core of the machine (the encoders' thread pools grow with them).
+    static let headroom = (1 << 30) + max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * (64 << 20)
+    static let resource = __rlimit_resource_t(RLIMIT_DATA.rawValue)
+
+    let budget: Int
+    private let previous: rlimit
+
+    /// Sets the limit for a job granted `budget` bytes; nil (and no limit) when the kernel refuses it.
+    init?(budget: Int) {
+        var limit = rlimit()
+        guard getrlimit(Self.resource, &limit) == 0, let held = Self.dataBytes() else { return nil }
+        previous = limit
+        self.budget = budget
+        let wanted = rlim_t(clamping: held) &+ rlim_t(clamping: budget) &+ rlim_t(Self.headroom)
+        var capped = limit
+        capped.rlim_cur = min(wanted, limit.rlim_max)
+        guard setrlimit(Self.resource, &capped) == 0 else { return nil }
+    }
+
+    /// The job is over: the limit is what it was.
+    func lift() {
+        var limit = previous
+        setrlimit(Self.resource, &limit)
+    }
+
+    /// The answer for a job that failed because an allocation past the grant was refused.
+    func exceeded(by error: any Error) -> WorkerReply {
+        var reply = WorkerReply(error: error)
+        reply.status = 500
+        reply.code = "conversion_crashed"
+        reply.message = "the conversion went over its memory grant (\(budget >> 20) MiB, and \(Self.headroom >> 20) MiB of "
+            + "address space for threads' stacks; RLIMIT_DATA) and was stopped: \(reply.message ?? "\(error)")"
+        reply.overGrant = true
+        return reply
+    }
+
+    /// This process's data memory (VmData, bytes), what RLIMIT_DATA is checked against.
+    static func dataBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmData:") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 2, let kib = Int(fields[1]) { return kib << 10 }
+        }
+        return nil
     }
 }

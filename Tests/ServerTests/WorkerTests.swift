@@ -78,16 +78,17 @@ struct WorkerTests {
 
     /// A streamed answer whose worker dies is cut: the client sees no end (no last chunk, no trailer), as for any
     /// failed stream, and nothing is cached.
-    @Test func aStreamWhoseWorkerDiesIsCut() async throws {
+    @Test(arguments: ["SIGSEGV", "SIGKILL"])
+    func aStreamWhoseWorkerDiesIsCut(signal: String) async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await RunningServer.start(Self.configuration(cache, crash: "SIGSEGV@4"))
+        let server = try await RunningServer.start(Self.configuration(cache, crash: "\(signal)@4"))
         let connection = try await RawHTTP.connect(port: server.port)
         try await connection.send(StreamTests.post("/v1/convert?format=mp4&stream=1", Self.long))
         let reply = try await connection.readToEnd()
         #expect(reply.status == 200)
         #expect(!reply.complete && reply.trailers["x-gifx-result"] == nil)
-        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"SIGSEGV\"}") == 1)
+        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"\(signal)\"}") == 1)
         #expect(try await eventually { leftovers(in: cache).isEmpty }, "\(leftovers(in: cache))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)
         try await server.stop()
@@ -108,5 +109,71 @@ struct WorkerTests {
         #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
         #expect(try await server.send(.POST, "/v1/convert?format=mp4", body: Self.short).status == 200)
         try await server.stop()
+    }
+
+    /// A worker killed from outside mid-conversion (an operator's `kill -9`, the OOM killer): the test stops the
+    /// worker at the 4th frame (its temporaries exist), finds it among this process's children and sends SIGKILL
+    /// itself. The request gets the JSON 500 naming SIGKILL, nothing is left, and the same service converts on.
+    @Test func aWorkerKilledFromOutsideCostsOnlyItsRequest() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        var configuration = Self.configuration(cache, crash: "SIGSTOP@4")
+        configuration.conversionTimeout = .seconds(600)
+        // This service's workers, told apart from the other tests' by a mark in their environment.
+        let mark = UUID().uuidString
+        configuration.workerEnvironment["GIFX_TEST_MARK"] = mark
+        let server = try await RunningServer.start(configuration)
+        async let answer = server.send(.POST, "/v1/convert?format=mp4", body: Self.long)
+        var stopped: [pid_t] = []
+        #expect(try await eventually {
+            stopped = Self.stoppedWorkers(marked: mark)
+            return !stopped.isEmpty
+        }, "no stopped worker among this process's children")
+        for pid in stopped { kill(pid, SIGKILL) }
+        let killed = try await answer
+        #expect(killed.status == 500 && killed.code == "conversion_crashed", "\(String(decoding: killed.body, as: UTF8.self))")
+        #expect((killed.json["message"] as? String)?.contains("SIGKILL") == true, "\(killed.json)")
+        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"SIGKILL\"}") == 1)
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/objects").isEmpty)
+        #expect(try await server.send(.POST, "/v1/convert?format=mp4", body: Self.short).status == 200)
+        try await server.stop()
+    }
+
+    /// A worker over its memory grant (`GROW@4`: 64 MiB blocks, each written, without end) is refused by the
+    /// kernel (RLIMIT_DATA: held + grant + a headroom of 1 GiB and 64 MiB per core) long before the machine is:
+    /// the allocation fails, the worker aborts, and the request gets the JSON 500 naming SIGABRT. Without the
+    /// grant the switch stops 2 GiB past the headroom with exit status 99, and this test fails on the message.
+    @Test func aWorkerOverItsMemoryGrantCostsOnlyItsRequest() async throws {
+        let cache = try temporaryCache()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        var configuration = Self.configuration(cache, crash: "GROW@4")
+        configuration.memoryBudget = 128 << 20
+        let server = try await RunningServer.start(configuration)
+        let over = try await server.send(.POST, "/v1/convert?format=mp4", body: Self.long)
+        #expect(over.status == 500 && over.code == "conversion_crashed", "\(String(decoding: over.body, as: UTF8.self))")
+        #expect((over.json["message"] as? String)?.contains("SIGABRT") == true, "\(over.json)")
+        #expect(try await server.metric("gifx_worker_crashes_total{signal=\"SIGABRT\"}") == 1)
+        #expect(leftovers(in: cache).isEmpty, "\(leftovers(in: cache))")
+        #expect(try await server.send(.POST, "/v1/convert?format=mp4", body: Self.short).status == 200)
+        try await server.stop()
+    }
+
+    /// This process's children that are `gifx serve-worker` processes stopped by a signal (state T), with
+    /// `GIFX_TEST_MARK=mark` in their environment.
+    static func stoppedWorkers(marked mark: String) -> [pid_t] {
+        let me = getpid()
+        return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name -> pid_t? in
+            guard let pid = pid_t(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After "(comm)": state, ppid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, fields[0] == "T", pid_t(fields[1]) == me,
+                  let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(name)/cmdline")),
+                  String(decoding: command, as: UTF8.self).contains("serve-worker"),
+                  let environment = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(name)/environ")),
+                  environment.split(separator: 0).contains(Data("GIFX_TEST_MARK=\(mark)".utf8)) else { return nil }
+            return pid
+        }
     }
 }
