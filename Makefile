@@ -220,15 +220,17 @@ bench: deps
 
 ## soak-serve: the soak of `gifx serve` (Benchmarks/serve_soak.py, issue 36): 32 clients for SOAK_SECONDS (600)
 ## at --memory-budget SOAK_BUDGET (512M; also run it at 2G), 10 % of uploads damaged, bombs or oversized, a
-## SIGKILL halfway and a restart on the same cache folder. Fails on a crash, an answer outside docs/openapi.yaml's
+## SIGKILL halfway and a restart on the same cache folder, and SOAK_CRASH_SHARE (0.1) of the conversions killed
+## mid-way (SIGKILL to their worker: issue 50). Fails on a crash, an answer outside docs/openapi.yaml's
 ## codes, a 500, peak RSS over the budget × 1.10, an output gifx verify refuses, a partial cache entry after the
 ## restart, a key served before the kill and not after, anything left in the spool or TMPDIR. Release build
 ## (GIFX_SOAK=path: another binary, not rebuilt); its client needs aiohttp (PyPI, in .build-bench/serve/venv). Not part of `make test`.
 SOAK_SECONDS ?= 600
 SOAK_BUDGET ?= 512M
+SOAK_CRASH_SHARE ?= 0.1
 soak-serve: deps
 	@[ -n "$(GIFX_SOAK)" ] || $(SWIFT) build -c release --product gifx
-	python3 Benchmarks/serve_soak.py --gifx $(or $(GIFX_SOAK),.build/release/gifx) --duration $(SOAK_SECONDS) --budget $(SOAK_BUDGET)
+	python3 Benchmarks/serve_soak.py --gifx $(or $(GIFX_SOAK),.build/release/gifx) --duration $(SOAK_SECONDS) --budget $(SOAK_BUDGET) --crash-share $(SOAK_CRASH_SHARE)
 
 ## examples: regenerate the GIFs in Examples/ from Examples/Generator.
 examples: deps

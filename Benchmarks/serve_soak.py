@@ -12,12 +12,20 @@ over_budget from the plan; a 65535x65535 one is past the decoder's 16384x16384 l
 A streamed frame bomb is admitted, answered 200 and cut at the conversion timeout (the connection closed without
 the last chunk, docs/serve.md "Streamed responses"): counted as "200 cut (stream)", an error for any other kind.
 
+With --crash-share F (0.1 in `make soak-serve`), a killer sends SIGKILL to a busy worker process (one whose CPU time
+moved in the last 50 ms) whenever fewer than F of the conversions so far (the service's own count on /metrics,
+converted plus crashed) were killed: F of the conversions die mid-way. Their requests must get the JSON 500
+`conversion_crashed` naming SIGKILL, or a cut stream; every other answer is judged as without it.
+
 A client that gets a 503 with Retry-After waits that long (at most 1 s, jittered) before its next upload.
 
 Asserted (exit 1 when one fails, each printed):
   - 0 crashes: the server never exits by itself, /healthz is 200 at the end;
   - 0 answers outside the codes docs/openapi.yaml lists for /v1/convert, 0 error bodies without a documented
-    `code`, and no 500 (`internal`);
+    `code`, and no 500 (`internal`) but the killed conversions' `conversion_crashed`;
+  - with --crash-share: the service counted a crash (`gifx_worker_crashes_total`) for at most each kill sent and
+    for at least half of them (a kill can land as a job ends), as many requests were answered 500
+    `conversion_crashed` or cut (a frame bomb's cut stream counts: it is cut either way) as crashes were counted, and the killed share of conversions is within 0.05 of F;
   - peak RSS of the server (its VmHWM, and /proc sampled every 50 ms) ≤ --budget × 1.10;
   - every 200 verifies: `gifx verify` against the bytes sent, for every distinct output of a damaged upload and a
     random sample of --verify others (--verify 0: all); every answer with the same key has the same bytes;
@@ -201,7 +209,8 @@ async def soak(args, work, inputs, statuses, codes, log):
     os.makedirs(outputs_dir)
     stats = {"answers": {}, "by_kind": {}, "outside_documented": [], "undocumented_code": [], "internal": [],
              "connection_errors_while_down": 0, "connection_errors_while_up": [], "crashes": 0,
-             "key_bytes_mismatch": [], "latency_ok_s": []}
+             "key_bytes_mismatch": [], "latency_ok_s": [], "kills_sent": 0, "crashed_answers": 0,
+             "cut_streams_after_kill": 0}
     keys = {}            # key -> {"sha": ..., "input": path, "kind": ..., "output": path}
     served_before_kill = {}
     killed = {"done": False}
@@ -226,6 +235,10 @@ async def soak(args, work, inputs, statuses, codes, log):
             except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as e:
                 if stream and kind == "frame_bomb" and isinstance(e, aiohttp.ClientPayloadError):
                     stats["answers"]["200 cut (stream)"] = stats["answers"].get("200 cut (stream)", 0) + 1
+                elif stream and stats["kills_sent"] and isinstance(e, aiohttp.ClientPayloadError):
+                    # A streamed answer whose worker the killer ended: cut, as docs/serve.md says.
+                    stats["cut_streams_after_kill"] += 1
+                    stats["answers"]["200 cut (worker killed)"] = stats["answers"].get("200 cut (worker killed)", 0) + 1
                 elif not server.up or killed.get("window", 0) > time.time():
                     stats["connection_errors_while_down"] += 1
                 elif kind == "oversized":
@@ -245,7 +258,9 @@ async def soak(args, work, inputs, statuses, codes, log):
                 label = f"{status} {code}"
                 if code not in codes:
                     stats["undocumented_code"].append(f"{kind}: {status} {payload[:120]!r}")
-                if status == 500:
+                if status == 500 and code == "conversion_crashed" and stats["kills_sent"]:
+                    stats["crashed_answers"] += 1
+                elif status == 500:
                     stats["internal"].append(f"{kind}: {payload[:200]!r}")
             if status not in statuses:
                 stats["outside_documented"].append(f"{kind}: {status}")
@@ -304,6 +319,53 @@ async def soak(args, work, inputs, statuses, codes, log):
         log(f"served again from the cache: {len(served_before_kill) - len(missing) - len(differ)} of "
             f"{len(served_before_kill)}")
 
+    def metric_sum(text, name):
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith(name + "{") or line.startswith(name + " "))
+
+    async def crasher(session):
+        """SIGKILL to a busy worker whenever fewer than --crash-share of the conversions so far were killed."""
+        cpu = {}
+        counted = {}  # service pid -> (conversions, crashes), its last /metrics (a restarted service counts from 0)
+        last_metrics = 0.0
+        while time.time() < end:
+            await asyncio.sleep(0.05)
+            if not server.up:
+                cpu.clear()
+                continue
+            pid = server.proc.pid
+            now = time.time()
+            if now - last_metrics > 0.5:
+                last_metrics = now
+                try:
+                    async with session.get(base() + "/metrics") as resp:
+                        text = await resp.text()
+                    if server.up and server.proc.pid == pid:
+                        counted[pid] = (metric_sum(text, "gifx_conversions_total"),
+                                        metric_sum(text, "gifx_worker_crashes_total"))
+                        stats["conversions_counted"] = sum(c for c, _ in counted.values())
+                        stats["crashes_counted"] = sum(k for _, k in counted.values())
+                except (aiohttp.ClientError, asyncio.TimeoutError, ValueError, IndexError):
+                    pass
+            busy = []
+            for child in sc.tree_pids(pid)[1:]:
+                try:
+                    with open(f"/proc/{child}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                    ticks = int(fields[11]) + int(fields[12])
+                except (OSError, IndexError, ValueError):
+                    continue
+                if child in cpu and ticks > cpu[child]:
+                    busy.append(child)
+                cpu[child] = ticks
+            total = stats.get("conversions_counted", 0) + stats.get("crashes_counted", 0)
+            if busy and stats["kills_sent"] < args.crash_share * (total + 1):
+                try:
+                    os.kill(rng.choice(busy), signal.SIGKILL)
+                    stats["kills_sent"] += 1
+                except ProcessLookupError:
+                    pass
+
     async def watchdog():
         while time.time() < end:
             await asyncio.sleep(0.5)
@@ -324,6 +386,7 @@ async def soak(args, work, inputs, statuses, codes, log):
     async with aiohttp.ClientSession(timeout=timeout, connector=aiohttp.TCPConnector(limit=0)) as session:
         tasks = [client(session, args.seed * 1000 + i) for i in range(args.clients)]
         tasks += [killer(session)] if args.kill_at > 0 else []
+        tasks += [crasher(session)] if args.crash_share > 0 else []
         await asyncio.gather(*tasks, watchdog(), progress())
         stats["healthz_at_end"] = sc.http_status(base() + "/healthz")
     stats["exit_code_after_sigterm"] = server.terminate()
@@ -376,6 +439,8 @@ def main():
     p.add_argument("--kill-at", type=float, default=0.5, help="SIGKILL at this fraction of the run (0: none)")
     p.add_argument("--queue", type=int, default=16)
     p.add_argument("--stream-share", type=float, default=0.25, help="share of uploads sent with stream=1")
+    p.add_argument("--crash-share", type=float, default=0.0,
+                   help="share of conversions whose worker is killed with SIGKILL mid-way (0.1 for issue 50)")
     p.add_argument("--conversion-timeout", type=int, default=30)
     p.add_argument("--max-body", default="16M")
     p.add_argument("--verify", type=int, default=300, help="distinct outputs verified besides the cut uploads (0: all)")
@@ -428,6 +493,18 @@ def main():
             failures.append(f"{field}: {len(stats[field])}, e.g. {stats[field][:3]}")
     if stats["peak_rss_mib"] > limit_mib:
         failures.append(f"peak RSS {stats['peak_rss_mib']} MiB > budget × 1.10 = {limit_mib:.0f} MiB")
+    if args.crash_share > 0:
+        sent, counted = stats["kills_sent"], stats.get("crashes_counted", 0)
+        # A frame bomb's stream is cut either way (the timeout, or its worker killed): it counts for both.
+        answered = stats["crashed_answers"] + stats["cut_streams_after_kill"] + stats["answers"].get("200 cut (stream)", 0)
+        total = stats.get("conversions_counted", 0) + counted
+        stats["killed_share"] = round(counted / total, 3) if total else None
+        if not sent or counted > sent or counted < sent / 2:
+            failures.append(f"{sent} kills sent, {counted} crashes counted by the service")
+        if answered < counted:
+            failures.append(f"{counted} crashes but only {answered} requests answered 500 conversion_crashed or cut")
+        if stats["killed_share"] is None or abs(stats["killed_share"] - args.crash_share) > 0.05:
+            failures.append(f"killed share {stats['killed_share']}, asked {args.crash_share}")
     if stats["verify"]["failed"]:
         failures.append(f"gifx verify failed on {len(stats['verify']['failed'])}: {stats['verify']['failed'][:3]}")
     if args.kill_at > 0:

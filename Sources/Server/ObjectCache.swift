@@ -155,7 +155,10 @@ final class ObjectCache: @unchecked Sendable {
 
     /// Start: keeps every entry whose description and files are whole, removes everything else.
     private func recover() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: spool) { unlink(spool + "/" + name) }
+        // Spooled bodies and streamed outputs, and the scratch folders (`job-XXXXXX`) of a killed service's workers.
+        for name in try FileManager.default.contentsOfDirectory(atPath: spool) {
+            try? FileManager.default.removeItem(atPath: spool + "/" + name)
+        }
         let names = try FileManager.default.contentsOfDirectory(atPath: objects)
         var kept: [(CachedObject, Date)] = []
         var keep = Set<String>()

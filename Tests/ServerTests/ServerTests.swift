@@ -108,11 +108,14 @@ import Testing
         #expect(otherTag.status == 200)
         try await server.stop()
 
-        // A crash's leftovers: an output without its description, a hidden temporary, a spooled body.
+        // A crash's leftovers: an output without its description, a hidden temporary, a spooled body, and a
+        // worker's scratch folder with a file in it (a service killed with SIGKILL takes its workers along).
         let orphan = String(repeating: "ab", count: 32)
         try Data("partial".utf8).write(to: URL(fileURLWithPath: cache + "/objects/\(orphan).mp4"))
         try Data("temp".utf8).write(to: URL(fileURLWithPath: cache + "/objects/.\(orphan).mp4.XXXXXX"))
         try Data("body".utf8).write(to: URL(fileURLWithPath: cache + "/spool/in-XXXXXX"))
+        try FileManager.default.createDirectory(atPath: cache + "/spool/job-XXXXXX", withIntermediateDirectories: false)
+        try Data("canvas".utf8).write(to: URL(fileURLWithPath: cache + "/spool/job-XXXXXX/canvases-XXXXXX"))
 
         server = try await RunningServer.start(Self.configuration(cache))
         let again = try await server.send(.GET, "/v1/o/\(key)")
