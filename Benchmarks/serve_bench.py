@@ -251,10 +251,11 @@ def measure(args):
             outdir = os.path.join(work, f"{server}-{concurrency}")
             os.makedirs(outdir)
             port = sc.free_port()
-            if server in ("gifx", "workers"):
-                # `workers`: the same service with --workers (issue 50: each conversion in a worker process).
+            if server in ("gifx", "in-process"):
+                # `gifx`: the service as shipped, converting in worker processes (issue 50); `in-process`: the same
+                # service with --no-workers, converting in its own process as before.
                 cache = os.path.join(work, f"cache-{server}-{concurrency}")
-                proc = sc.start_gifx(args.gifx, cache, port, gifx_args + (["--workers"] if server == "workers" else []),
+                proc = sc.start_gifx(args.gifx, cache, port, gifx_args + (["--no-workers"] if server == "in-process" else []),
                                      log_path=os.path.join(work, "gifx-serve.log"))
                 url = f"http://127.0.0.1:{port}/v1/convert?format=mp4"
                 warm = [("POST", url, sc.gif_with_nonce(gifs[n]["data"], os.urandom(16)), n) for n in names[:2]]
@@ -357,8 +358,8 @@ def main():
     p.add_argument("--per-client", type=int, default=4, help="requests per client at each level (at least 2 per GIF)")
     p.add_argument("--budget", default="2G", help="gifx serve --memory-budget")
     p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the service's, one per thread)")
-    p.add_argument("--versus", choices=["thumbor", "workers"], default="thumbor",
-                   help="the peer: thumbor (issue 36), or the same gifx serve with --workers (issue 50)")
+    p.add_argument("--versus", choices=["thumbor", "in-process"], default="thumbor",
+                   help="the peer: thumbor (issue 36), or the same gifx serve with --no-workers (issue 50)")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the docs/benchmarks.md section here")
     args = p.parse_args()

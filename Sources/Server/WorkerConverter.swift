@@ -161,9 +161,12 @@ package final class WorkerConverter: Converting, @unchecked Sendable {
     }
 
     /// What a conversion that died leaves: the hidden temporaries (`.NAME.gifx-XXXXXX`) of its output and of its
-    /// description, beside them. The spool and the upload are the service's, removed by their owners.
-    static func removeTemporaries(of job: ConversionJob) {
+    /// description, beside them, and the output and description themselves when the worker died after putting them
+    /// in place but before it answered (the service writes the entry's `.meta` only on an answer, so they are
+    /// nobody's: one flight per key). The spool and the upload are the service's, removed by their owners.
+    package static func removeTemporaries(of job: ConversionJob) {
         for path in [job.output, job.description] {
+            unlink(path)
             let folder = (path as NSString).deletingLastPathComponent
             let prefix = "." + (path as NSString).lastPathComponent + ".gifx-"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
