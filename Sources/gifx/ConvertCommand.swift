@@ -79,14 +79,11 @@ struct ConvertCommand: ParsableCommand, ConvertingCommand {
     /// The `-o` values, parsed when the command line was read (`validate` has refused the ones that do not parse).
     var specs: [OutputSpec] { output.map(\.spec) }
 
-    /// The requests, in command-line order (`-o`s first, then the sheet). `validate` has built each once already, so
-    /// none fails here; a failure would be a usage error, never a crash.
+    /// The requests, in command-line order (`-o`s first, then the sheet), each from the registry. `validate` has built
+    /// each once already, so none fails here; a failure would be a usage error, never a crash.
     func requests() throws -> [OutputRequest] {
         var requests = try output.map { try request(for: $0) }
-        if let sheet, let sheetJSONPath {
-            requests.append(try OutputKind.sheet.request(OutputBuild(
-                target: OutputTarget(commandLine: sheet), description: OutputTarget(commandLine: sheetJSONPath), defaults: defaults)))
-        }
+        if let sheet, let sheetJSONPath { requests.append(try request(.sheet, path: sheet, description: sheetJSONPath)) }
         return requests
     }
 
@@ -101,11 +98,7 @@ struct ConvertCommand: ParsableCommand, ConvertingCommand {
                 ? "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(OutputKind.prefixList))"
                 : "'\(value)': unknown output format (use \(OutputKind.extensionList))")
         }
-        do {
-            return try kind.request(OutputBuild(target: OutputTarget(commandLine: spec.path), own: spec.settings, defaults: defaults))
-        } catch {
-            throw ValidationError("'\(value)': \(error.wording(.commandLine))")
-        }
+        return try request(kind, path: spec.path, own: spec.settings, label: value)
     }
 
     /// What an output has unless its own settings say otherwise: the command's options. A video without settings
@@ -125,27 +118,15 @@ struct ConvertCommand: ParsableCommand, ConvertingCommand {
         return defaults
     }
 
-    func run() throws {
-        let started = Date()
-        installCleanupSignalHandlers()
-        let progress = ProgressReporter(label: "convert", quiet: common.quiet, progress: common.progress)
-        try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
-            try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.kind)
-                .flatMap { $0 == .timelineJSON ? nil : $0.displayName } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
-            for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
-            let report = try runConversion(input: input, requests: try requests(), progress: progress)
-            var warnings = report.warnings
-            for case let result as VideoResult in report.outputs {
-                warnings += [result.droppedFramesWarning, result.levelWarning, result.imageTimingAdvice].compactMap { $0 }
-            }
-            printWarnings(warnings, input: input, quiet: common.quiet)
-            if common.stats {
-                printStats(ConvertStats(
-                    frames: report.frames, decodedFrames: report.decodedCanvases, outputs: report.outputs.map(OutputStats.init),
-                    wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
-                    peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
-                    decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
-            }
-        }
+    var targets: [String] { allTargets }
+
+    /// The format of the output on standard output, when it is binary (the timeline's JSON is text).
+    var standardOutputFormat: String? {
+        specs.first(where: \.isStandardOutput).flatMap(\.kind).flatMap { $0 == .timelineJSON ? nil : $0.displayName }
+            ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil)
     }
+
+    static var liftsOutputStats: Bool { false }
+
+    func run() throws { try runConversion() }
 }

@@ -59,32 +59,32 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
         return replacingExtension(of: pngPath, with: sheet.descriptionExtension)
     }
 
-    func run() throws {
-        let started = Date()
-        installCleanupSignalHandlers()
-        let bar = ProgressReporter(label: "to-sprite", quiet: common.quiet, progress: common.progress)
-        try reportingErrors(input: input, progress: bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
-            if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
-            if StandardOutput.isTarget(pngPath) {
-                try StandardOutputRules.refuseTerminal(binaryFormat: "PNG")
-            } else {
-                try ensureOutput(pngPath, isNot: input)
-            }
-            try ensureOutput(jsonPath, isNot: input)
-            let options = sheet.spriteOptions(
-                png: OutputTarget(commandLine: pngPath), json: OutputTarget(commandLine: jsonPath), size: size.request)
-            let result = SpriteResult(sheetOf: try runConversion(input: input, requests: [.spriteSheet(options)], progress: bar))
-            printWarnings(result.warnings, input: input, quiet: common.quiet)
-            if sheet.dedupe && !common.quiet {
-                printError(
-                    displayName(input),
-                    "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")
-            }
-            if common.stats {
-                printStats(SpriteStats(result, seconds: Date().timeIntervalSince(started)))
-            }
-        }
+    /// The command's options as the sheet's defaults.
+    var defaults: OutputDefaults {
+        let sheet = sheet
+        var defaults = OutputDefaults()
+        defaults.size = size.request
+        defaults.sheet = { png, json, size in sheet.spriteOptions(png: png, json: json, size: size) }
+        return defaults
     }
+
+    func requests() throws -> [OutputRequest] {
+        if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
+        return [try request(.sheet, path: pngPath, description: jsonPath)]
+    }
+
+    var targets: [String] { [pngPath, jsonPath] }
+    var standardOutputFormat: String? { StandardOutput.isTarget(pngPath) ? "PNG" : nil }
+
+    /// `--dedupe`: how many frames reuse an earlier cell (unless `--quiet`).
+    func describe(_ report: ConversionReport) {
+        guard sheet.dedupe && !common.quiet, let result = report.outputs.first as? SpriteResult else { return }
+        printError(
+            displayName(input),
+            "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")
+    }
+
+    func run() throws { try runConversion() }
 }
 
 /// A usage problem found while running (not by the parser): one line, exit 64.
@@ -95,46 +95,4 @@ private struct ValidationErrorLine: GifxError {
     var description: String { message }
     var failureClass: FailureClass { .usage }
     var subjectPath: String? { path }
-}
-
-/// `--stats` for to-sprite (decoded again by `batch`, see `JobFacts`).
-struct SpriteStats: Codable {
-    var command = "to-sprite"
-    var frames: Int
-    var cells: Int
-    var cellsSaved: Int
-    var pages: Int
-    var pageSizes: [String]
-    var cellSize: String
-    var columns: Int
-    /// Indexed-colour PNG pages rather than RGB/RGBA.
-    var indexed: Bool
-    /// The PNG colour type: indexed, rgb or rgba.
-    var pixelFormat: String
-    var wallSeconds: Double
-    var peakCacheBytes: Int
-    var rowBufferBytes: Int
-    /// Decoding threads, decode-ahead window (frames) and its peak bytes.
-    var decode: DecodeStats
-    var peakRSSBytes: Int
-    /// How the memory budget was shared, beside `peakRSSBytes`.
-    var memory: MemoryPlan?
-
-    init(_ result: SpriteResult, seconds: Double) {
-        frames = result.frames
-        cells = result.cells
-        cellsSaved = result.cellsSaved
-        pages = result.pagePaths.count
-        pageSizes = result.pageSizes.map { "\($0.width)x\($0.height)" }
-        cellSize = "\(result.cellSize.width)x\(result.cellSize.height)"
-        columns = result.columns
-        indexed = result.indexed
-        pixelFormat = result.pixelFormat
-        wallSeconds = (seconds * 1000).rounded() / 1000
-        peakCacheBytes = result.peakCacheBytes
-        rowBufferBytes = result.rowBufferBytes
-        decode = result.decode
-        peakRSSBytes = peakResidentBytes()
-        memory = result.memory
-    }
 }

@@ -34,6 +34,15 @@ extension SpriteResult: ReportedOutput {
         stats.frames = cells
         stats.width = pageSizes.first?.width
         stats.height = pageSizes.first?.height
+        stats.cells = cells
+        stats.cellsSaved = cellsSaved
+        stats.pages = pagePaths.count
+        stats.pageSizes = pageSizes.map { "\($0.width)x\($0.height)" }
+        stats.cellSize = "\(cellSize.width)x\(cellSize.height)"
+        stats.columns = columns
+        stats.indexed = indexed
+        stats.pixelFormat = pixelFormat
+        stats.rowBufferBytes = rowBufferBytes
         return stats
     }
 }
