@@ -13,7 +13,7 @@ extension VideoCodec: ExpressibleByArgument {}
 
 /// `gifx to-mp4`: an MP4 (H.264, HEVC or AV1; `convert` writes WebM) whose duration and frame timing are the GIF's: constant
 /// rate at the tick by default, or another timing mode (`--fps`, `--vfr`, `--max-fps`).
-struct ToMP4Command: ParsableCommand, ConvertingCommand {
+struct ToMP4Command: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-mp4",
         abstract: "Convert a GIF to an MP4 with exact timing (constant frame rate at the GIF's tick).",
@@ -29,13 +29,7 @@ struct ToMP4Command: ParsableCommand, ConvertingCommand {
     @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4); - (or mp4:-) for standard output, as fragmented MP4.")
     var output: OutputArgument?
-    @OptionGroup var video: VideoOptions
-    @Option(help: "Whose reading of delays to follow: flanimated (iOS reference player) or browser.")
-    var policy: TimelinePolicy = .flanimated
-    @OptionGroup var size: SizeOptions
-    @OptionGroup var common: RunOptions
-    @OptionGroup(title: "Verification") var verification: VerifyOptions
-    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
+    @OptionGroup var options: ToMP4Options
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.mp4") }
@@ -49,11 +43,8 @@ struct ToMP4Command: ParsableCommand, ConvertingCommand {
             }
             if !spec.settings.isEmpty { throw ValidationError("'\(output.text)': per-output settings are for convert") }
         }
-        try StandardOutputRules.validate(targets: [outputPath], stats: common.stats)
-        if verification.verify && video.targetSize != nil {
-            throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
-        }
-        try video.validate(for: .mp4)
+        try StandardOutputRules.validate(targets: [outputPath], stats: options.common.stats)
+        try options.validate(for: outputs)
     }
 
     /// `-o` (without its `mp4:` prefix), or the input with `.mp4` in place of its extension.
@@ -62,7 +53,31 @@ struct ToMP4Command: ParsableCommand, ConvertingCommand {
         return replacingExtension(of: input, with: "mp4")
     }
 
-    /// The command's options as every output's defaults: one MP4 at `--width`/`--height`/`--scale`.
+    var outputs: [ConversionOutput] { [ConversionOutput(kind: .mp4, path: outputPath)] }
+
+    func run() throws { try options.runConversion(input: input, outputs: outputs) }
+}
+
+/// `to-mp4`'s options: the video's, then the run's.
+struct ToMP4Options: ConversionOptions {
+    static let commandName = "to-mp4"
+
+    @OptionGroup var video: VideoOptions
+    @Option(help: "Whose reading of delays to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @OptionGroup var size: SizeOptions
+    @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
+    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
+
+    func validate(for outputs: [ConversionOutput]) throws {
+        if verification.verify && video.targetSize != nil {
+            throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
+        }
+        try video.validate(for: .mp4)
+    }
+
+    /// Every output's defaults: an MP4 at `--width`/`--height`/`--scale`.
     var defaults: OutputDefaults {
         let video = video, size = size.request
         var defaults = OutputDefaults { container, own in
@@ -72,12 +87,6 @@ struct ToMP4Command: ParsableCommand, ConvertingCommand {
         defaults.size = size
         return defaults
     }
-
-    func requests() throws -> [OutputRequest] { [try request(.mp4, path: outputPath)] }
-    var targets: [String] { [outputPath] }
-    var standardOutputFormat: String? { StandardOutput.isTarget(outputPath) ? OutputKind.mp4.displayName : nil }
-
-    func run() throws { try runConversion() }
 }
 
 /// `--fps`: `auto`, `tick` (the GIF's tick: MP4's default, asked for explicitly where it is not, as in AVIF),

@@ -7,7 +7,7 @@ import GifxTimeline
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
 /// a row of cells at a time and committed together.
-struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
+struct ToSpriteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-sprite",
         abstract: "Lay a GIF's frames out on a sprite sheet PNG with a JSON description.",
@@ -24,13 +24,7 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
     @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png); - (or png:-) for standard output, with --json FILE.")
     var output: OutputArgument?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
-    @OptionGroup var sheet: SheetLayoutOptions
-    @OptionGroup var size: SizeOptions
-    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
-    var policy: TimelinePolicy = .flanimated
-    @OptionGroup var common: RunOptions
-    @OptionGroup(title: "Verification") var verification: VerifyOptions
-    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
+    @OptionGroup var options: ToSpriteOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
@@ -44,7 +38,7 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
         if StandardOutput.isTarget(pngPath) && (json == nil || json.map(StandardOutput.isTarget) == true) {
             throw ValidationError("-o - sends the sheet to standard output: give --json FILE for its description")
         }
-        try StandardOutputRules.validate(targets: [pngPath, jsonPath], stats: common.stats)
+        try StandardOutputRules.validate(targets: [pngPath, jsonPath], stats: options.common.stats)
     }
 
     /// `-o` (without its `png:` prefix), or the input with `.png` in place of `.gif`.
@@ -56,10 +50,31 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
     /// `--json`, or the PNG's path with `.json` (`.tres` for godot).
     var jsonPath: String {
         if let json { return json }
-        return replacingExtension(of: pngPath, with: sheet.descriptionExtension)
+        return replacingExtension(of: pngPath, with: options.sheet.descriptionExtension)
     }
 
-    /// The command's options as the sheet's defaults.
+    var outputs: [ConversionOutput] { [ConversionOutput(kind: .sheet, path: pngPath, description: jsonPath)] }
+
+    func run() throws {
+        try options.runConversion(input: input, outputs: outputs) {
+            if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
+        }
+    }
+}
+
+/// `to-sprite`'s options: the sheet's layout, then the run's.
+struct ToSpriteOptions: ConversionOptions {
+    static let commandName = "to-sprite"
+
+    @OptionGroup var sheet: SheetLayoutOptions
+    @OptionGroup var size: SizeOptions
+    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
+    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
+
+    /// The sheet's defaults.
     var defaults: OutputDefaults {
         let sheet = sheet
         var defaults = OutputDefaults()
@@ -68,23 +83,13 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
         return defaults
     }
 
-    func requests() throws -> [OutputRequest] {
-        if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
-        return [try request(.sheet, path: pngPath, description: jsonPath)]
-    }
-
-    var targets: [String] { [pngPath, jsonPath] }
-    var standardOutputFormat: String? { StandardOutput.isTarget(pngPath) ? "PNG" : nil }
-
     /// `--dedupe`: how many frames reuse an earlier cell (unless `--quiet`).
-    func describe(_ report: ConversionReport) {
+    func describe(_ report: ConversionReport, input: String) {
         guard sheet.dedupe && !common.quiet, let result = report.outputs.first as? SpriteResult else { return }
         printError(
             displayName(input),
             "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")
     }
-
-    func run() throws { try runConversion() }
 }
 
 /// A usage problem found while running (not by the parser): one line, exit 64.

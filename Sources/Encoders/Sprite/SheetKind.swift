@@ -6,7 +6,8 @@ extension OutputKind {
         summary: "a sprite sheet: PNG page(s) and the JSON that describes them (TexturePacker, Phaser, Aseprite, Godot, yy)",
         prefixNames: [], extensions: [".json", ".tres"], commandLineLabel: "--sheet", mediaType: "image/png",
         storedExtension: "png", settings: [.width, .height, .scale],
-        refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], reader: .sheetDescription
+        refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], reader: .sheetDescription,
+        files: OutputFiles(main: ".png", description: ".json", pages: true, batchInfix: ".sheet"), binaryFormat: "PNG"
     ) { build throws(OutputRuleError) in
         let defaults = build.defaults
         return .spriteSheet(defaults.sheet(build.target, build.description ?? build.target, build.own.size ?? defaults.size))
