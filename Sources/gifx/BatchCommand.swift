@@ -216,12 +216,13 @@ struct BatchCommand: ParsableCommand {
         // their own default would each plan against all of it.
         let budget = ProcessMemoryBudget.resolve(given: memoryBudget?.bytes)
         let memoryBudgetPerJob = budget.bytes.map { max($0 / jobs, 1) }
-        let threadArguments = target.threadArguments(jobs: jobs, passthrough: passthrough)
+        let threadsPerJob = target.threadsPerJob(jobs: jobs, passthrough: passthrough)
         let runner = BatchRunner(
             settings: .init(
                 target: target, outDir: outDir, jobs: jobs,
-                memoryBudgetPerJob: memoryBudgetPerJob,
-                passthrough: passthrough + threadArguments,
+                job: BatchJob.Settings(
+                    command: command, options: passthrough,
+                    memoryBudget: target.takesMemoryBudget ? memoryBudgetPerJob : nil, threads: threadsPerJob),
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
                 showBar: progress.mode == .bar,
                 inputsPerWorker: DeveloperSwitches.current.batchProcessPerInput ? 1 : nil),
@@ -250,7 +251,7 @@ struct BatchCommand: ParsableCommand {
                 line += "; \(signal == SIGINT ? "interrupted" : "terminated"), \(summary.notStarted) not started"
             }
             if target.command != .timeline {
-                let threads = threadArguments.last.map { "\($0) thread(s)" } ?? "the threads given after --"
+                let threads = threadsPerJob.map { "\($0) thread(s)" } ?? "the threads given after --"
                 let memory = memoryBudgetPerJob.map { "\($0 >> 20) MiB (\(budget.source) / \(jobs))" } ?? "no memory limit"
                 line += "; each of \(jobs) job(s): \(threads), \(memory)"
             }
@@ -264,8 +265,9 @@ struct BatchCommand: ParsableCommand {
         if summary.failed > 0 { throw ExitCode.failure }
     }
 
-    /// The options after `--`, minus the flags the batch sets itself; refused options and anything
-    /// the command's own parser rejects are a usage error before a single child starts.
+    /// The options after `--`, minus the flags the batch sets itself; refused options, and anything the command's
+    /// own parser rejects alone or with the outputs the batch names, are a usage error before a single job starts.
+    /// `--help` among them prints the command's help.
     private func checkedPassthrough() throws -> [String] {
         let (kept, refused) = target.filterPassthrough(options)
         if !refused.isEmpty {
@@ -273,15 +275,13 @@ struct BatchCommand: ParsableCommand {
                 + "(see gifx batch --help)")
             throw ExitCode(ExitStatus.usage)
         }
-        let sample = target.childArguments(
-            input: "input.gif", base: outDir + "/input", memoryBudget: memoryBudget.map { $0.bytes },
-            passthrough: kept)
+        let sample = target.job(input: "input.gif", base: outDir + "/input", stdout: "", stderr: "")
         do {
-            _ = try Gifx.parseAsRoot(sample)
+            let conversion = try BatchConversion(BatchJob.Settings(command: command, options: kept))
+            try conversion.validate(for: sample.outputs)
         } catch {
-            let code = Gifx.exitCode(for: error)
-            if code == .success {
-                print(Gifx.fullMessage(for: error))
+            if Gifx.exitCode(for: error) == .success {
+                print(Gifx.helpMessage(for: command.commandType))
                 throw ExitCode.success
             }
             printError("batch", "options for \(command.rawValue): \(Gifx.message(for: error))")

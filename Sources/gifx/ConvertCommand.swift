@@ -7,7 +7,7 @@ import GifxTimeline
 
 /// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,
 /// sprite sheet), and all of them are committed together, or none.
-struct ConvertCommand: ParsableCommand, ConvertingCommand {
+struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert a GIF to several outputs at once, from one decode: \(OutputKind.phrase(OutputKind.all.map(\.name))).",
@@ -28,6 +28,53 @@ struct ConvertCommand: ParsableCommand, ConvertingCommand {
             + "\(OutputSettings.keys.joined(separator: ", ")): width=480,crf=28:small.mp4.",
         valueName: "out"))
     var output: [OutputArgument] = []
+    @OptionGroup var options: ConvertOptions
+
+    func validate() throws {
+        if output.isEmpty && options.sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
+        if options.json != nil && options.sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
+        for argument in output { _ = try options.request(try self.output(argument)) }
+        let outputs = try self.outputs()
+        if let sheet = options.sheet, StandardOutput.isTarget(sheet), options.json == nil || options.json.map(StandardOutput.isTarget) == true {
+            throw ValidationError("--sheet - sends the PNG to standard output: give --json FILE for its description")
+        }
+        let targets = outputs.flatMap(\.paths)
+        try StandardOutputRules.validate(targets: targets, stats: options.common.stats)
+        try options.validate(for: outputs)
+        if Set(targets).count != targets.count { throw ValidationError("two outputs name the same file") }
+    }
+
+    /// The outputs, in command-line order (`-o`s first, then the sheet).
+    func outputs() throws -> [ConversionOutput] {
+        var outputs = try output.map(output)
+        if let sheet = options.sheet, let sheetJSONPath = options.sheetJSONPath {
+            outputs.append(ConversionOutput(kind: .sheet, path: sheet, description: sheetJSONPath))
+        }
+        return outputs
+    }
+
+    /// The output one `-o` names; refuses (`ValidationError`) one whose kind none names.
+    func output(_ argument: OutputArgument) throws -> ConversionOutput {
+        let value = argument.text
+        let spec = try argument.parsedSpec()
+        guard let kind = spec.kind else {
+            throw ValidationError(spec.isStandardOutput
+                ? "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(OutputKind.prefixList))"
+                : "'\(value)': unknown output format (use \(OutputKind.extensionList))")
+        }
+        return ConversionOutput(kind: kind, path: spec.path, own: spec.settings, label: value)
+    }
+
+    /// `validate` has read every output once already, so none fails here; a failure would be a usage error.
+    func run() throws { try options.runConversion(input: input, outputs: try outputs()) }
+}
+
+/// `convert`'s options: the poster's, the sheet's files, WebP and JPEG quality, the video's and the sheet's layout, then
+/// the run's.
+struct ConvertOptions: ConversionOptions {
+    static let commandName = "convert"
+    static var liftsOutputStats: Bool { false }
+
     @Option(help: ArgumentHelp("Poster frame: N (from 0), middle or last.", valueName: "frame"))
     var posterFrame: PosterFrameChoice = PosterFrameChoice(frame: .index(0))
     @Option(help: ArgumentHelp("Also write a sprite sheet PNG (pages beside it when needed).", valueName: "png"))
@@ -47,65 +94,21 @@ struct ConvertCommand: ParsableCommand, ConvertingCommand {
     @OptionGroup(title: "Verification") var verification: VerifyOptions
     @OptionGroup(title: "Edits (every output)") var edits: EditOptions
 
-    func validate() throws {
-        if output.isEmpty && sheet == nil { throw ValidationError("give at least one -o OUT or --sheet OUT.png") }
-        if json != nil && sheet == nil { throw ValidationError("--json describes a sprite sheet: give --sheet too") }
-        for argument in output { _ = try request(for: argument) }
-        if let sheet, StandardOutput.isTarget(sheet), json == nil || json.map(StandardOutput.isTarget) == true {
-            throw ValidationError("--sheet - sends the PNG to standard output: give --json FILE for its description")
-        }
-        try StandardOutputRules.validate(targets: allTargets, stats: common.stats)
-        if verification.verify && (video.targetSize != nil || specs.contains { $0.settings.targetSize != nil }) {
-            throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
-        }
-        for container in VideoContainer.allCases where specs.contains(where: { $0.kind?.name == container.rawValue }) {
-            try video.validate(for: container)
-        }
-        if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
-        if !(1...100).contains(jpegQuality) { throw ValidationError("--jpeg-quality must be 1...100") }
-        let targets = allTargets
-        if Set(targets).count != targets.count { throw ValidationError("two outputs name the same file") }
-    }
-
     /// The sprite sheet's description: `--json`, or the sheet's path with `.json` (`.tres` for godot).
     var sheetJSONPath: String? {
         guard let sheet else { return nil }
         return json ?? replacingExtension(of: sheet, with: sheetLayout.descriptionExtension)
     }
 
-    /// Every file named on the command line (sheet pages beyond the first are named by the sheet).
-    var allTargets: [String] { specs.map(\.path) + [sheet, sheetJSONPath].compactMap { $0 } }
-
-    /// The `-o` values, parsed when the command line was read (`validate` has refused the ones that do not parse).
-    var specs: [OutputSpec] { output.map(\.spec) }
-
-    /// The requests, in command-line order (`-o`s first, then the sheet). `validate` has built each once already, so
-    /// none fails here; a failure would be a usage error, never a crash.
-    func requests() throws -> [OutputRequest] {
-        var requests = try output.map { try request(for: $0) }
-        if let sheet, let sheetJSONPath {
-            requests.append(try OutputKind.sheet.request(OutputBuild(
-                target: OutputTarget(commandLine: sheet), description: OutputTarget(commandLine: sheetJSONPath), defaults: defaults)))
+    func validate(for outputs: [ConversionOutput]) throws {
+        if verification.verify && (video.targetSize != nil || outputs.contains { $0.own.targetSize != nil }) {
+            throw ValidationError("--verify does not check --target-size outputs yet; run gifx verify on the result")
         }
-        return requests
-    }
-
-    /// The request one `-o` asks for: its kind's request (`OutputKind.request`, the one table of which settings each
-    /// kind takes and why it refuses the others) over the command's options. Refuses (`ValidationError`) a kind that
-    /// none names, and settings that do not apply to the kind or that its encoder cannot take.
-    func request(for argument: OutputArgument) throws -> OutputRequest {
-        let value = argument.text
-        let spec = try argument.parsedSpec()
-        guard let kind = spec.kind else {
-            throw ValidationError(spec.isStandardOutput
-                ? "'\(value)': name the format of standard output with a prefix, e.g. mp4:- (\(OutputKind.prefixList))"
-                : "'\(value)': unknown output format (use \(OutputKind.extensionList))")
+        for container in VideoContainer.allCases where outputs.contains(where: { $0.kind.name == container.rawValue }) {
+            try video.validate(for: container)
         }
-        do {
-            return try kind.request(OutputBuild(target: OutputTarget(commandLine: spec.path), own: spec.settings, defaults: defaults))
-        } catch {
-            throw ValidationError("'\(value)': \(error.wording(.commandLine))")
-        }
+        if let webpQuality, !(0...100).contains(webpQuality) { throw ValidationError("--webp-quality must be 0...100") }
+        if !(1...100).contains(jpegQuality) { throw ValidationError("--jpeg-quality must be 1...100") }
     }
 
     /// What an output has unless its own settings say otherwise: the command's options. A video without settings
@@ -123,29 +126,5 @@ struct ConvertCommand: ParsableCommand, ConvertingCommand {
         defaults.posterFrame = posterFrame.frame
         defaults.sheet = { png, json, size in sheetLayout.spriteOptions(png: png, json: json, size: size) }
         return defaults
-    }
-
-    func run() throws {
-        let started = Date()
-        installCleanupSignalHandlers()
-        let progress = ProgressReporter(label: "convert", quiet: common.quiet, progress: common.progress)
-        try reportingErrors(input: input, progress: progress.json, outputBytes: { JSONProgress.bytes(of: allTargets) }) {
-            try StandardOutputRules.refuseTerminal(binaryFormat: specs.first(where: \.isStandardOutput).flatMap(\.kind)
-                .flatMap { $0 == .timelineJSON ? nil : $0.displayName } ?? (sheet.map(StandardOutput.isTarget) == true ? "PNG" : nil))
-            for target in allTargets where !StandardOutput.isTarget(target) { try ensureOutput(target, isNot: input) }
-            let report = try runConversion(input: input, requests: try requests(), progress: progress)
-            var warnings = report.warnings
-            for case let result as VideoResult in report.outputs {
-                warnings += [result.droppedFramesWarning, result.levelWarning, result.imageTimingAdvice].compactMap { $0 }
-            }
-            printWarnings(warnings, input: input, quiet: common.quiet)
-            if common.stats {
-                printStats(ConvertStats(
-                    frames: report.frames, decodedFrames: report.decodedCanvases, outputs: report.outputs.map(OutputStats.init),
-                    wallSeconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
-                    peakCacheBytes: report.peakCacheBytes, cacheCapacity: report.cacheCapacity,
-                    decode: report.decode, peakRSSBytes: peakResidentBytes(), memory: report.memory))
-            }
-        }
     }
 }

@@ -7,7 +7,18 @@ import GifxTimeline
 struct RunOptions: ParsableArguments {
     @Flag(help: "Replace an existing output file.") var overwrite = false
     @Flag(help: "No progress bar and no warnings on stderr.") var quiet = false
-    @Flag(help: "Print a JSON summary (frames, fps, wall time, peak cache bytes) on stdout when done.")
+    @Flag(help: ArgumentHelp(
+        "Print a JSON summary (frames, fps, wall time, peak cache bytes) on stdout when done.",
+        discussion: """
+            One format for convert, to-mp4 and to-sprite (and the stats of batch's report): command, frames (the \
+            input's), decodedFrames, wallSeconds, peakCacheBytes, cacheCapacity, decode (threads, window, \
+            peakWindowBytes), peakRSSBytes, memory, and outputs, one object per output: kind, paths, bytes, frames \
+            (samples, cells, 1 for a poster), width, height and its kind's own fields (a video's fps, codec, alpha, \
+            encoder, mp4Layout, loops, durationSeconds, timing, pictures, keyframes, targetSize; a WebP's \
+            webpSettings; a sheet's cells, cellsSaved, pages, pageSizes, cellSize, columns, indexed, pixelFormat, \
+            rowBufferBytes). to-mp4 and to-sprite, which write one output, also give its fields at the top level \
+            (its frames as outputFrames). A field that does not apply is absent.
+            """))
     var stats = false
     @Flag(help: "Fail on damaged image data instead of keeping the frames that decode.") var strict = false
     @Option(

@@ -11,6 +11,13 @@ struct TimelineCommand: ParsableCommand {
         abstract: "Print the exact playback schedule of a GIF (reads metadata only).")
 
     @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
+    @OptionGroup var options: TimelineOptions
+
+    func run() throws { try options.run(input: input) }
+}
+
+/// `timeline`'s options: everything but the input (a batch parses them once for every input).
+struct TimelineOptions: ParsableArguments {
     @Flag(help: "Print JSON (schema gifx.timeline/1) instead of a table.") var json = false
     @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
     var policy: TimelinePolicy = .flanimated
@@ -36,7 +43,8 @@ struct TimelineCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    /// Prints the schedule of `input` (a path, or `-` for standard input) as these options ask.
+    func run(input: String) throws {
         try reportingErrors(input: input) {
             let metadata = try InputSource.withPath(input) { path in
                 try readAnimationMetadata(path: path, limits: DecodeLimits(strict: strict))

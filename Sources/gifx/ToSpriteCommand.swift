@@ -7,7 +7,7 @@ import GifxTimeline
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written
 /// a row of cells at a time and committed together.
-struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
+struct ToSpriteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "to-sprite",
         abstract: "Lay a GIF's frames out on a sprite sheet PNG with a JSON description.",
@@ -24,13 +24,7 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
     @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png); - (or png:-) for standard output, with --json FILE.")
     var output: OutputArgument?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?
-    @OptionGroup var sheet: SheetLayoutOptions
-    @OptionGroup var size: SizeOptions
-    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
-    var policy: TimelinePolicy = .flanimated
-    @OptionGroup var common: RunOptions
-    @OptionGroup(title: "Verification") var verification: VerifyOptions
-    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
+    @OptionGroup var options: ToSpriteOptions
 
     func validate() throws {
         if input == "-" && output == nil { throw ValidationError("reading standard input needs -o OUT.png") }
@@ -44,7 +38,7 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
         if StandardOutput.isTarget(pngPath) && (json == nil || json.map(StandardOutput.isTarget) == true) {
             throw ValidationError("-o - sends the sheet to standard output: give --json FILE for its description")
         }
-        try StandardOutputRules.validate(targets: [pngPath, jsonPath], stats: common.stats)
+        try StandardOutputRules.validate(targets: [pngPath, jsonPath], stats: options.common.stats)
     }
 
     /// `-o` (without its `png:` prefix), or the input with `.png` in place of `.gif`.
@@ -56,34 +50,45 @@ struct ToSpriteCommand: ParsableCommand, ConvertingCommand {
     /// `--json`, or the PNG's path with `.json` (`.tres` for godot).
     var jsonPath: String {
         if let json { return json }
-        return replacingExtension(of: pngPath, with: sheet.descriptionExtension)
+        return replacingExtension(of: pngPath, with: options.sheet.descriptionExtension)
     }
 
+    var outputs: [ConversionOutput] { [ConversionOutput(kind: .sheet, path: pngPath, description: jsonPath)] }
+
     func run() throws {
-        let started = Date()
-        installCleanupSignalHandlers()
-        let bar = ProgressReporter(label: "to-sprite", quiet: common.quiet, progress: common.progress)
-        try reportingErrors(input: input, progress: bar.json, outputBytes: { JSONProgress.bytes(of: [pngPath, jsonPath]) }) {
+        try options.runConversion(input: input, outputs: outputs) {
             if jsonPath == pngPath { throw ValidationErrorLine(path: jsonPath, "the JSON and the PNG are the same file") }
-            if StandardOutput.isTarget(pngPath) {
-                try StandardOutputRules.refuseTerminal(binaryFormat: "PNG")
-            } else {
-                try ensureOutput(pngPath, isNot: input)
-            }
-            try ensureOutput(jsonPath, isNot: input)
-            let options = sheet.spriteOptions(
-                png: OutputTarget(commandLine: pngPath), json: OutputTarget(commandLine: jsonPath), size: size.request)
-            let result = SpriteResult(sheetOf: try runConversion(input: input, requests: [.spriteSheet(options)], progress: bar))
-            printWarnings(result.warnings, input: input, quiet: common.quiet)
-            if sheet.dedupe && !common.quiet {
-                printError(
-                    displayName(input),
-                    "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")
-            }
-            if common.stats {
-                printStats(SpriteStats(result, seconds: Date().timeIntervalSince(started)))
-            }
         }
+    }
+}
+
+/// `to-sprite`'s options: the sheet's layout, then the run's.
+struct ToSpriteOptions: ConversionOptions {
+    static let commandName = "to-sprite"
+
+    @OptionGroup var sheet: SheetLayoutOptions
+    @OptionGroup var size: SizeOptions
+    @Option(help: "Whose reading of delays and loop counts to follow: flanimated (iOS reference player) or browser.")
+    var policy: TimelinePolicy = .flanimated
+    @OptionGroup var common: RunOptions
+    @OptionGroup(title: "Verification") var verification: VerifyOptions
+    @OptionGroup(title: "Edits (every output)") var edits: EditOptions
+
+    /// The sheet's defaults.
+    var defaults: OutputDefaults {
+        let sheet = sheet
+        var defaults = OutputDefaults()
+        defaults.size = size.request
+        defaults.sheet = { png, json, size in sheet.spriteOptions(png: png, json: json, size: size) }
+        return defaults
+    }
+
+    /// `--dedupe`: how many frames reuse an earlier cell (unless `--quiet`).
+    func describe(_ report: ConversionReport, input: String) {
+        guard sheet.dedupe && !common.quiet, let result = report.outputs.first as? SpriteResult else { return }
+        printError(
+            displayName(input),
+            "dedupe: \(result.cellsSaved) of \(result.frames) frames reuse an earlier cell (\(result.cells) cells)")
     }
 }
 
@@ -95,46 +100,4 @@ private struct ValidationErrorLine: GifxError {
     var description: String { message }
     var failureClass: FailureClass { .usage }
     var subjectPath: String? { path }
-}
-
-/// `--stats` for to-sprite (decoded again by `batch`, see `JobFacts`).
-struct SpriteStats: Codable {
-    var command = "to-sprite"
-    var frames: Int
-    var cells: Int
-    var cellsSaved: Int
-    var pages: Int
-    var pageSizes: [String]
-    var cellSize: String
-    var columns: Int
-    /// Indexed-colour PNG pages rather than RGB/RGBA.
-    var indexed: Bool
-    /// The PNG colour type: indexed, rgb or rgba.
-    var pixelFormat: String
-    var wallSeconds: Double
-    var peakCacheBytes: Int
-    var rowBufferBytes: Int
-    /// Decoding threads, decode-ahead window (frames) and its peak bytes.
-    var decode: DecodeStats
-    var peakRSSBytes: Int
-    /// How the memory budget was shared, beside `peakRSSBytes`.
-    var memory: MemoryPlan?
-
-    init(_ result: SpriteResult, seconds: Double) {
-        frames = result.frames
-        cells = result.cells
-        cellsSaved = result.cellsSaved
-        pages = result.pagePaths.count
-        pageSizes = result.pageSizes.map { "\($0.width)x\($0.height)" }
-        cellSize = "\(result.cellSize.width)x\(result.cellSize.height)"
-        columns = result.columns
-        indexed = result.indexed
-        pixelFormat = result.pixelFormat
-        wallSeconds = (seconds * 1000).rounded() / 1000
-        peakCacheBytes = result.peakCacheBytes
-        rowBufferBytes = result.rowBufferBytes
-        decode = result.decode
-        peakRSSBytes = peakResidentBytes()
-        memory = result.memory
-    }
 }

@@ -35,6 +35,10 @@ package struct OutputKind: Sendable {
     package let streams: Bool
     /// How `verify` reads it back.
     package let reader: OutputReader
+    /// Its files, named from one base path (batch names every output so).
+    package let files: OutputFiles
+    /// The format named when it is refused on a terminal (`-o -`); `nil` for text, which a terminal may show.
+    package let binaryFormat: String?
     /// The request for one output of this kind; refuses settings its encoder cannot take.
     private let make: @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
 
@@ -42,7 +46,8 @@ package struct OutputKind: Sendable {
         name: String, displayName: String, summary: String, prefixNames: [String], extensions: [String],
         commandLineLabel: String? = nil, mediaType: String, storedExtension: String? = nil,
         settings: [OutputSettingName], refusals: [OutputSettingName: OutputRefusal] = [:], isServed: Bool = true,
-        streams: Bool = false, reader: OutputReader,
+        streams: Bool = false, reader: OutputReader, files: OutputFiles? = nil, binaryFormat: String? = nil,
+        isText: Bool = false,
         request: @escaping @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
     ) {
         self.name = name; self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
@@ -50,6 +55,8 @@ package struct OutputKind: Sendable {
         self.mediaType = mediaType; self.storedExtension = storedExtension ?? String(extensions[0].dropFirst())
         self.settings = settings; self.refusals = refusals; self.isServed = isServed; self.streams = streams
         self.reader = reader; make = request
+        self.files = files ?? OutputFiles(main: extensions[0])
+        self.binaryFormat = isText ? nil : binaryFormat ?? displayName
     }
 
     /// The request for one output of this kind: the output's own settings are checked against the kind's table
@@ -108,6 +115,36 @@ extension OutputKind {
 
     /// The kind's name as `naming` words it.
     package func label(_ naming: OutputNaming) -> String { naming == .commandLine ? commandLineLabel : name }
+}
+
+/// The files of one output, named from a base path (`OUT/a`): its main file (`a.mp4`; a sheet's PNG, split into pages
+/// `a-0.png`, `a-1.png`, … when it has several), and the description beside it (a sheet's `a.json`), whose existence
+/// says the output is complete. `batch convert` puts `batchInfix` between the base and the endings, so that two kinds
+/// with the same ending do not collide (`a.sheet.png` beside a poster's `a.png`).
+package struct OutputFiles: Sendable {
+    /// The main file's ending.
+    package var main: String
+    /// The description's ending; `nil` when the output is one file.
+    package var description: String?
+    /// Whether the main file is split into pages (`BASE-0.png`, …) when one does not hold it.
+    package var pages: Bool
+    package var batchInfix: String
+
+    package init(main: String, description: String? = nil, pages: Bool = false, batchInfix: String = "") {
+        self.main = main; self.description = description; self.pages = pages; self.batchInfix = batchInfix
+    }
+
+    /// The file whose existence (and modification time) says an output at `stem` is complete: the description, else
+    /// the main file.
+    package func marker(stem: String) -> String { stem + (description ?? main) }
+
+    /// The pages of a main file at `stem` that exist: `stem.png`, or `stem-0.png`, `stem-1.png`… (`spritePagePaths`).
+    package func existingPages(stem: String, exists: (String) -> Bool) -> [String] {
+        if exists(stem + main) { return [stem + main] }
+        var pages: [String] = []
+        while exists("\(stem)-\(pages.count)\(main)") { pages.append("\(stem)-\(pages.count)\(main)") }
+        return pages
+    }
 }
 
 /// Who words a refusal: the command line names kinds by their endings (`.mp4`) or options (`--sheet`), the

@@ -77,6 +77,23 @@ package struct OutputStats: Codable, Sendable {
     package var pictures: VideoPictureStats?
     /// mp4/webm/avif: the key frames' times and the interval asked for.
     package var keyframes: KeyframeStats?
+    /// mp4/webm/avif: how many times the animation is written, the video's duration in seconds (every loop), and
+    /// how its plan laid it out in time.
+    package var loops: Int?
+    package var durationSeconds: Double?
+    package var timing: VideoTimingStats?
+    /// sheet: its cells (`frames` too), frames that reuse an earlier cell, its pages and their sizes, the cell
+    /// size, the grid's columns, whether the pages are indexed-colour and their PNG colour type (indexed, rgb or
+    /// rgba), and the bytes of the rows buffered before a row of cells is deflated.
+    package var cells: Int?
+    package var cellsSaved: Int?
+    package var pages: Int?
+    package var pageSizes: [String]?
+    package var cellSize: String?
+    package var columns: Int?
+    package var indexed: Bool?
+    package var pixelFormat: String?
+    package var rowBufferBytes: Int?
 
     package init(kind: String, paths: [String]) {
         self.kind = kind

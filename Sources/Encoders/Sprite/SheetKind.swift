@@ -6,7 +6,8 @@ extension OutputKind {
         summary: "a sprite sheet: PNG page(s) and the JSON that describes them (TexturePacker, Phaser, Aseprite, Godot, yy)",
         prefixNames: [], extensions: [".json", ".tres"], commandLineLabel: "--sheet", mediaType: "image/png",
         storedExtension: "png", settings: [.width, .height, .scale],
-        refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], reader: .sheetDescription
+        refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], reader: .sheetDescription,
+        files: OutputFiles(main: ".png", description: ".json", pages: true, batchInfix: ".sheet"), binaryFormat: "PNG"
     ) { build throws(OutputRuleError) in
         let defaults = build.defaults
         return .spriteSheet(defaults.sheet(build.target, build.description ?? build.target, build.own.size ?? defaults.size))
@@ -34,6 +35,15 @@ extension SpriteResult: ReportedOutput {
         stats.frames = cells
         stats.width = pageSizes.first?.width
         stats.height = pageSizes.first?.height
+        stats.cells = cells
+        stats.cellsSaved = cellsSaved
+        stats.pages = pagePaths.count
+        stats.pageSizes = pageSizes.map { "\($0.width)x\($0.height)" }
+        stats.cellSize = "\(cellSize.width)x\(cellSize.height)"
+        stats.columns = columns
+        stats.indexed = indexed
+        stats.pixelFormat = pixelFormat
+        stats.rowBufferBytes = rowBufferBytes
         return stats
     }
 }

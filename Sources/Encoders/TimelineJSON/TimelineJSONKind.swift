@@ -5,7 +5,7 @@ extension OutputKind {
         summary: "the schedule as JSON (gifx.timeline/1), as timeline --json prints it",
         prefixNames: ["timeline", "json"], extensions: [".timeline.json"], mediaType: "application/json", settings: [],
         // Any JSON is read as a sheet's description.
-        reader: .sheetDescription
+        reader: .sheetDescription, isText: true
     ) { build throws(OutputRuleError) in .timelineJSON(target: build.target) }
 }
 

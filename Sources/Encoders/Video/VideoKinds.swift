@@ -78,7 +78,53 @@ extension VideoResult: ReportedOutput {
         stats.targetSize = targetSize
         stats.pictures = VideoPictureStats(summary)
         stats.keyframes = KeyframeStats(self)
+        stats.loops = settings.loops
+        stats.durationSeconds = plan.durationSeconds * Double(settings.loops)
+        stats.timing = VideoTimingStats(self)
         return stats
+    }
+}
+
+/// `--stats`' `timing` object: how the plan laid the video out and what the stream demands of players.
+package struct VideoTimingStats: Codable, Sendable {
+    /// `tick`, `fps`, `auto`, `vfr`, with `+max-fps` when the cap applied.
+    package var mode: String
+    /// The constant rate, or `vfr`.
+    package var rate: String
+    /// 100 / shortest delay for VFR; the rate for CFR.
+    package var peakRate: String
+    package var outputFramesPerPlay: Int
+    package var worstStartErrorMs: Double
+    package var gifFramesNeverShown: Int
+    /// The level libx264 wrote in the SPS (absent for HEVC).
+    package var h264Level: String?
+    /// `--level`: the level asked (H.264 or HEVC, written in the stream) and the highest rate it allows at
+    /// the output size (exact, and in decimals), the cap the plan was made under; absent without `--level`.
+    package var levelAsked: String?
+    package var levelMaxFps: String?
+    package var levelMaxFpsDecimal: Double?
+    /// Why the plan chose its rate, in the command line's terms (`RateReason.commandLineWording`).
+    package var reason: String
+
+    package init(_ result: VideoResult) {
+        let plan = result.plan
+        mode = plan.mode
+        rate = plan.rate?.description ?? "vfr"
+        peakRate = plan.peakRate.description
+        outputFramesPerPlay = plan.outputFrames
+        worstStartErrorMs = Double(plan.worstStartErrorMicroseconds) / 1000
+        gifFramesNeverShown = plan.framesNeverShown
+        h264Level = (result.signalledH264Level ?? result.requiredH264Level)?.description
+        levelAsked = result.settings.level?.description
+        levelMaxFps = result.levelRateCap?.description
+        levelMaxFpsDecimal = result.levelRateCap.map { ($0.doubleValue * 1000).rounded(.down) / 1000 }
+        if case .capped(let limit, let asked, let chosen) = plan.reason, limit == result.levelRateCap,
+           let level = result.settings.level {
+            reason = "--level \(level) (at most \(limit) fps at \(result.outputSize.width)x\(result.outputSize.height)): "
+                + RateReason.cappedDetail(asked: asked, chosen: chosen)
+        } else {
+            reason = plan.reason.commandLineWording
+        }
     }
 }
 

@@ -152,7 +152,8 @@ final class BatchRunner {
         }
         let started = WorkerProcess.start(
             signals: signals, executable: ChildProcess.currentExecutable,
-            label: [settings.target.command.rawValue, settings.outDir], environment: childEnvironment)
+            label: [settings.target.command.rawValue, settings.outDir], environment: childEnvironment,
+            settings: jobSettingsLine)
         if case .success(let worker) = started { workers.append(worker) }
         return started
     }
@@ -236,9 +237,7 @@ final class BatchRunner {
             stdoutPath = temporary
             temporaryOutput = temporary
         }
-        let arguments = settings.target.childArguments(
-            input: input.path, base: base, memoryBudget: settings.memoryBudgetPerJob,
-            passthrough: settings.passthrough)
+        let job = settings.target.job(input: input.path, base: base, stdout: stdoutPath, stderr: stderrPath)
         switch worker(fresh: freshWorker) {
         case .success(let worker):
             settings.events?.event("jobStart", [
@@ -248,7 +247,7 @@ final class BatchRunner {
             inFlight[worker.pid] = Running(
                 input: input, base: base, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath,
                 temporaryOutput: temporaryOutput, deadline: settings.timeout.map { started.addingTimeInterval($0) })
-            worker.send(BatchWorker.Job(arguments: arguments, stdout: stdoutPath, stderr: stderrPath))
+            worker.send(job)
         case .failure(let error):
             if let temporaryOutput { unlink(temporaryOutput) }
             fail("\(displayName(input.path)): cannot start a child process: \(error)", 70)
@@ -259,7 +258,10 @@ final class BatchRunner {
         }
     }
 
-    /// What every child is told besides its arguments: who its batch is, and its memory limit. A crash
+    /// The settings every worker is sent first, encoded once.
+    private lazy var jobSettingsLine = BatchJob.line(settings.job)
+
+    /// What every child is told besides its jobs: who its batch is, and its memory limit. A crash
     /// report from the Swift runtime's backtracer would be thrown away with the child's stderr (only its
     /// last line reaches the report) and can take seconds, so it is off unless the user set it.
     private lazy var childEnvironment: [String: String] = {

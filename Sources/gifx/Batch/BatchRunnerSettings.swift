@@ -6,9 +6,9 @@ extension BatchRunner {
         var target: BatchTarget
         var outDir: String
         var jobs: Int
-        /// Passed to every child as its own `--memory-budget` (the batch's budget divided by `jobs`).
-        var memoryBudgetPerJob: Int?
-        var passthrough: [String]
+        /// What every conversion shares (the subcommand, its checked options, each one's memory budget and
+        /// threads), sent once to each worker.
+        var job: BatchJob.Settings
         var quiet: Bool
         /// `--timeout`: seconds a conversion may run before it gets SIGTERM, then SIGKILL after `terminationGrace`.
         var timeout: Double? = nil

@@ -3,11 +3,21 @@ import Foundation
 import GifxEncoders
 
 /// The subcommand a batch runs on every input.
-enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Sendable {
+enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Codable, Sendable {
     case toMP4 = "to-mp4"
     case toSprite = "to-sprite"
     case timeline
     case convert
+
+    /// The subcommand's own type (its help).
+    var commandType: any ParsableCommand.Type {
+        switch self {
+        case .toMP4: ToMP4Command.self
+        case .toSprite: ToSpriteCommand.self
+        case .timeline: TimelineCommand.self
+        case .convert: ConvertCommand.self
+        }
+    }
 }
 
 /// `batch convert --formats`: each output named by the suffix it gives the input's base name.
@@ -19,10 +29,25 @@ extension OutputKind {
         guard !kinds.isEmpty, !kinds.contains(nil), Set(kinds).count == kinds.count else { return nil }
         return kinds.compactMap { $0 }
     }
+}
 
-    /// What it adds to the base path: the output itself (`NAME.mp4`, `NAME.timeline.json`), or for the sheet its JSON
-    /// (`NAME.sheet.json`, which describes every page: `NAME.sheet.png`, or `NAME.sheet-0.png`, …).
-    var suffix: String { self == .sheet ? ".sheet.json" : extensions[0] }
+/// One output of every input of a batch: a kind of the registry, and what its files add to the input's base path
+/// (`OUT-DIR/sub/a` + `infix` + the kind's endings, `OutputFiles`).
+struct BatchOutput: Sendable, Equatable {
+    var kind: OutputKind
+    var infix: String
+
+    var files: OutputFiles { kind.files }
+    func stem(_ base: String) -> String { base + infix }
+    func main(_ base: String) -> String { stem(base) + files.main }
+    func description(_ base: String) -> String? { files.description.map { stem(base) + $0 } }
+    /// The file whose existence and modification time say this output is done (a sheet's JSON describes every
+    /// page, so it is the file a sheet of one page and one of several have in common).
+    func marker(_ base: String) -> String { files.marker(stem: stem(base)) }
+    /// The main file's pages that exist (none for a kind without pages).
+    func pages(_ base: String) -> [String] {
+        files.pages ? files.existingPages(stem: stem(base)) { FileManager.default.fileExists(atPath: $0) } : []
+    }
 }
 
 /// What a batch runs on every input, and what it writes where.
@@ -31,44 +56,35 @@ struct BatchTarget: Sendable, Equatable {
     /// `convert`'s outputs (`--formats`); empty for the other commands.
     var formats: [OutputKind] = []
 
-    /// `OUT-DIR/sub/a.gif` → `OUT-DIR/sub/a` + this (convert: its first output's).
-    var outputExtension: String {
+    /// What every conversion writes: the command's one kind, its files named by the base itself (`a.mp4`, to-sprite's
+    /// `a.png` + `a.json`, `a.timeline.json`); for convert each `--formats` kind, with the infix its kind asks
+    /// (`a.sheet.png` + `a.sheet.json`).
+    var outputs: [BatchOutput] {
         switch command {
-        case .toMP4: ".mp4"
-        case .toSprite: ".png"
-        case .timeline: ".timeline.json"
-        case .convert: formats.first.map { $0 == .sheet ? ".sheet.png" : $0.suffix } ?? ""
+        case .toMP4: [BatchOutput(kind: .mp4, infix: "")]
+        case .toSprite: [BatchOutput(kind: .sheet, infix: "")]
+        case .timeline: [BatchOutput(kind: .timelineJSON, infix: "")]
+        case .convert: formats.map { BatchOutput(kind: $0, infix: $0.files.batchInfix) }
         }
     }
 
-    /// The files whose existence and modification time say "this input is done": the MP4, the timeline
-    /// JSON (`NAME.timeline.json`, so a timeline batch and a sprite batch can share an out-dir), or the
-    /// sprite sheet's JSON (it describes every page, so it is the one a sheet split into `NAME-0.png`,
-    /// `NAME-1.png`… and a single `NAME.png` have in common); for convert, every output's.
-    func markerPaths(base: String) -> [String] {
-        switch command {
-        case .toMP4: [base + ".mp4"]
-        case .toSprite: [base + ".json"]
-        case .timeline: [base + ".timeline.json"]
-        case .convert: formats.map { base + $0.suffix }
-        }
-    }
+    /// `OUT-DIR/sub/a.gif` → `OUT-DIR/sub/a` + this: the first output's main file's.
+    var outputExtension: String { outputs.first.map { $0.infix + $0.files.main } ?? "" }
 
-    /// Done: every marker exists and is not older than the input (and, for a sprite sheet, a page exists too).
+    /// The files whose existence and modification time say "this input is done", one per output.
+    func markerPaths(base: String) -> [String] { outputs.map { $0.marker(base) } }
+
+    /// Done: every marker exists and is not older than the input, and every output with pages has one.
     func isUpToDate(base: String, input: String) -> Bool {
         guard markerPaths(base: base).allSatisfy({ BatchFiles.isUpToDate($0, input: input) }) else { return false }
-        switch command {
-        case .toSprite: return !Self.sheetPages(base: base).isEmpty
-        case .convert where formats.contains(.sheet): return !Self.sheetPages(base: base + ".sheet").isEmpty
-        default: return true
-        }
+        return outputs.allSatisfy { !$0.files.pages || !$0.pages(base).isEmpty }
     }
 
     /// The timeline subcommand prints its JSON on stdout: the batch writes it to the output file.
     var outputIsStandardOutput: Bool { command == .timeline }
 
     /// Where the batch writes a child's standard output (when `outputIsStandardOutput`).
-    func standardOutputPath(base: String) -> String { base + ".timeline.json" }
+    func standardOutputPath(base: String) -> String { outputs[0].main(base) }
 
     /// Whether the subcommand takes `--memory-budget` (timeline reads metadata only).
     var takesMemoryBudget: Bool { command != .timeline }
@@ -85,59 +101,22 @@ struct BatchTarget: Sendable, Equatable {
     }
     static let impliedFlags: Set<String> = ["--quiet", "--stats", "--overwrite"]
 
-    /// The child's arguments (without the executable): outputs named by the batch, `--overwrite`
-    /// because an existing output reaching this point is older than its input (stale), `--quiet`
-    /// (no bar, no warnings) and `--stats` (the JSON summary the report takes frames and duration from).
-    func childArguments(input: String, base: String, memoryBudget: Int?, passthrough: [String]) -> [String] {
-        // A path that starts with `-` would read as an option (or `-` as standard input).
+    /// The job for one input: its outputs named from `base`, each conversion's streams on `stdout` and `stderr`.
+    func job(input: String, base: String, stdout: String, stderr: String) -> BatchJob {
+        // A path that starts with `-` would read as standard input (`-`) or, as before, an option.
         let safeInput = input.hasPrefix("-") ? "./" + input : input
-        var arguments: [String]
-        switch command {
-        case .toMP4:
-            arguments = ["to-mp4", safeInput, "-o", base + ".mp4", "--overwrite", "--quiet", "--stats"]
-        case .toSprite:
-            arguments = ["to-sprite", safeInput, "-o", base + ".png", "--json", base + ".json",
-                         "--overwrite", "--quiet", "--stats"]
-        case .timeline:
-            arguments = ["timeline", safeInput, "--json", "--quiet"]
-        case .convert:
-            arguments = ["convert", safeInput]
-            for format in formats {
-                if format == .sheet {
-                    arguments += ["--sheet", base + ".sheet.png", "--json", base + ".sheet.json"]
-                } else {
-                    arguments += ["-o", base + format.suffix]
-                }
-            }
-            arguments += ["--overwrite", "--quiet", "--stats"]
+        let outputs = outputIsStandardOutput ? [] : self.outputs.map {
+            BatchJob.Output(kind: $0.kind.name, path: $0.main(base), description: $0.description(base))
         }
-        if takesMemoryBudget, let memoryBudget { arguments += ["--memory-budget", String(memoryBudget)] }
-        return arguments + passthrough
+        return BatchJob(input: safeInput, outputs: outputs, stdout: stdout, stderr: stderr)
     }
 
-    /// The files a finished conversion left for `base`, for the report's `outputs`.
+    /// The files a finished conversion left for `base`, for the report's `outputs`: each output's pages, then its
+    /// marker.
     func existingOutputs(base: String) -> [String] {
-        let manager = FileManager.default
-        switch command {
-        case .toMP4, .timeline:
-            return markerPaths(base: base).filter { manager.fileExists(atPath: $0) }
-        case .toSprite:
-            return Self.sheetPages(base: base) + [base + ".json"].filter { manager.fileExists(atPath: $0) }
-        case .convert:
-            return formats.flatMap { format -> [String] in
-                let pages = format == .sheet ? Self.sheetPages(base: base + ".sheet") : []
-                return pages + [base + format.suffix].filter { manager.fileExists(atPath: $0) }
-            }
+        outputs.flatMap { output in
+            output.pages(base) + [output.marker(base)].filter { FileManager.default.fileExists(atPath: $0) }
         }
-    }
-
-    /// A sheet's page files: `base.png`, or `base-0.png`, `base-1.png`… when it has several.
-    static func sheetPages(base: String) -> [String] {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: base + ".png") { return [base + ".png"] }
-        var pages: [String] = []
-        while manager.fileExists(atPath: "\(base)-\(pages.count).png") { pages.append("\(base)-\(pages.count).png") }
-        return pages
     }
 
     /// Splits the options given after `--` into what is passed on and what is refused.

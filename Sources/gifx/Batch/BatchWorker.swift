@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GifxEncoders
 import GifxPOSIXFiles
 import SystemPackage
 
@@ -12,30 +13,19 @@ import Glibc
 /// conformance scans: 8 ms for `timeline`, 45 ms for `to-mp4` on 2 cores, docs/batch-scaling.md) once per
 /// worker instead of once per input.
 ///
-/// Protocol: the batch starts `/proc/self/exe` with `GIFX_BATCH_WORKER=1`, standard input a pipe of jobs
-/// (one JSON `Job` per line) and standard output a pipe of results (one line per job: the exit status the
-/// same command line would have ended with as a process of its own). For each job the worker points its
-/// standard output and error at the job's files, runs the command line as `gifx` would, flushes, and answers.
+/// Protocol: the batch starts `/proc/self/exe` with `GIFX_BATCH_WORKER=1`, standard input a pipe of JSON lines
+/// and standard output a pipe of results. The first line is the batch's `BatchJob.Settings` (the subcommand and its
+/// options, which the worker parses once, with the subcommand's own parser); every later line is one `BatchJob`: an
+/// input, its outputs (kinds of the registry and their files), and the files for the conversion's standard output
+/// and error. For each job the worker points its standard output and error at the job's files, runs the conversion
+/// through the subcommand's own core (`ConversionOptions.runConversion`, `TimelineOptions.run`), flushes, and answers
+/// one line: the exit status the same conversion would have ended with as a process of its own.
 /// End of standard input: exit 0. Whatever kills the process mid-job (a signal, a crash, `exit`, the
 /// SIGTERM of a `--timeout`, an allocation failure under `--max-memory`) ends it as it would have ended a
 /// child of its own, and the batch reports that input from the wait status exactly as before; no other
 /// input was in flight in this process, and a fresh worker takes the rest.
 enum BatchWorker {
     static let variable = "GIFX_BATCH_WORKER"
-
-    /// One conversion: `gifx` arguments (without the program name) and where its two output streams go.
-    struct Job: Codable, Equatable {
-        var arguments: [String]
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The encoded line for `job` (JSON escapes newlines in paths).
-    static func line(for job: Job) -> Data {
-        var data = (try? JSONEncoder().encode(job)) ?? Data()
-        data.append(UInt8(ascii: "\n"))
-        return data
-    }
 
     /// In a process started as a worker, serves jobs and exits; anywhere else returns at once.
     static func serveIfRequested() {
@@ -53,17 +43,22 @@ enum BatchWorker {
         pointAtNull(STDIN_FILENO, STDOUT_FILENO)
         var reader = LineReader(fd: jobs)
         let decoder = JSONDecoder()
+        guard let first = reader.next(), let settings = try? decoder.decode(BatchJob.Settings.self, from: first) else {
+            return ExitStatus.software
+        }
+        // Checked by the batch with the same parser before any job ran: a failure here is reported with each job.
+        let command = Result { try BatchConversion(settings) }
         while let line = reader.next() {
-            guard let job = try? decoder.decode(Job.self, from: line) else { return ExitStatus.software }
-            let status = run(job)
+            guard let job = try? decoder.decode(BatchJob.self, from: line) else { return ExitStatus.software }
+            let status = run(job, command)
             // The batch is gone when its end of the pipe is closed.
             guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: results), "\(status)\n".utf8)) != nil else { return 0 }
         }
         return 0
     }
 
-    /// Runs one command line as `Gifx.main` would, with its output streams on the job's files; the exit status.
-    private static func run(_ job: Job) -> Int32 {
+    /// Runs one job with its output streams on the job's files; the exit status, as `Gifx.main` would end with it.
+    private static func run(_ job: BatchJob, _ command: Result<BatchConversion, any Error>) -> Int32 {
         guard redirect(STDOUT_FILENO, to: job.stdout), redirect(STDERR_FILENO, to: job.stderr) else {
             return ExitStatus.cannotCreate
         }
@@ -72,8 +67,7 @@ enum BatchWorker {
             pointAtNull(STDOUT_FILENO, STDERR_FILENO)
         }
         do {
-            var command = try Gifx.parseAsRoot(job.arguments)
-            try command.run()
+            try command.get().run(job)
             return 0
         } catch {
             // What ParsableCommand.exit(withError:) prints before it exits.
@@ -104,6 +98,52 @@ enum BatchWorker {
         guard fd >= 0 else { return }
         for target in targets { dup2(fd, target) }
         close(fd)
+    }
+}
+
+/// The subcommand a batch runs, its options parsed once (`BatchJob.Settings`) by the subcommand's own type.
+enum BatchConversion {
+    case conversion(any ConversionOptions)
+    case timeline(TimelineOptions)
+
+    /// Refuses (as the subcommand's parser would) options that do not parse or validate.
+    init(_ settings: BatchJob.Settings) throws {
+        switch settings.command {
+        case .toMP4: self = .conversion(try ToMP4Options.batch(settings))
+        case .toSprite: self = .conversion(try ToSpriteOptions.batch(settings))
+        case .convert: self = .conversion(try ConvertOptions.batch(settings))
+        case .timeline:
+            var options = try TimelineOptions.parse(settings.options)
+            options.json = true
+            options.quiet = true
+            self = .timeline(options)
+        }
+    }
+
+    /// The usage errors of the options with these outputs (`ConversionOptions.validate(for:)`).
+    func validate(for outputs: [BatchJob.Output]) throws {
+        guard case .conversion(let options) = self else { return }
+        let outputs = try Self.outputs(outputs)
+        for output in outputs { _ = try options.request(output) }
+        try options.validate(for: outputs)
+    }
+
+    /// Converts the job's input to its outputs, through the subcommand's own core.
+    func run(_ job: BatchJob) throws {
+        switch self {
+        case .conversion(let options): try options.runConversion(input: job.input, outputs: try Self.outputs(job.outputs))
+        case .timeline(let options): try options.run(input: job.input)
+        }
+    }
+
+    /// A job's outputs, each kind found in the registry by its name.
+    private static func outputs(_ outputs: [BatchJob.Output]) throws -> [ConversionOutput] {
+        try outputs.map { output in
+            guard let kind = OutputKind.all.first(where: { $0.name == output.kind }) else {
+                throw ValidationError("no output kind is named \(output.kind)")
+            }
+            return ConversionOutput(kind: kind, path: output.path, description: output.description)
+        }
     }
 }
 

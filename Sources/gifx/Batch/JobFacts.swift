@@ -1,9 +1,9 @@
 import Foundation
 import GifxTimeline
 
-/// What a finished child's `--stats` (or, for `timeline`, its JSON) says about the conversion, decoded
-/// with the types the child encoded it from: `ToMP4Stats`, `SpriteStats`, `ConvertStats`; for a timeline
-/// just its schema, frame count and duration (`TimelineBrief`).
+/// What a finished child's `--stats` (or, for `timeline`, its JSON) says about the conversion: for `to-mp4`,
+/// `to-sprite` and `convert` their one stats format (`ConversionStats`), decoded once; for a timeline just its
+/// schema, frame count and duration (`TimelineBrief`).
 struct JobFacts {
     var frames: Int?
     /// Seconds of animation (to-mp4: the video's, all loops; timeline: the schedule's).
@@ -14,21 +14,14 @@ struct JobFacts {
     /// Leaves every field empty when the output is missing or is not the command's summary.
     init(json data: Data, target: BatchTarget) {
         let decoder = JSONDecoder()
-        switch target.command {
-        case .timeline:
+        if target.command == .timeline {
             guard let brief = try? decoder.decode(TimelineBrief.self, from: data),
                   brief.schema == Timeline.schemaID else { return }
             frames = brief.frames.count
             duration = brief.duration.seconds
-        case .toMP4:
-            guard let summary = try? decoder.decode(ToMP4Stats.self, from: data) else { return }
+        } else {
+            guard let summary = try? decoder.decode(ConversionStats.self, from: data) else { return }
             (stats, frames, duration) = (summary, summary.frames, summary.durationSeconds)
-        case .toSprite:
-            guard let summary = try? decoder.decode(SpriteStats.self, from: data) else { return }
-            (stats, frames) = (summary, summary.frames)
-        case .convert:
-            guard let summary = try? decoder.decode(ConvertStats.self, from: data) else { return }
-            (stats, frames) = (summary, summary.frames)
         }
     }
 }

@@ -9,43 +9,30 @@ import Glibc
 /// or a whole batch killed with its children, cannot remove them: the batch does, for its own inputs only
 /// (so shards sharing an out-dir never touch each other's files).
 enum LeftoverTemporaries {
-    /// The output base (`OUT/sub/a`) a hidden temporary's file name belongs to for `target`, nil if the
-    /// name is not one of its temporaries: `.a.mp4.gifx-Ab12Cd` → `a` for to-mp4.
-    static func base(ofTemporary fileName: String, target: BatchTarget) -> String? {
+    /// The output bases (`OUT/sub/a`) a hidden temporary's file name may belong to for `target`, from each output's
+    /// files (`OutputFiles`): `.a.mp4.gifx-Ab12Cd` → `a` for to-mp4; `.a-3.png.gifx-Ab12Cd` of a sheet → `a-3` (the
+    /// single page of an input named `a-3`) and `a` (page 3 of `a`): `sweep` accepts whichever is an input of this batch.
+    static func candidateBases(ofTemporary fileName: String, target: BatchTarget) -> [String] {
         guard fileName.hasPrefix("."), let marker = fileName.range(of: ".gifx-", options: .backwards),
               fileName[marker.upperBound...].count == 6,
               fileName[marker.upperBound...].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
-        else { return nil }
+        else { return [] }
         let output = String(fileName[fileName.index(after: fileName.startIndex)..<marker.lowerBound])
-        switch target.command {
-        case .toMP4: return output.strippingSuffix(".mp4")
-        case .timeline: return output.strippingSuffix(".timeline.json")
-        case .convert:
-            // Sheet pages (`a.sheet-2.png`) first, then each output's own suffix (`a.sheet.json`, `a.mp4`).
-            if target.formats.contains(.sheet), let range = output.range(of: ".sheet-", options: .backwards),
-               let page = output[range.upperBound...].strippingSuffix(".png"), page.allSatisfy(\.isNumber) {
-                return String(output[..<range.lowerBound])
+        var candidates: [String] = []
+        for file in target.outputs {
+            let endings = [file.infix + file.files.main] + (file.files.description.map { [file.infix + $0] } ?? [])
+            candidates += endings.compactMap { output.strippingSuffix($0) }
+            // A page: STEM-N + the main ending.
+            if file.files.pages, let stem = output.strippingSuffix(file.files.main), let dash = stem.lastIndex(of: "-"),
+               !stem[stem.index(after: dash)...].isEmpty, stem[stem.index(after: dash)...].allSatisfy(\.isNumber) {
+                let beforeDash = String(stem[..<dash])
+                if let base = file.infix.isEmpty ? beforeDash : beforeDash.strippingSuffix(file.infix), !base.isEmpty {
+                    candidates.append(base)
+                }
             }
-            let suffixes = target.formats.map(\.suffix) + (target.formats.contains(.sheet) ? [".sheet.png"] : [])
-            return suffixes.lazy.compactMap { output.strippingSuffix($0) }.first
-        case .toSprite:
-            if let base = output.strippingSuffix(".json") { return base }
-            guard let base = output.strippingSuffix(".png") else { return nil }
-            // `a-3.png` is page 3 of `a`, or the single page of an input named `a-3`: both are candidates,
-            // and `sweep` accepts whichever is an input of this batch.
-            return base
         }
-    }
-
-    /// The bases a temporary file name could belong to (`a-3.png`: `a-3`, and page 3 of `a`).
-    static func candidateBases(ofTemporary fileName: String, target: BatchTarget) -> [String] {
-        guard let base = base(ofTemporary: fileName, target: target) else { return [] }
-        var candidates = [base]
-        if target.command == .toSprite, fileName.contains(".png.gifx-"), let dash = base.lastIndex(of: "-"),
-           !base[base.index(after: dash)...].isEmpty, base[base.index(after: dash)...].allSatisfy(\.isNumber) {
-            candidates.append(String(base[..<dash]))
-        }
-        return candidates
+        var seen = Set<String>()
+        return candidates.filter { seen.insert($0).inserted }
     }
 
     /// Removes every leftover temporary of `bases` (output paths without extension), reading each

@@ -28,12 +28,12 @@ final class WorkerProcess {
         results = LineReader(fd: resultsFD)
     }
 
-    /// Starts a worker through `signals` (so a stopping batch starts none, and a signal reaches it);
-    /// nil when the batch is stopping.
+    /// Starts a worker through `signals` (so a stopping batch starts none, and a signal reaches it), and sends it
+    /// `settings` (the batch's `BatchJob.Settings` line, encoded once for every worker); nil when the batch is stopping.
     /// `label` follows `--batch-worker` on its command line (ignored there: `ps` and `pgrep -f` show whose
     /// worker it is, e.g. `--batch-worker to-mp4 OUT-DIR`).
     static func start(
-        signals: SignalForwarder, executable: String, label: [String], environment: [String: String]
+        signals: SignalForwarder, executable: String, label: [String], environment: [String: String], settings: Data
     ) -> Result<WorkerProcess, any Error>? {
         var jobs: [Int32] = [-1, -1], results: [Int32] = [-1, -1]
         guard makePipe(&jobs) else { return .failure(lastError()) }
@@ -60,7 +60,9 @@ final class WorkerProcess {
         close(results[1])
         switch started {
         case .success(let pid):
-            return .success(WorkerProcess(pid: pid, jobsFD: jobs[1], resultsFD: results[0]))
+            let worker = WorkerProcess(pid: pid, jobsFD: jobs[1], resultsFD: results[0])
+            worker.write(settings)
+            return .success(worker)
         case .failure(let error):
             close(jobs[1]); close(results[0])
             return .failure(error)
@@ -81,9 +83,12 @@ final class WorkerProcess {
 
     /// Sends one job. A worker that has already died cannot read it (EPIPE, SIGPIPE being ignored): its
     /// end-of-file then reports the job with the worker's wait status, as a child that died at start.
-    func send(_ job: BatchWorker.Job) {
+    func send(_ job: BatchJob) {
+        write(BatchJob.line(job))
+    }
+
+    private func write(_ line: Data) {
         guard let jobsFD else { return }
-        let line = BatchWorker.line(for: job)
         _ = try? POSIXFiles.writeAll(FileDescriptor(rawValue: jobsFD), line)
     }
 
