@@ -13,7 +13,8 @@ package final class TemporaryFiles: Sendable {
 
     /// The scratch folder when the run names none (`RunSettings.scratchFolder`): `TMPDIR`, else /tmp.
     package static var environmentFolder: String {
-        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // getenv(3), not `ProcessInfo.processInfo.environment`, which copies the whole environment on each call.
+        getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }
 
     private let paths = Mutex<Set<String>>([])

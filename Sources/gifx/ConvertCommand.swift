@@ -13,8 +13,8 @@ struct ConvertCommand: ParsableCommand {
         abstract: "Convert a GIF to several outputs at once, from one decode: \(OutputKind.phrase(OutputKind.all.map(\.name))).",
         discussion: """
             Each -o output's format follows its extension, or a prefix that names it (mp4:-): \
-            \(OutputKind.all.filter { !$0.prefixNames.isEmpty }
-                .map { "\($0.extensions.joined(separator: " or ")) (\($0.summary))" }.joined(separator: ", ")). \
+            \(EnglishList.joined(OutputKind.all.filter { !$0.prefixNames.isEmpty }
+                .map { "\(EnglishList.joined($0.extensions, separator: " or ")) (\($0.summary))" }, separator: ", ")). \
             --sheet OUT.png [--json OUT.json] adds a sprite sheet with to-sprite's options. A poster shows \
             --poster-frame; a JPEG shows --background behind transparency. The GIF is decoded once for all of \
             them; every file is written under a hidden temporary name and all are renamed into place together \

@@ -29,22 +29,24 @@ struct DeveloperSwitches {
     /// (the batch-scaling benchmark's baseline).
     var batchProcessPerInput = false
 
-    static let current = DeveloperSwitches(environment: ProcessInfo.processInfo.environment)
+    /// Read with getenv(3) (`EnvironmentVariable`), not from `ProcessInfo.processInfo.environment`'s copy of
+    /// the whole environment: every run reads these first thing.
+    static let current = DeveloperSwitches(environment: EnvironmentVariable.value)
 
-    init(environment: [String: String]) {
-        diagnostics.serialSinks = environment["GIFX_SERIAL_SINKS"] == "1"
-        diagnostics.pngDeflateThreads = environment["GIFX_PNG_THREADS"].flatMap(Int.init).flatMap {
+    init(environment: (String) -> String?) {
+        diagnostics.serialSinks = environment("GIFX_SERIAL_SINKS") == "1"
+        diagnostics.pngDeflateThreads = environment("GIFX_PNG_THREADS").flatMap(Int.init).flatMap {
             RunSettings.threadRange.contains($0) ? $0 : nil
         }
-        diagnostics.fragmentedMP4Above = environment["GIFX_MP4_FRAGMENT_ABOVE"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
-        diagnostics.libavLogging = environment["GIFX_AV_LOG"] == "1"
-        diagnostics.encodeRepeats = environment["GIFX_REPEATS"] == "encode"
-        diagnostics.vp9RepeatPictures = environment["GIFX_VP9_REPEATS"] == "1"
-        diagnostics.repeatTimestamps = environment["GIFX_REPEATS"].flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
+        diagnostics.fragmentedMP4Above = environment("GIFX_MP4_FRAGMENT_ABOVE").flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
+        diagnostics.libavLogging = environment("GIFX_AV_LOG") == "1"
+        diagnostics.encodeRepeats = environment("GIFX_REPEATS") == "encode"
+        diagnostics.vp9RepeatPictures = environment("GIFX_VP9_REPEATS") == "1"
+        diagnostics.repeatTimestamps = environment("GIFX_REPEATS").flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
 #if DEBUG
-        crash = environment["GIFX_TEST_CRASH"].flatMap(CrashSwitch.init)
+        crash = environment("GIFX_TEST_CRASH").flatMap(CrashSwitch.init)
 #endif
-        batchProcessPerInput = environment["GIFX_BATCH_PROCESS_PER_INPUT"] == "1"
+        batchProcessPerInput = environment("GIFX_BATCH_PROCESS_PER_INPUT") == "1"
     }
 
     func apply(to settings: inout RunSettings) {
@@ -124,3 +126,13 @@ struct CrashSwitch: Sendable {
     }
 }
 #endif
+
+/// One variable of this process's environment, read with getenv(3). The checks every `gifx` run makes first
+/// thing (is this process a batch's child, a batch worker, a service worker?) read their variables so, not
+/// through `ProcessInfo.processInfo.environment`, which copies the whole environment into a new dictionary on
+/// every call: ≈ 0.35 M instructions each with 40 variables set (callgrind, docs/benchmarks.md).
+enum EnvironmentVariable {
+    static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}

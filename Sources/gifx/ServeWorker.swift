@@ -17,10 +17,9 @@ import Glibc
 enum ServeWorker {
     /// In a process started as a service worker, serves jobs and exits; anywhere else returns at once.
     static func serveIfRequested() {
-        let environment = ProcessInfo.processInfo.environment
-        guard environment["GIFX_SERVE_WORKER"] == "1" else { return }
+        guard EnvironmentVariable.value("GIFX_SERVE_WORKER") == "1" else { return }
         unsetenv("GIFX_SERVE_WORKER")
-        if let text = environment["GIFX_SERVE_PARENT"], let parent = pid_t(text) {
+        if let text = EnvironmentVariable.value("GIFX_SERVE_PARENT"), let parent = pid_t(text) {
             _ = gifx_set_parent_death_signal(SIGKILL)
             if getppid() != parent { _exit(1) }  // the service ended before the prctl
         }

@@ -27,8 +27,10 @@ package struct OutputKind: Sendable {
     /// The output's own settings it takes (`width=480`, `crf=28`), in the table's order.
     package let settings: [OutputSettingName]
     /// Why it refuses a setting it does not take, beyond the settings' own rule ("a PNG poster is lossless"); a
-    /// refusal of the frame size is keyed by `width`.
-    package let refusals: [OutputSettingName: OutputRefusal]
+    /// refusal of the frame size is keyed by `width`. Pairs, not a dictionary: every command builds the registry at
+    /// start-up (`convert`'s help), and a dictionary keyed by `OutputSettingName` costs each process a protocol
+    /// conformance lookup (`Hashable`, ≈ 0.6 M instructions) there (docs/benchmarks.md).
+    package let refusals: KeyValuePairs<OutputSettingName, OutputRefusal>
     /// Whether `gifx serve` converts to it (`format=`).
     package let isServed: Bool
     /// Whether `gifx serve` can stream it as it is encoded (`stream=1`).
@@ -45,7 +47,7 @@ package struct OutputKind: Sendable {
     package init(
         name: String, displayName: String, summary: String, prefixNames: [String], extensions: [String],
         commandLineLabel: String? = nil, mediaType: String, storedExtension: String? = nil,
-        settings: [OutputSettingName], refusals: [OutputSettingName: OutputRefusal] = [:], isServed: Bool = true,
+        settings: [OutputSettingName], refusals: KeyValuePairs<OutputSettingName, OutputRefusal> = [:], isServed: Bool = true,
         streams: Bool = false, reader: OutputReader, files: OutputFiles? = nil, binaryFormat: String? = nil,
         isText: Bool = false,
         request: @escaping @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
@@ -57,6 +59,11 @@ package struct OutputKind: Sendable {
         self.reader = reader; make = request
         self.files = files ?? OutputFiles(main: extensions[0])
         self.binaryFormat = isText ? nil : binaryFormat ?? displayName
+    }
+
+    /// Why it refuses `setting`, if it says (`refusals`).
+    package func refusal(of setting: OutputSettingName) -> OutputRefusal? {
+        refusals.first { $0.key == setting }?.value
     }
 
     /// The request for one output of this kind: the output's own settings are checked against the kind's table
@@ -178,7 +185,7 @@ package enum OutputRuleError: Error, Sendable {
             let group = setting.group
             let named = group.count > 1 ? group.map(\.rawValue).joined(separator: "/") + " are" : setting.rawValue + "= is"
             let rule = "\(named) for " + OutputKind.phrase(takers.map { $0.label(naming) })
-            let refusal = kind.refusals[group[0]]
+            let refusal = kind.refusal(of: group[0])
             return [refusal?.because, rule, refusal?.instead].compactMap { $0 }.joined(separator: "; ")
         }
     }

@@ -70,25 +70,31 @@ public struct RunSettings: Sendable, Equatable {
     // A run's thread counts, from `threads` by `ThreadCounts`' rules (the one place gifx decides a count from the
     // cores); the pools read these and nothing else.
 
+    /// The counts the rules below read. Given `threads`, each of them returns it or derives from it without looking
+    /// at the cores, so this process's counts (`ThreadCounts.machine`: its affinity mask and cgroup files, ≈ 2.3 M
+    /// instructions to read) are read only when `threads` is `nil`, as before `ThreadCounts`; otherwise the rules
+    /// are given `threads` as the cores.
+    private var threadCounts: ThreadCounts { threads.map { ThreadCounts(cores: $0, onlineCores: $0) } ?? .machine }
+
     /// The threads every pool may use: `threads`, else the cores this process may use.
-    public var resolvedThreads: Int { ThreadCounts.machine.run(requested: threads) }
+    public var resolvedThreads: Int { threadCounts.run(requested: threads) }
 
     /// Threads decoding `metadata`'s GIF: `threads`, else `AnimationMetadata.defaultDecodeThreads` (from the canvas and
     /// the frame count, at most the cores).
     package func decodeThreads(for metadata: AnimationMetadata) -> Int { threads ?? metadata.defaultDecodeThreads }
 
     /// Threads of each video encoder (`ThreadCounts.encoder`): 0 leaves the choice to the encoder.
-    var encoderThreads: Int { ThreadCounts.machine.encoder(requested: threads) }
+    var encoderThreads: Int { threadCounts.encoder(requested: threads) }
 
     /// Threads of a decoder reading an output back (`--verify`): `threads`, else 0 (libav's own choice).
-    var readBackThreads: Int { ThreadCounts.machine.readBack(requested: threads) }
+    var readBackThreads: Int { threadCounts.readBack(requested: threads) }
 
     /// Whether the run's outputs are fed, and verified, side by side (one thread each) rather than one after another.
     var sinksSideBySide: Bool { !diagnostics.serialSinks && resolvedThreads > 1 }
 
     /// Threads deflating a sprite sheet page: the diagnostics' count, else the run's threads, at most 4.
     var resolvedPNGDeflateThreads: Int {
-        ThreadCounts.machine.pngDeflate(requested: diagnostics.pngDeflateThreads, runThreads: resolvedThreads)
+        threadCounts.pngDeflate(requested: diagnostics.pngDeflateThreads, runThreads: resolvedThreads)
     }
 }
 

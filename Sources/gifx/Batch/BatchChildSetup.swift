@@ -32,14 +32,13 @@ enum BatchChildSetup {
 
     /// Applies what the batch asked for; a plain `gifx` run (no such variables) is untouched.
     static func applyFromEnvironment() {
-        let environment = ProcessInfo.processInfo.environment
-        if let text = environment[parentVariable], let parent = pid_t(text) {
+        if let text = EnvironmentVariable.value(parentVariable), let parent = pid_t(text) {
             _ = gifx_set_parent_death_signal(SIGTERM)
             // The batch may have died between the spawn and the prctl: nobody waits for this child then,
             // and it exits as if terminated (a rerun converts its input).
             if getppid() != parent { _exit(ExitStatus.terminated) }
         }
-        if let text = environment[maxMemoryVariable], let bytes = rlim_t(text) {
+        if let text = EnvironmentVariable.value(maxMemoryVariable), let bytes = rlim_t(text) {
             var limit = rlimit()
             getrlimit(limitedResource, &limit)
             limit.rlim_cur = min(bytes, limit.rlim_max)

@@ -29,7 +29,7 @@ enum BatchWorker {
 
     /// In a process started as a worker, serves jobs and exits; anywhere else returns at once.
     static func serveIfRequested() {
-        guard ProcessInfo.processInfo.environment[variable] == "1" else { return }
+        guard EnvironmentVariable.value(variable) == "1" else { return }
         unsetenv(variable)  // not inherited by whatever a conversion starts
         exit(serve())
     }
