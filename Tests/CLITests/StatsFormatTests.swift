@@ -58,8 +58,9 @@ import Testing
         #expect(both["outputFrames"] == nil && both["fps"] == nil && both["cells"] == nil)
     }
 
-    @Test(.timeLimit(.minutes(hangGuardMinutes(2))))
-    func batchReportsTheSameFormat() throws {
+    // No time limit: under the whole suite's load the two batches took over 2 minutes together (make test on
+    // 2 cores, 2026-11-28), and alone 2 s; runGifx's own timeouts are the hang guard.
+    @Test func batchReportsTheSameFormat() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = folder.appendingPathComponent("in")
@@ -69,7 +70,7 @@ import Testing
         let report = folder.appendingPathComponent("r.jsonl").path
         let run = try runGifx(
             ["batch", "to-mp4", inputs.path, "--out-dir", out, "--report", report, "--quiet", "--", "--preset", "ultrafast"],
-            timeout: 120)
+            timeout: 300)
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(readReport(report).first ?? nil)
         #expect(line.frames == 3 && abs((line.duration ?? 0) - 0.18) < 1e-9)
@@ -81,7 +82,7 @@ import Testing
         let convertReport = folder.appendingPathComponent("c.jsonl").path
         let convert = try runGifx(
             ["batch", "convert", "--formats", "png,sheet", inputs.path, "--out-dir", converted, "--report", convertReport,
-             "--quiet"], timeout: 120)
+             "--quiet"], timeout: 300)
         #expect(convert.status == 0, "\(convert.stderr)")
         let convertLine = try #require(readReport(convertReport).first ?? nil)
         #expect(convertLine.outputs == [converted + "/a.png", converted + "/a.sheet.png", converted + "/a.sheet.json"])
