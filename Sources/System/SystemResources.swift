@@ -59,13 +59,9 @@ package struct SystemResources: Sendable {
 
     /// CPUs in this process's affinity mask (`Cpus_allowed` in /proc/self/status), `nil` when unreadable.
     package func affinityCount() -> Int? {
-        guard let status = try? String(contentsOfFile: "\(procFolder)/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("Cpus_allowed:") {
-            let mask = line.dropFirst("Cpus_allowed:".count).filter(\.isHexDigit)
-            let count = mask.reduce(0) { $0 + (Int(String($1), radix: 16) ?? 0).nonzeroBitCount }
-            return count > 0 ? count : nil
-        }
-        return nil
+        guard let mask = field("Cpus_allowed", in: "self/status")?.filter(\.isHexDigit) else { return nil }
+        let count = mask.reduce(0) { $0 + (Int(String($1), radix: 16) ?? 0).nonzeroBitCount }
+        return count > 0 ? count : nil
     }
 
     /// The cgroup CPU quota in whole cores (rounded up), `nil` when there is none.
@@ -114,13 +110,24 @@ package struct SystemResources: Sendable {
     }
 
     /// `MemAvailable` in bytes.
-    package func memAvailable() -> Int? {
-        guard let text = try? String(contentsOfFile: "\(procFolder)/meminfo", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
-            let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first
-            return kilobytes.map { $0 * 1024 }
+    package func memAvailable() -> Int? { kilobytes("MemAvailable", in: "meminfo") }
+
+    /// This process's data memory (`VmData` in /proc/self/status, bytes): private writable mappings, thread stacks
+    /// included, what RLIMIT_DATA is checked against.
+    package func dataBytes() -> Int? { kilobytes("VmData", in: "self/status") }
+
+    /// The text after `name:` in a /proc file of `Name: value` lines (/proc/self/status, /proc/meminfo).
+    private func field(_ name: String, in file: String) -> Substring? {
+        guard let text = try? String(contentsOfFile: "\(procFolder)/\(file)", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return line.dropFirst(name.count + 1)
         }
         return nil
+    }
+
+    /// A `name: N kB` figure of a /proc file, in bytes.
+    private func kilobytes(_ name: String, in file: String) -> Int? {
+        field(name, in: file)?.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
     }
 
     // MARK: The two figures

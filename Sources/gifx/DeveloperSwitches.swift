@@ -111,8 +111,8 @@ struct CrashSwitch: Sendable {
 
     /// `GROW`: 64 MiB blocks, each written, until one is refused (abort) or the cap is held (exit 99).
     private func grow(done: Int) -> Never {
-        let block = 64 << 20
-        for held in 0..<((MemoryGrant.headroom + (2 << 30)) / block) {
+        let block = 64 << 20, cap = MemoryGrant.headroom + (2 << 30)
+        for held in 0..<(cap / block) {
             guard let memory = malloc(block) else {
                 let line = "gifx: GIFX_TEST_CRASH: GROW: an allocation was refused with \(held * 64) MiB held after \(done) frames\n"
                 _ = line.withCString { write(2, $0, strlen($0)) }
@@ -120,7 +120,7 @@ struct CrashSwitch: Sendable {
             }
             memset(memory, 1, block)
         }
-        let line = "gifx: GIFX_TEST_CRASH: GROW: \((MemoryGrant.headroom + (2 << 30)) >> 20) MiB held and nothing refused\n"
+        let line = "gifx: GIFX_TEST_CRASH: GROW: \(cap >> 20) MiB held and nothing refused\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
         exit(99)
     }

@@ -3,6 +3,7 @@ import Foundation
 import GifxKit
 import GifxPOSIXFiles
 import GifxServer
+import GifxSystem
 import SystemPackage
 
 #if canImport(Glibc)
@@ -83,28 +84,21 @@ struct MemoryGrant {
     /// Address space beyond the grant, for threads' stacks and the allocator's slack: 1 GiB, and 64 MiB for each
     /// core of the machine (the encoders' thread pools grow with them).
     static let headroom = (1 << 30) + max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * (64 << 20)
-    static let resource = __rlimit_resource_t(RLIMIT_DATA.rawValue)
 
     let budget: Int
     private let previous: rlimit
 
     /// Sets the limit for a job granted `budget` bytes; nil (and no limit) when the kernel refuses it.
     init?(budget: Int) {
-        var limit = rlimit()
-        guard getrlimit(Self.resource, &limit) == 0, let held = Self.dataBytes() else { return nil }
-        previous = limit
+        guard let held = SystemResources().dataBytes(),
+              let previous = DataMemoryLimit.lower(to: rlim_t(clamping: held) &+ rlim_t(clamping: budget) &+ rlim_t(Self.headroom))
+        else { return nil }
+        self.previous = previous
         self.budget = budget
-        let wanted = rlim_t(clamping: held) &+ rlim_t(clamping: budget) &+ rlim_t(Self.headroom)
-        var capped = limit
-        capped.rlim_cur = min(wanted, limit.rlim_max)
-        guard setrlimit(Self.resource, &capped) == 0 else { return nil }
     }
 
     /// The job is over: the limit is what it was.
-    func lift() {
-        var limit = previous
-        setrlimit(Self.resource, &limit)
-    }
+    func lift() { DataMemoryLimit.restore(previous) }
 
     /// The answer for a job that failed because an allocation past the grant was refused.
     func exceeded(by error: any Error) -> WorkerReply {
@@ -115,15 +109,5 @@ struct MemoryGrant {
             + "address space for threads' stacks; RLIMIT_DATA) and was stopped: \(reply.message ?? "\(error)")"
         reply.overGrant = true
         return reply
-    }
-
-    /// This process's data memory (VmData, bytes), what RLIMIT_DATA is checked against.
-    static func dataBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmData:") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if fields.count >= 2, let kib = Int(fields[1]) { return kib << 10 }
-        }
-        return nil
     }
 }

@@ -29,6 +29,18 @@ import Testing
         #expect(system.availableCores(online: 16) == AvailableCores(count: 2, source: "cgroup v2 cpu.max"))
     }
 
+    /// VmData as the kernel writes it (a tab, padding, kB): what a serve worker's memory grant starts from.
+    @Test func dataBytesReadsVmData() throws {
+        let (system, root) = try kernel([
+            "proc/self/status": "Name:\tgifx\nVmPeak:\t  812344 kB\nVmData:\t   70544 kB\nVmStk:\t     132 kB\n",
+            "proc/meminfo": "MemTotal:       24576000 kB\nMemAvailable:   20000000 kB\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(system.dataBytes() == 70544 * 1024)
+        #expect(system.memAvailable() == 20_000_000 * 1024)
+        #expect(SystemResources(procFolder: root.appendingPathComponent("none").path).dataBytes() == nil)
+    }
+
     @Test func noQuotaLeavesTheMask() throws {
         let (system, root) = try kernel([
             "proc/self/cgroup": "0::/job\n",

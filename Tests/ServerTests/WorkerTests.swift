@@ -26,13 +26,16 @@ struct WorkerTests {
     /// Two frames: converted before any crash set at the 4th frame.
     static let short = try! FixtureGIF.solidFrames(width: 32, height: 24, colorIndices: [1, 2], delays: [5, 7]).encode()
 
-    static func configuration(_ cache: String, crash: String? = nil) -> ServerConfiguration {
+    /// `mark`: put in the workers' environment as `GIFX_TEST_MARK`, which tells this service's workers apart from
+    /// the other tests' (`workers(marked:)`).
+    static func configuration(_ cache: String, crash: String? = nil, mark: String? = nil) -> ServerConfiguration {
         var configuration = ServerTests.configuration(cache)
         configuration.workers = true
         configuration.workerExecutable = workerBinary ?? "gifx"
         // No Swift backtrace of the crashes on purpose: it takes seconds and fills the test log.
         configuration.workerEnvironment = ["SWIFT_BACKTRACE": "enable=no"]
         if let crash { configuration.workerEnvironment["GIFX_TEST_CRASH"] = crash }
+        if let mark { configuration.workerEnvironment["GIFX_TEST_MARK"] = mark }
         return configuration
     }
 
@@ -102,10 +105,9 @@ struct WorkerTests {
     @Test func aWorkerThatHangsIsKilledAtTheTimeout() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        var configuration = Self.configuration(cache, crash: "SIGSTOP@4")
-        configuration.conversionTimeout = .seconds(2)
         let mark = UUID().uuidString
-        configuration.workerEnvironment["GIFX_TEST_MARK"] = mark
+        var configuration = Self.configuration(cache, crash: "SIGSTOP@4", mark: mark)
+        configuration.conversionTimeout = .seconds(2)
         let server = try await RunningServer.start(configuration)
         let hung = try await server.send(.POST, "/v1/convert?format=mp4", body: Self.long)
         #expect(hung.status == 503 && hung.code == "conversion_timeout", "\(String(decoding: hung.body, as: UTF8.self))")
@@ -123,11 +125,9 @@ struct WorkerTests {
     @Test func aWorkerKilledFromOutsideCostsOnlyItsRequest() async throws {
         let cache = try temporaryCache()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        var configuration = Self.configuration(cache, crash: "SIGSTOP@4")
-        configuration.conversionTimeout = .seconds(600)
-        // This service's workers, told apart from the other tests' by a mark in their environment.
         let mark = UUID().uuidString
-        configuration.workerEnvironment["GIFX_TEST_MARK"] = mark
+        var configuration = Self.configuration(cache, crash: "SIGSTOP@4", mark: mark)
+        configuration.conversionTimeout = .seconds(600)
         let server = try await RunningServer.start(configuration)
         async let answer = server.send(.POST, "/v1/convert?format=mp4", body: Self.long)
         var stopped: [pid_t] = []

@@ -14,7 +14,7 @@ enum BatchChildSetup {
     /// killed with SIGKILL does not leave orphans converting (or hanging) on; SIGTERM, not SIGKILL, so
     /// the child still removes its temporary output on the way out.
     static let parentVariable = "GIFX_BATCH_PARENT"
-    /// `--max-memory` in bytes, applied as RLIMIT_DATA (see `limitedResource`).
+    /// `--max-memory` in bytes, applied as RLIMIT_DATA (`DataMemoryLimit`).
     static let maxMemoryVariable = "GIFX_BATCH_MAX_MEMORY"
 
     /// The environment of a child of this batch process.
@@ -23,12 +23,6 @@ enum BatchChildSetup {
         if let maxMemory { variables[maxMemoryVariable] = String(maxMemory) }
         return variables
     }
-
-    /// RLIMIT_DATA rather than RLIMIT_AS: since Linux 4.7 it counts the private writable mappings
-    /// (heap, anonymous mmap, thread stacks), i.e. what the conversion really uses, while RLIMIT_AS also
-    /// counts glibc's per-thread malloc arenas (64 MiB of PROT_NONE reserve each) and the libraries'
-    /// mapped code, which x264's threads multiply without using (measured in docs/reliability.md).
-    static let limitedResource = __rlimit_resource_t(RLIMIT_DATA.rawValue)
 
     /// Applies what the batch asked for; a plain `gifx` run (no such variables) is untouched.
     static func applyFromEnvironment() {
@@ -39,10 +33,7 @@ enum BatchChildSetup {
             if getppid() != parent { _exit(ExitStatus.terminated) }
         }
         if let text = EnvironmentVariable.value(maxMemoryVariable), let bytes = rlim_t(text) {
-            var limit = rlimit()
-            getrlimit(limitedResource, &limit)
-            limit.rlim_cur = min(bytes, limit.rlim_max)
-            setrlimit(limitedResource, &limit)
+            _ = DataMemoryLimit.lower(to: bytes)
         }
     }
 }
