@@ -64,7 +64,7 @@ import Testing
 
     /// Each child of `batch --jobs 2` decodes with the cores divided by two (at least one thread), unless
     /// the options after `--` say otherwise; the children's `--stats` land in the report.
-    @Test(.timeLimit(.minutes(hangGuardMinutes(2))))
+    @Test(.timeLimit(.minutes(hangGuardMinutes)))
     func batchDividesTheCoresAmongItsJobs() throws {
         let folder = try temporaryFolder()
         let inputs = folder.appendingPathComponent("in")

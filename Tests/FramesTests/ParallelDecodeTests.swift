@@ -173,7 +173,7 @@ import GifxTimeline
         try expectCorpusMatches("peterdn", atLeast: 10)
     }
 
-    @Test(.enabled(if: corpusDirectory("fuzz") != nil, "../shared/corpus/fuzz is absent"), .timeLimit(.minutes(hangGuardMinutes(5))))
+    @Test(.enabled(if: corpusDirectory("fuzz") != nil, "../shared/corpus/fuzz is absent"), .timeLimit(.minutes(hangGuardMinutes)))
     func fuzzCorpusMatchesTheSequentialDecoder() throws {
         try expectCorpusMatches("fuzz", atLeast: 250)
     }
