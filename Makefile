@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages gifx builds against; ffmpeg (ffprobe) and webp (webpmux) are the tests' independent oracles.
-PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time python3-yaml vpx-tools dav1d openssl gdb
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev pkg-config ffmpeg webp time python3-yaml vpx-tools dav1d libde265-examples openssl gdb
 GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """CPU per conversion of `gifx serve`, worker processes against --no-workers (issue 50).
 
-Starts `gifx serve` (MODE: `workers`, as shipped, or `in-process`: --no-workers) on 127.0.0.1, has 8 closed-loop
-clients POST N unique MP4 conversions of the serve bench's GIFs (ROOT/gifs and ROOT/serve/gifs, made by
+Starts `gifx serve` (MODE: `workers`, as shipped, or `in-process`: --no-workers) on 127.0.0.1, has CLIENTS
+closed-loop clients (default 8) POST N unique MP4 conversions of the serve bench's GIFs (ROOT/gifs and ROOT/serve/gifs, made by
 serve_bench.py), stops the service with SIGTERM and reads the CPU time of the whole tree (the service and the
 workers it reaped) from getrusage(RUSAGE_CHILDREN). Run the two modes alternately, several times.
 
-  python3 Benchmarks/serve_cpu_cost.py GIFX MODE N [ROOT]   (ROOT default .build-bench)
+  python3 Benchmarks/serve_cpu_cost.py GIFX MODE N [ROOT [CLIENTS]]   (ROOT default .build-bench)
 """
 import http.client
 import os
@@ -23,6 +23,7 @@ import serve_common as sc  # noqa: E402
 
 gifx, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 root = sys.argv[4] if len(sys.argv) > 4 else ".build-bench"
+clients = int(sys.argv[5]) if len(sys.argv) > 5 else 8
 gifs = [open(os.path.join(d, f), "rb").read() for d in (os.path.join(root, "gifs"), os.path.join(root, "serve", "gifs"))
         for f in sorted(os.listdir(d)) if f.endswith(".gif")]
 port = sc.free_port()
@@ -54,7 +55,7 @@ def client():
 
 
 started = time.time()
-threads = [threading.Thread(target=client) for _ in range(8)]
+threads = [threading.Thread(target=client) for _ in range(clients)]
 for t in threads:
     t.start()
 for t in threads:
@@ -65,5 +66,5 @@ p.wait()
 shutil.rmtree(cache, ignore_errors=True)
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
-print(f"{mode:10} {n} conversions ({len(refused)} not 200): wall {wall:.1f} s, cpu user {user:.1f} s, system {system:.1f} s "
+print(f"{mode:10} {clients} clients, {n} conversions ({len(refused)} not 200): wall {wall:.1f} s, cpu user {user:.1f} s, system {system:.1f} s "
       f"-> {(user + system) / n * 1000:.1f} ms cpu per conversion ({system / n * 1000:.1f} ms system)")

@@ -247,10 +247,18 @@ extension EncoderTuning {
     /// picture after a run of repeats predicts from the last repeat, an exact copy of what it predicted from.
     /// VP9 needs nothing: every packet of libvpx's ends with one shown frame whose slot its header names.
     func forRepeatPictures(codec: VideoCodec = .h264) -> EncoderTuning {
-        guard codec == .h264 else { return self }
-        var tuning = withParameters([.bframes(0), .ref(1)])
-        tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
-        return tuning
+        switch codec {
+        case .h264:
+            var tuning = withParameters([.bframes(0), .ref(1)])
+            tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
+            return tuning
+        case .hevc:
+            var tuning = withParameters([.bframes(0), .ref(1), .temporalMVP(false)])
+            tuning.setting += ", no B-frames, 1 reference, no temporal MVP (repeat pictures)"
+            return tuning
+        default:
+            return self
+        }
     }
 }
 

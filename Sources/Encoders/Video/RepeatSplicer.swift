@@ -14,4 +14,6 @@ protocol RepeatSplicer: AnyObject {
 
 extension H264RepeatSplicer: RepeatSplicer {}
 
+extension HEVCRepeatSplicer: RepeatSplicer {}
+
 extension VP9RepeatSplicer: RepeatSplicer {}

@@ -43,9 +43,10 @@ package final class VideoPlan {
     /// the durations the encoder is shown.
     private let diagnostics: Diagnostics
     /// Whether the video's repeats (a canvas shown for several output frames) are written as codec-level
-    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 in MP4 or VP9 in WebM, at a
-    /// constant rate whose plan repeats some frame, unless `Diagnostics.encodeRepeats` keeps the old path.
-    /// H.264 then runs without B-frames and with one reference (`EncoderTuning.forRepeatPictures`). A VP9
+    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 or HEVC in MP4 or VP9 in WebM, at
+    /// a constant rate whose plan repeats some frame, unless `Diagnostics.encodeRepeats` keeps the old path.
+    /// H.264 and HEVC then run without B-frames and with one reference, HEVC also without temporal motion
+    /// vector prediction (`EncoderTuning.forRepeatPictures`). A VP9
     /// stream with alpha keeps the old path (`begin` decides: the alpha plane is a second libvpx stream).
     package private(set) var repeatsAsPictures: Bool
 
@@ -169,7 +170,7 @@ package final class VideoPlan {
     /// WebM or MP4 (`show_existing_frame`; not with alpha, decided in `begin`).
     static func splicesRepeats(_ options: VideoSettings, vp9: Bool) -> Bool {
         switch (options.codec, options.container) {
-        case (.h264, .mp4): return true
+        case (.h264, .mp4), (.hevc, .mp4): return true
         case (.vp9, .webm), (.vp9, .mp4): return vp9
         default: return false
         }
@@ -254,14 +255,19 @@ package final class VideoPlan {
             guard muxer.wantsGlobalHeader else {
                 throw LibavError("repeat pictures need the parameter sets in the container", failure: .internalError)
             }
-            let h264: H264RepeatSplicer
             do {
-                h264 = try H264RepeatSplicer(extradata: encoder.extradata)
+                if options.codec == .hevc {
+                    let hevc = try HEVCRepeatSplicer(extradata: encoder.extradata)
+                    try encoder.replaceExtradata(hevc.extradata)
+                    splicer = hevc
+                } else {
+                    let h264 = try H264RepeatSplicer(extradata: encoder.extradata)
+                    try encoder.replaceExtradata(h264.extradata)
+                    splicer = h264
+                }
             } catch let error as BitstreamError {
                 throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
             }
-            try encoder.replaceExtradata(h264.extradata)
-            splicer = h264
         }
         let hevcInMP4 = options.codec == .hevc && options.container == .mp4
         let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
