@@ -30,6 +30,23 @@ import GifxTimeline
         }
     }
 
+    /// libx265 3.5's lookahead writes out of bounds in `Lookahead::cuTree` at widths up to 48 (valgrind on
+    /// `to-mp4 --codec hevc`: 3 invalid writes at 34x34, 40x40 and 48x40, none at 50-72 wide; none with
+    /// `cutree=0`), so every level there runs without it, and wider frames keep x265's default.
+    @Test("x265 at widths up to 48 runs without its CU-tree, at every level; from 50 wide with it")
+    func narrowHEVCWithoutCUTree() {
+        for (width, height) in [(34, 34), (48, 40), (48, 640)] {
+            for threads in [0, 1, 2] {
+                let levels = ladder(.hevc, width: width, height: height, threads: threads)
+                #expect(levels.allSatisfy { $0.params.split(separator: ":").contains("cutree=0") }, "\(width)x\(height)")
+            }
+        }
+        for (width, height) in [(50, 40), (64, 32), (640, 48)] {
+            #expect(ladder(.hevc, width: width, height: height).allSatisfy { !$0.params.contains("cutree") }, "\(width)x\(height)")
+        }
+        #expect(ladder(.h264, width: 40, height: 40).allSatisfy { !$0.params.contains("cutree") })
+    }
+
     @Test("small frames keep the preset; 1080p starts at lookahead 10; 4K at 1 B-frame, 1 reference")
     func defaultCeiling() {
         #expect(ladder(width: 1280, height: 720)[0].params.isEmpty)

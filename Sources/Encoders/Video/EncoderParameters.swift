@@ -19,6 +19,8 @@ package enum EncoderParameter: Sendable, Hashable {
     case bframes(Int)
     /// x265's temporal motion vector prediction (off for repeat pictures: a repeat would be the collocated picture).
     case temporalMVP(Bool)
+    /// x265's CU-tree (off at widths up to 48, where libx265 3.5's writes out of bounds).
+    case cuTree(Bool)
     /// Frames the rate control looks ahead.
     case rcLookahead(Int)
     /// x264's `sync-lookahead`: frames of lookahead buffered for its own thread (0: none).
@@ -61,6 +63,7 @@ package enum EncoderParameter: Sendable, Hashable {
         case .ref: "ref"
         case .bframes: "bframes"
         case .temporalMVP: "temporal-mvp"
+        case .cuTree: "cutree"
         case .rcLookahead: "rc-lookahead"
         case .syncLookahead: "sync-lookahead"
         case .slicedThreads: "sliced-threads"
@@ -78,7 +81,7 @@ package enum EncoderParameter: Sendable, Hashable {
     package var rendered: String {
         switch self {
         case .level(let level), .levelIDC(let level): "\(key)=\(level)"
-        case .highTier(let on), .temporalMVP(let on): "\(key)=\(on ? 1 : 0)"
+        case .highTier(let on), .temporalMVP(let on), .cuTree(let on): "\(key)=\(on ? 1 : 0)"
         case .vbvMaxRate(let n), .vbvBufferSize(let n), .ref(let n), .bframes(let n), .rcLookahead(let n),
              .syncLookahead(let n), .pools(let n), .frameThreads(let n), .pass(let n), .bitrate(let n):
             "\(key)=\(n)"

@@ -59,7 +59,8 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     /// `options.lowMemory` forces the leanest level (true) or the preset's own settings (false).
     /// - libx264: the preset; `rc-lookahead=10`; 1 B-frame, 1 reference, lookahead 1; the same with sliced
     ///   threads (one frame in flight).
-    /// - libx265: the preset; `rc-lookahead=10`; lookahead 5, 2 B-frames, 1 reference, 1 frame thread.
+    /// - libx265: the preset; `rc-lookahead=10`; lookahead 5, 2 B-frames, 1 reference, 1 frame thread; at widths
+    ///   up to 48 each without its CU-tree (`cutree=0`: libx265 3.5 writes out of bounds there).
     /// - libvpx-vp9: libvpx's 25-frame lag; `lag-in-frames=10`; no lag and no alt-ref frames.
     /// - SVT-AV1 and libaom: their own settings only.
     /// `threads` 0: the encoder's own choice (x264 runs 1.5 threads a core: 8-10 % faster than one a core on
@@ -108,7 +109,10 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
                     parameters: [.slicedThreads] + lean))
             }
         case .hevc:
-            let quiet: EncoderParameters = [.logLevel(.error)]
+            // libx265 3.5's lookahead writes out of bounds in `Lookahead::cuTree` at widths up to 48 (valgrind:
+            // invalid writes at 34-48 wide, none at 50-72; the ffmpeg CLI with periodic key frames aborts with
+            // "free(): invalid next size"): its CU-tree is off there (docs/repeats.md, "How (HEVC)").
+            let quiet: EncoderParameters = frameSize.width <= 48 ? [.logLevel(.error), .cuTree(false)] : [.logLevel(.error)]
             levels = [
                 tuning("x265 preset \(options.preset)", frames: 20 + 4 + 3 + held, parameters: quiet + pools),
                 tuning("x265 lookahead 10", frames: 10 + 4 + 3 + held, parameters: quiet + pools + [.rcLookahead(10)]),
