@@ -120,12 +120,14 @@ def ssim(path, reference):
 
 
 # --codec: the container each codec is written in, and the ffmpeg CLI peer (libx264 at its defaults; libvpx-vp9
-# and SVT-AV1 at gifx's default crf and speed, since their CLI defaults are other encoders' settings).
+# and SVT-AV1 at gifx's default crf and speed, since their CLI defaults are other encoders' settings; libx265 at
+# gifx's crf 23, its CLI default being 28).
 CODECS = {
     "h264": ("mp4", ["-movflags", "+faststart"]),
     "vp9": ("webm", ["-c:v", "libvpx-vp9", "-deadline", "good", "-cpu-used", "3", "-row-mt", "1", "-crf", "32",
                      "-b:v", "0"]),
     "av1": ("mp4", ["-c:v", "libsvtav1", "-preset", "7", "-crf", "35"]),
+    "hevc": ("mp4", ["-c:v", "libx265", "-crf", "23", "-tag:v", "hvc1", "-x265-params", "log-level=error"]),
 }
 
 
@@ -281,7 +283,7 @@ if __name__ == "__main__":
     parser.add_argument("--only", default="")
     parser.add_argument("--bench-gifs", action="store_true", help="also build and run the small bench GIFs")
     parser.add_argument("--codec", choices=sorted(CODECS), default="h264",
-                        help="h264 (MP4), vp9 (WebM) or av1 (MP4): gifx's --codec, and the ffmpeg CLI's encoder")
+                        help="h264 (MP4), hevc (MP4), vp9 (WebM) or av1 (MP4): gifx's --codec, and the ffmpeg CLI's encoder")
     args = parser.parse_args()
     started = time.time()
 
