@@ -3,6 +3,7 @@ import GifxEncoders
 import GifxKit
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,
