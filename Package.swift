@@ -74,8 +74,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/Frames"),
-        // The output side in three layers, each knowing only those below it (docs/architecture.md, "Modules"):
-        // GifxPipeline → GifxChecks → GifxEncoders.
+        // The output side in three modules, each knowing only those below it (docs/architecture.md, "The output side
+        // in three modules"): from the bottom, GifxPipeline, GifxChecks, GifxEncoders.
         // The run, knowing no kind: Conversion and its steps, the sink protocol (`ConversionSink`), run settings,
         // memory plan, the output transaction, and the verifying wrapper that knows outputs only by `OutputCheck`.
         .target(name: "GifxPipeline", dependencies: [
