@@ -74,19 +74,35 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/Frames"),
-        // MP4 (libav), WebP (libwebp), sprite sheet (libpng + JSON) and poster writers.
-        .target(name: "GifxEncoders", dependencies: [
-            "CAV", "CMalloc", "CPng", "CWebP", "GifxFrames", "GifxPOSIXFiles", "GifxSystem", "GifxTimeline",
+        // The output side in three modules, each knowing only those below it (docs/architecture.md, "The output side
+        // in three modules"): from the bottom, GifxPipeline, GifxChecks, GifxEncoders.
+        // The run, knowing no kind: Conversion and its steps, the sink protocol (`ConversionSink`), run settings,
+        // memory plan, the output transaction, and the verifying wrapper that knows outputs only by `OutputCheck`.
+        .target(name: "GifxPipeline", dependencies: [
+            "CMalloc", "GifxFrames", "GifxPOSIXFiles", "GifxSystem", "GifxTimeline",
             .product(name: "SystemPackage", package: "swift-system"),
-        ], path: "Sources/Encoders"),
+        ], path: "Sources/Encoders/Pipeline"),
+        // What reading an output back is built from, knowing no kind: frame readers (WebP), PNG decoding, pixel
+        // digests and comparison, the timed matching of shown frames, sheet descriptions.
+        .target(name: "GifxChecks", dependencies: [
+            "CAV", "CPng", "CWebP", "GifxFrames", "GifxPipeline", "GifxTimeline",
+        ], path: "Sources/Encoders/Checks"),
+        // The output kinds, one folder each (MP4/WebM/AVIF through libav, WebP, APNG, posters, sprite sheets, the
+        // timeline JSON), their registry (Registry/OutputKinds.swift) and the stand-alone `Verifier` that reads any
+        // kind back (Verify/).
+        .target(name: "GifxEncoders", dependencies: [
+            "CAV", "CMalloc", "CPng", "CWebP", "GifxChecks", "GifxFrames", "GifxPipeline", "GifxPOSIXFiles", "GifxSystem",
+            "GifxTimeline",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], path: "Sources/Encoders", exclude: ["Pipeline", "Checks"]),
         // The library's front door: GifConverter (async, progress, cancellation) and GifInput (path, fd, bytes).
         .target(name: "GifxKit", dependencies: [
-            "GifxEncoders", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
+            "GifxEncoders", "GifxPipeline", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // gifx serve: the conversion as an HTTP service (docs/serve.md); not in the design card.
         .target(name: "GifxServer", dependencies: [
-            "GifxKit", "GifxEncoders", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles", "ChildProcesses",
+            "GifxKit", "GifxEncoders", "GifxPipeline", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles", "ChildProcesses",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -103,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxServer", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxEncoders", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
+                "GifxKit", "GifxServer", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxEncoders", "GifxPipeline", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -121,7 +137,7 @@ let package = Package(
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),
         .testTarget(name: "FramesTests", dependencies: ["GifxFrames", "GifxSystem", "GifxTimeline", "GifFixtures", "CPng", "CWebP", "ChildProcesses"]),
-        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxFrames", "GifxSystem", "GifxTimeline", "GifFixtures", "CAV", "CMalloc", "CPng", "ChildProcesses"]),
+        .testTarget(name: "EncodersTests", dependencies: ["GifxEncoders", "GifxChecks", "GifxPipeline", "GifxFrames", "GifxSystem", "GifxTimeline", "GifFixtures", "CAV", "CMalloc", "CPng", "ChildProcesses"]),
         .testTarget(name: "CLITests", dependencies: [
             "gifx", "GifFixtures", "GifxSystem", "GifxTimeline", "ChildProcesses",
             .product(name: "SystemPackage", package: "swift-system"),

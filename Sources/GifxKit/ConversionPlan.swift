@@ -1,5 +1,6 @@
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// What converting one input into some outputs will need, worked out before any of it runs: the schedule the

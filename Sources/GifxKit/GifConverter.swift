@@ -1,6 +1,7 @@
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// How far a conversion is: canvases streamed so far and the total expected (every pass, and the

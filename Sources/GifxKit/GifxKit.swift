@@ -1,17 +1,18 @@
 // The library's public surface. The conversion's own types (GifConverter, GifInput, ConversionEvent, ...)
 // are declared in this module; the settings, results and errors it takes and gives are declared where the
-// pipeline uses them (GifxEncoders, GifxFrames) and named here, one `typealias` each, so that `import GifxKit`
+// pipeline uses them (GifxPipeline, GifxEncoders, GifxFrames) and named here, one `typealias` each, so that `import GifxKit`
 // is the one import a program needs and every public name is listed (and curated in GifxKit.docc) in one
 // place. Everything else in those modules is `package`: visible to the CLI, the server and the tests, not to
 // programs that depend on the product.
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 // MARK: Run-wide settings
 
 /// What applies to a whole conversion: timing policy, decode limits, memory budget, threads, overwrite, verify.
-public typealias RunSettings = GifxEncoders.RunSettings
+public typealias RunSettings = GifxPipeline.RunSettings
 /// Sizes the decoder refuses before allocating (canvas, frame), and lenient or strict damage handling.
 public typealias DecodeLimits = GifxFrames.DecodeLimits
 /// Which LZW decoder reads the image data: gifx's own (default) or giflib (the oracle).
@@ -22,9 +23,9 @@ public typealias TimelinePolicy = GifxTimeline.TimelinePolicy
 // MARK: Outputs
 
 /// One output of a conversion: video, WebP, sprite sheet, poster, frames or the schedule.
-public typealias OutputRequest = GifxEncoders.OutputRequest
+public typealias OutputRequest = GifxPipeline.OutputRequest
 /// Where an output goes: a file (written whole or not at all), standard output, or a caller's descriptor.
-public typealias OutputTarget = GifxEncoders.OutputTarget
+public typealias OutputTarget = GifxPipeline.OutputTarget
 /// A video output's settings: codec, container, rate, quality, size, level, loops.
 public typealias VideoSettings = GifxEncoders.VideoSettings
 /// H.264, HEVC, VP9 or AV1.
@@ -54,16 +55,16 @@ public typealias JPEGOptions = GifxEncoders.JPEGOptions
 /// An output size: a width, a height, a scale factor or a box.
 public typealias SizeRequest = GifxEncoders.SizeRequest
 /// A colour (the background that transparency is composited over).
-public typealias RGBColor = GifxEncoders.RGBColor
+public typealias RGBColor = GifxPipeline.RGBColor
 /// What `verify` checks and with which tolerances.
-public typealias VerifySettings = GifxEncoders.VerifySettings
+public typealias VerifySettings = GifxPipeline.VerifySettings
 
 // MARK: Results
 
 /// Everything a conversion wrote: each output's result, the decode's figures, the memory used.
-public typealias ConversionReport = GifxEncoders.ConversionReport
+public typealias ConversionReport = GifxPipeline.ConversionReport
 /// One output's result.
-public typealias OutputResult = GifxEncoders.OutputResult
+public typealias OutputResult = GifxPipeline.OutputResult
 /// A video output's result: frames, rate, bytes, levels.
 public typealias VideoResult = GifxEncoders.VideoResult
 /// What a video's encoder was given and wrote: canvases, samples, encoded and repeat pictures.
@@ -81,7 +82,7 @@ public typealias TargetSizeReport = GifxEncoders.TargetSizeReport
 /// One encode of a size-capped output.
 public typealias TargetSizeEncode = GifxEncoders.TargetSizeEncode
 /// What reading an output back found: timing and pixels against the GIF.
-public typealias OutputVerification = GifxEncoders.OutputVerification
+public typealias OutputVerification = GifxPipeline.OutputVerification
 /// Checks outputs written by any tool against their GIF.
 public typealias Verifier = GifxEncoders.Verifier
 
@@ -94,12 +95,12 @@ public typealias FailureClass = GifxFrames.FailureClass
 /// The input cannot be read or decoded (with its byte offset).
 public typealias GifDecodeError = GifxFrames.GifDecodeError
 /// An output cannot be written.
-public typealias OutputError = GifxEncoders.OutputError
+public typealias OutputError = GifxPipeline.OutputError
 /// An output read back does not match the GIF; nothing was committed.
-public typealias VerificationFailed = GifxEncoders.VerificationFailed
+public typealias VerificationFailed = GifxPipeline.VerificationFailed
 /// The memory budget is below the smallest plan; carries the smallest budget that fits.
-public typealias MemoryBudgetTooSmall = GifxEncoders.MemoryBudgetTooSmall
+public typealias MemoryBudgetTooSmall = GifxPipeline.MemoryBudgetTooSmall
 /// Run-wide settings that cannot work together.
-public typealias RunSettingsProblem = GifxEncoders.RunSettingsProblem
+public typealias RunSettingsProblem = GifxPipeline.RunSettingsProblem
 /// Video settings that cannot work together.
 public typealias VideoSettingsProblem = GifxEncoders.VideoSettingsProblem

@@ -2,6 +2,7 @@ import Foundation
 import GifxEncoders
 import GifxFrames
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 
 #if canImport(Glibc)

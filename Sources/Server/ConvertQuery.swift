@@ -1,5 +1,6 @@
 import GifxEncoders
 import GifxKit
+import GifxPipeline
 import GifxTimeline
 
 /// A convert request's query: the format, the output's own settings, read by the library's parser of

@@ -1,6 +1,7 @@
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import GifxSystem
 
 /// Everything `gifx serve` is started with (docs/serve.md). The CLI fills it from flags; the tests build it

@@ -2,6 +2,7 @@ import Foundation
 import GifxEncoders
 import GifxFrames
 import GifxKit
+import GifxPipeline
 import GifxTimeline
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxPipeline
 import GifxTimeline
 
 /// Library value types parsed straight from the command line.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

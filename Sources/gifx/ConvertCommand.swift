@@ -3,6 +3,7 @@ import GifxEncoders
 import GifxKit
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,
@@ -22,11 +23,7 @@ struct ConvertCommand: ParsableCommand {
             """)
 
     @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
-    @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An output; repeat for more. Format by extension: \(OutputKind.extensionList); "
-            + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "
-            + "\(OutputSettings.keys.joined(separator: ", ")): width=480,crf=28:small.mp4.",
-        valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp(ConvertCommand.outputHelp, valueName: "out"))
     var output: [OutputArgument] = []
     @OptionGroup var options: ConvertOptions
 
@@ -67,6 +64,13 @@ struct ConvertCommand: ParsableCommand {
 
     /// `validate` has read every output once already, so none fails here; a failure would be a usage error.
     func run() throws { try options.runConversion(input: input, outputs: try outputs()) }
+
+    /// `-o`'s help, worded from the registry once per process: ArgumentParser makes the command eight times while it
+    /// parses a command line (its reflection), and each made this text again (1.4 M instructions in every `convert`,
+    /// issue 49 item 8; docs/benchmarks.md).
+    private static let outputHelp = "An output; repeat for more. Format by extension: \(OutputKind.extensionList); "
+        + "- is standard output, named by a prefix: mp4:-. A prefix also sets this output's own "
+        + "\(OutputSettings.keys.joined(separator: ", ")): width=480,crf=28:small.mp4."
 }
 
 /// `convert`'s options: the poster's, the sheet's files, WebP and JPEG quality, the video's and the sheet's layout, then

@@ -1,5 +1,6 @@
 import GifxEncoders
 import Foundation
+import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

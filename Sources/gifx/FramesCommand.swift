@@ -3,6 +3,7 @@ import GifxEncoders
 import GifxKit
 import Foundation
 import GifxFrames
+import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

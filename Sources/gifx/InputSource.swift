@@ -2,6 +2,7 @@ import GifxEncoders
 import Foundation
 import GifxFrames
 import GifxKit
+import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 import GifxEncoders
 import Synchronization

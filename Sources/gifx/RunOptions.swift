@@ -1,6 +1,7 @@
 import ArgumentParser
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// Options every converting subcommand shares: output handling, reporting and resource limits.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxPipeline
 import GifxTimeline
 
 extension SpriteJSONFormat: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import GifxEncoders
 import Foundation
 import GifxFrames
+import GifxPipeline
 import Synchronization
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// `gifx timeline`: the authoritative playback schedule, read from metadata only (no pixel is decoded).

@@ -3,6 +3,7 @@ import GifxEncoders
 import GifxKit
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import GifxEncoders
 import GifxKit
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written

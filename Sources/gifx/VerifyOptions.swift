@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GifxEncoders
+import GifxPipeline
 
 /// `--verify` on to-mp4, to-sprite and convert: every fresh output is read back and checked against the GIF before
 /// it is renamed into place; one that fails never lands, and the run exits 1 with the report on stderr.

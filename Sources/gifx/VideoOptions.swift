@@ -1,5 +1,6 @@
 import ArgumentParser
 import GifxEncoders
+import GifxPipeline
 import GifxTimeline
 
 /// The video options `to-mp4` and `convert` share (MP4, WebM and AVIF): timing mode, codec, quality, background, loops.

@@ -2,6 +2,7 @@ import Foundation
 import GifFixtures
 @testable import GifxEncoders
 import GifxFrames
+@testable import GifxPipeline
 import Testing
 
 /// The conversion's memory plan (issue 37): made once, each sink's share found by the sink's position (not by its

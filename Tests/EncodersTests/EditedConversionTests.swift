@@ -1,6 +1,7 @@
 import Foundation
 import GifFixtures
 import GifxEncoders
+import GifxPipeline
 import GifxTimeline
 import Testing
 

@@ -1,6 +1,7 @@
 import CMalloc
 import ChildProcesses
 import Foundation
+@testable import GifxPipeline
 import Testing
 @testable import GifxEncoders
 

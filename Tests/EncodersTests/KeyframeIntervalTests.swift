@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import GifFixtures
 import GifxEncoders
+import GifxPipeline
 import Testing
 
 /// Key frames by seconds of output (docs/repeats.md, "Key frames"), judged by ffprobe in every codec: a

@@ -1,4 +1,5 @@
 import GifxEncoders
+import GifxPipeline
 import Testing
 
 /// `MemoryPlanner` (issue 24): one budget shared by every consumer. Its shares add up to at most the

@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import GifFixtures
 import GifxEncoders
+import GifxPipeline
 import Testing
 
 /// Repeat pictures (docs/repeats.md) against the old path, which encodes every repeat again

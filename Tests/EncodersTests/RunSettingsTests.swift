@@ -1,5 +1,6 @@
 import GifxEncoders
 import GifxFrames
+import GifxPipeline
 import Testing
 import GifxTimeline
 

@@ -2,6 +2,7 @@ import GifxEncoders
 import Foundation
 import GifxFrames
 import GifFixtures
+import GifxPipeline
 import Testing
 import GifxTimeline
 

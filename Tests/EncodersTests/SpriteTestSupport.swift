@@ -1,6 +1,7 @@
 import GifxEncoders
 import Foundation
 import GifFixtures
+import GifxPipeline
 import Testing
 
 /// A fresh folder for one sprite test.

@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import GifFixtures
 import GifxEncoders
+import GifxPipeline
 import Testing
 
 /// VP9 repeat pictures in WebM (`show_existing_frame`, docs/repeats.md) against the old path

@@ -1,4 +1,6 @@
+@testable import GifxChecks
 @testable import GifxEncoders
+@testable import GifxPipeline
 import GifxTimeline
 import Testing
 

@@ -1,3 +1,4 @@
+import GifxPipeline
 extension OutputKind {
     /// An animated PNG: lossless, exact delays as fractions, the loop count; what Discord and LINE stickers are.
     package static let apng = OutputKind(

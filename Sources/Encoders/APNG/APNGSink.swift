@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 import SystemPackage
 

@@ -1,5 +1,7 @@
 import Foundation
+import GifxChecks
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// A verified APNG: lossless, so a digest of every canvas is kept and compared exactly with each frame read back;
@@ -35,7 +37,10 @@ final class APNGCheck: OutputCheck {
     var needsEveryCanvas: Bool { true }
     func observe(_ canvas: Canvas) { references.observe(canvas) }
 
-    func verify(_ temporaries: [AtomicOutput], with verifier: Verifier) throws -> OutputVerification? {
+    func verify(_ temporaries: [AtomicOutput], in context: ConversionContext, settings: VerifySettings) throws
+        -> OutputVerification?
+    {
+        let verifier = Verifier(context: context, settings: settings)
         guard let output = temporaries.first else { return nil }
         return try verifier.verifyAPNG(
             output.temporaryPath,

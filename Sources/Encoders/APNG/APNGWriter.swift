@@ -1,6 +1,7 @@
 internal import CPng
 import Foundation
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 
 /// How an APNG's pixels are stored: one palette for every frame (colour type 3, alpha in tRNS), or RGBA (colour

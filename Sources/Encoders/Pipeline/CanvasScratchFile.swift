@@ -12,12 +12,12 @@ import Glibc
 /// encodes (`CanvasSpool`). The file lives in the run's scratch folder (`RunSettings.scratchFolder`) and is unlinked the moment it is
 /// created: only the descriptor names it, so nothing is left behind whatever ends the process, and it is
 /// never counted as output. Disk: `canvasBytes` a slot.
-final class CanvasScratchFile {
-    let canvasBytes: Int
-    let folder: String
+package final class CanvasScratchFile {
+    package let canvasBytes: Int
+    package let folder: String
     private let fd: FileDescriptor
 
-    init(canvasBytes: Int, folder: String) throws {
+    package init(canvasBytes: Int, folder: String) throws {
         self.canvasBytes = canvasBytes
         self.folder = folder
         switch POSIXFiles.makeUniqueFile(prefix: folder + "/gifx-canvases-", access: .ownerOnly) {
@@ -32,7 +32,7 @@ final class CanvasScratchFile {
     deinit { try? fd.close() }
 
     /// Writes `pixels` (`canvasBytes` of them) into `slot`.
-    func write(_ pixels: UnsafeRawBufferPointer, slot: Int) throws {
+    package func write(_ pixels: UnsafeRawBufferPointer, slot: Int) throws {
         do {
             _ = try fd.writeAll(toAbsoluteOffset: Int64(slot) * Int64(canvasBytes), pixels)
         } catch {
@@ -41,7 +41,7 @@ final class CanvasScratchFile {
     }
 
     /// Reads `slot` into `buffer` (`canvasBytes` long).
-    func read(slot: Int, into buffer: UnsafeMutableRawPointer) throws {
+    package func read(slot: Int, into buffer: UnsafeMutableRawPointer) throws {
         let offset = Int64(slot) * Int64(canvasBytes)
         var done = 0
         while done < canvasBytes {

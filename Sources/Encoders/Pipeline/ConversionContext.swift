@@ -14,7 +14,7 @@ package struct ConversionContext {
     /// With `RunSettings.edit`: the edited schedule and, per output frame, the GIF frame it shows.
     package var edit: EditedTimeline? = nil
     /// The edit's canvas source (what its spool learnt), for the sinks of this module.
-    var editedCanvases: EditedCanvases? = nil
+    package var editedCanvases: EditedCanvases? = nil
 
     /// The size of every canvas the sinks get: the GIF's canvas, or the crop's.
     package var canvas: CanvasSize { timeline.canvas }

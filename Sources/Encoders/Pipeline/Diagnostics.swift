@@ -23,7 +23,4 @@ package struct Diagnostics: Sendable, Equatable {
     package var repeatTimestamps: RepeatTimestamps = .capped
 
     package init() {}
-
-    /// The MP4 fragmenting threshold in effect.
-    var fragmentAbove: Int { fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove }
 }

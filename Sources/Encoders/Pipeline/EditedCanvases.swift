@@ -19,8 +19,8 @@ import Glibc
 /// scratch file, `width * height * 4` bytes each, and read back in the edited order for every pass. The
 /// file is unlinked the moment it is created, so nothing is left behind whatever ends the process; the
 /// memory stays one canvas.
-final class EditedCanvases {
-    let edit: EditedTimeline
+package final class EditedCanvases {
+    package let edit: EditedTimeline
     /// The GIF's canvas.
     private let source: CanvasSize
     /// What each output canvas is cut out of the GIF's: the crop, or the whole canvas.
@@ -32,9 +32,9 @@ final class EditedCanvases {
     private var spool: CanvasScratchFile?
     private let scratchFolder: String
     /// Whether the earliest GIF frame shown (cropped) is opaque, learnt while spooling; `nil` before.
-    private(set) var earliestCanvasIsOpaque: Bool?
+    package private(set) var earliestCanvasIsOpaque: Bool?
 
-    init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String) {
+    package init(edit: EditedTimeline, canvas: CanvasSize, scratchFolder: String) {
         self.edit = edit
         source = canvas
         rect = edit.edit.crop ?? PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height)
@@ -47,10 +47,10 @@ final class EditedCanvases {
     deinit { buffer.deallocate() }
 
     /// Whether canvases are spooled and read back in the edited order (reverse, boomerang).
-    var reorders: Bool { !edit.isMonotone }
+    package var reorders: Bool { !edit.isMonotone }
 
     /// GIF canvases decoded to fill the spool (the progress total counts them once).
-    var spoolFrames: Int { reorders ? edit.sourceRange.upperBound + 1 : 0 }
+    package var spoolFrames: Int { reorders ? edit.sourceRange.upperBound + 1 : 0 }
 
     /// Output frame `index` made of the GIF's `canvas`: cropped into `buffer` when cropping.
     private func output(_ canvas: Canvas, as index: Int) -> Canvas {
@@ -69,7 +69,7 @@ final class EditedCanvases {
 
     /// One in-order pass: `decode` runs the GIF's stream (its body says whether to go on); `deliver` gets
     /// each output canvas and says whether its sinks want more.
-    func passInOrder(
+    package func passInOrder(
         decode: ((Canvas) throws -> Bool) throws -> Int, deliver: (Canvas) throws -> Bool
     ) throws {
         let sources = edit.sourceFrames
@@ -88,7 +88,7 @@ final class EditedCanvases {
     }
 
     /// One reordered pass: the spool filled by `decode` on the first, then every output canvas read back.
-    func passReordered(
+    package func passReordered(
         decode: ((Canvas) throws -> Bool) throws -> Int, deliver: (Canvas) throws -> Bool
     ) throws {
         let spool = try self.spool ?? fillSpool(decode)

@@ -149,5 +149,5 @@ package enum MemoryPlanner {
     static func roundedUpToMebibyte(_ bytes: Int) -> Int { ((bytes + (1 << 20) - 1) >> 20) << 20 }
 
     /// `56 MiB`, or `100 KiB` below 1 MiB.
-    static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
+    package static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
 }

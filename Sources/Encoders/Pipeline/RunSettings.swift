@@ -84,16 +84,16 @@ public struct RunSettings: Sendable, Equatable {
     package func decodeThreads(for metadata: AnimationMetadata) -> Int { threads ?? metadata.defaultDecodeThreads }
 
     /// Threads of each video encoder (`ThreadCounts.encoder`): 0 leaves the choice to the encoder.
-    var encoderThreads: Int { threadCounts.encoder(requested: threads) }
+    package var encoderThreads: Int { threadCounts.encoder(requested: threads) }
 
     /// Threads of a decoder reading an output back (`--verify`): `threads`, else 0 (libav's own choice).
-    var readBackThreads: Int { threadCounts.readBack(requested: threads) }
+    package var readBackThreads: Int { threadCounts.readBack(requested: threads) }
 
     /// Whether the run's outputs are fed, and verified, side by side (one thread each) rather than one after another.
     var sinksSideBySide: Bool { !diagnostics.serialSinks && resolvedThreads > 1 }
 
     /// Threads deflating a sprite sheet page: the diagnostics' count, else the run's threads, at most 4.
-    var resolvedPNGDeflateThreads: Int {
+    package var resolvedPNGDeflateThreads: Int {
         threadCounts.pngDeflate(requested: diagnostics.pngDeflateThreads, runThreads: resolvedThreads)
     }
 }

@@ -1,3 +1,4 @@
+import GifxPipeline
 extension OutputKind {
     /// A sprite sheet: PNG page(s) and the JSON (or Godot `.tres`) that describes them. The command line writes it
     /// with `--sheet`, not `-o`; the service serves its (first) page.

@@ -1,6 +1,7 @@
 internal import CPng
 import Foundation
 import GifxFrames
+import GifxPipeline
 
 /// How hard zlib works on the sheet (time against bytes).
 public enum PNGLevel: String, CaseIterable, Sendable {

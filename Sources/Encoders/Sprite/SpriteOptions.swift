@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// One sprite sheet's own settings (the run-wide ones are the conversion's `RunSettings`).

@@ -1,6 +1,7 @@
 import Foundation
 import GifxFrames
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 import GifxTimeline
 

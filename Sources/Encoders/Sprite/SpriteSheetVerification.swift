@@ -1,5 +1,7 @@
 import Foundation
+import GifxChecks
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// A verified sprite sheet: a digest of every cell as the sheet scales it, compared exactly with each cell read
@@ -33,7 +35,10 @@ final class SpriteSheetCheck: OutputCheck {
     var needsEveryCanvas: Bool { true }
     func observe(_ canvas: Canvas) { references.observe(canvas) }
 
-    func verify(_ temporaries: [AtomicOutput], with verifier: Verifier) throws -> OutputVerification? {
+    func verify(_ temporaries: [AtomicOutput], in context: ConversionContext, settings: VerifySettings) throws
+        -> OutputVerification?
+    {
+        let verifier = Verifier(context: context, settings: settings)
         var pageMap: [String: String] = [:]
         for output in temporaries {
             pageMap[URL(fileURLWithPath: output.targetPath).standardized.path] = output.temporaryPath

@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxPipeline
 
 /// Every composited canvas as `folder/frame-NNNN.png` (what the encoders receive, for a person to look
 /// at), or, without a folder, nothing at all: decoding and compositing alone, for throughput. Each PNG is

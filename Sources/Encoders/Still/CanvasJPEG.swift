@@ -1,6 +1,7 @@
 internal import CAV
 import GifxFrames
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 import GifxTimeline
 

@@ -1,5 +1,6 @@
 internal import CPng
 import GifxFrames
+import GifxPipeline
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import GifxPipeline
 // The posters: one composited frame as a PNG or a JPEG, one descriptor each, written by `PosterSink`.
 
 extension OutputKind {

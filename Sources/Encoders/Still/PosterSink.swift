@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// Which frame a poster shows.

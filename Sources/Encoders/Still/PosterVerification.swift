@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// A verified poster: a PNG's frame compared exactly with its canvas's digest; a JPEG's with its reference pixels
@@ -37,7 +38,10 @@ final class PosterCheck: OutputCheck {
     var observesCanvases: Bool { true }
     func observe(_ canvas: Canvas) { references.observe(canvas) }
 
-    func verify(_ temporaries: [AtomicOutput], with verifier: Verifier) throws -> OutputVerification? {
+    func verify(_ temporaries: [AtomicOutput], in context: ConversionContext, settings: VerifySettings) throws
+        -> OutputVerification?
+    {
+        let verifier = Verifier(context: context, settings: settings)
         guard let output = temporaries.first else { return nil }
         return try verifier.verifyPoster(
             output.temporaryPath, expected: Verifier.Expectation(posterFrame: frame),

@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxPipeline
 
 /// Composited canvases kept in order on disk (`CanvasScratchFile`), so an output can be encoded again
 /// without decoding the GIF again (`--target-size`'s further encodes). Memory stays one canvas.

@@ -1,5 +1,6 @@
 import Foundation
 import GifxPOSIXFiles
+import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import GifxPipeline
 extension OutputKind {
     /// The schedule as JSON (schema gifx.timeline/1), as `timeline --json` prints it.
     package static let timelineJSON = OutputKind(

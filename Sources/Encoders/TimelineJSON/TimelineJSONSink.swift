@@ -1,5 +1,6 @@
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// The schedule as JSON (schema gifx.timeline/1): needs no pixels. Streamed by `TimelineJSONWriter` in

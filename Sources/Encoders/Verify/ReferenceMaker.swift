@@ -1,5 +1,6 @@
 internal import CAV
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// Turns a composited GIF canvas into what an output of a given geometry should show: over the background

@@ -1,5 +1,7 @@
 import Foundation
+import GifxChecks
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// Proves that outputs show the GIF: each output is decoded with its own reader (libavformat/libavcodec for
@@ -17,7 +19,7 @@ public final class Verifier {
     let timeline: Timeline
 
     /// The verifier of a conversion's own outputs (`RunSettings.verify`): the metadata and schedule it already has.
-    init(context: ConversionContext, settings: VerifySettings) {
+    package init(context: ConversionContext, settings: VerifySettings) {
         inputPath = context.inputPath
         run = context.settings
         self.settings = settings

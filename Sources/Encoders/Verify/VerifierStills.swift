@@ -1,6 +1,8 @@
 import Foundation
+import GifxChecks
 import GifxPOSIXFiles
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// Sprite sheets and posters: outputs without presentation times.
@@ -49,7 +51,7 @@ extension Verifier {
             defer { index += 1 }
             let referenceDigest: Int
             switch reference {
-            case .pixels(let pixels): referenceDigest = Self.digest(pixels, width: sourceSize.width, height: sourceSize.height)
+            case .pixels(let pixels): referenceDigest = FrameDigest.digest(pixels, width: sourceSize.width, height: sourceSize.height)
             case .digest(let digest): referenceDigest = digest
             case .unchecked, .planes, .absent: referenceDigest = 0
             }
@@ -83,7 +85,7 @@ extension Verifier {
                 if whole { return body(band + cut.x * 4, image.width) }
                 return cutPixels.withUnsafeBufferPointer { body($0.baseAddress!, sourceSize.width) }
             }
-            let cutDigest = { withCut { Self.digest($0, stride: $1, width: sourceSize.width, height: sourceSize.height) } }
+            let cutDigest = { withCut { FrameDigest.digest($0, stride: $1, width: sourceSize.width, height: sourceSize.height) } }
             let result: PixelComparison
             switch reference {
             case .pixels(let pixels):
@@ -212,7 +214,7 @@ extension Verifier {
                 }
             case .digest(let digest):
                 result = .same(
-                    Self.digest(image.pixels, stride: image.stride, width: maker.width, height: maker.height) == digest,
+                    FrameDigest.digest(image.pixels, stride: image.stride, width: maker.width, height: maker.height) == digest,
                     pixels: maker.width * maker.height)
             case .unchecked, .planes, .absent:
                 result = .same(true, pixels: 0)

@@ -1,6 +1,8 @@
 internal import CAV
 import Foundation
+import GifxChecks
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// A verifying conversion's check of a video without decoding the GIF again: the encoder's packets are decoded as

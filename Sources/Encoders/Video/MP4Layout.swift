@@ -1,3 +1,4 @@
+import GifxPipeline
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,4 +46,9 @@ package enum MP4Layout: String, Sendable, Hashable, Codable {
             ]
         }
     }
+}
+
+extension Diagnostics {
+    /// The MP4 fragmenting threshold in effect.
+    var fragmentAbove: Int { fragmentedMP4Above ?? MP4Layout.defaultFragmentAbove }
 }

@@ -1,3 +1,4 @@
+import GifxPipeline
 import GifxTimeline
 
 // The video kinds: MP4, WebM and AVIF, one descriptor each, written by the one `VideoSink`.

@@ -1,5 +1,6 @@
 internal import CAV
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import GifxPipeline
 import GifxTimeline
 
 /// The video codecs gifx writes, each through its libav wrapper.

@@ -1,6 +1,7 @@
 import Foundation
 import GifxPOSIXFiles
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// A verified video (MP4, WebM, AVIF): its packets are decoded as they are written (`VideoTap`, opened with the
@@ -35,7 +36,9 @@ final class VideoCheck: OutputCheck {
 
     func useMemory(bytes: Int) { self.bytes = bytes }
 
-    func verify(_ temporaries: [AtomicOutput], with verifier: Verifier) throws -> OutputVerification? {
+    func verify(_ temporaries: [AtomicOutput], in context: ConversionContext, settings: VerifySettings) throws
+        -> OutputVerification?
+    {
         guard let tap, let output = temporaries.first else { return nil }
         return try tap.finish(temporaryPath: output.temporaryPath, target: sink.target)
     }

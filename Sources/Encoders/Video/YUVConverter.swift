@@ -1,5 +1,6 @@
 internal import CAV
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// Turns straight-alpha RGBA canvases into the encoder's yuv420p frames: composites every pixel over the
@@ -83,7 +84,7 @@ final class YUVConverter {
             let rows = min(Self.sliceRows, sourceHeight - y)
             let source: UnsafePointer<UInt32>
             if sourceWidth == canvasWidth && y + rows <= canvasHeight
-                && Self.isOpaque(canvasPixels + y * canvasWidth, count: rows * canvasWidth)
+                && Transparency.isOpaque(canvasPixels + y * canvasWidth, count: rows * canvasWidth)
             {
                 // Nothing to blend or pad: swscale reads the canvas rows in place (same bytes, no copy).
                 source = canvasPixels + y * canvasWidth
@@ -103,14 +104,6 @@ final class YUVConverter {
             if produced < 0 { throw LibavError("converting to \(keepsAlpha ? "yuva420p" : "yuv420p")", code: produced) }
             y += rows
         }
-    }
-
-    /// Whether every pixel of `count` has alpha 255 (a branch-free AND over the run, which vectorizes).
-    @inline(__always)
-    static func isOpaque(_ pixels: UnsafePointer<UInt32>, count: Int) -> Bool {
-        var all: UInt32 = 0xFFFF_FFFF
-        for x in 0..<count { all &= pixels[x] }
-        return UInt32(littleEndian: all) >> 24 == 0xFF
     }
 
     /// One source row: canvas pixels over the background, then padding (background) to `sourceWidth`.

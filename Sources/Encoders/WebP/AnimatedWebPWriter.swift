@@ -1,6 +1,7 @@
 internal import CWebP
 import Foundation
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import GifxPipeline
 extension OutputKind {
     /// An animated WebP: lossless unless a quality is given, exact delays, loop count, alpha.
     package static let webp = OutputKind(

@@ -2,6 +2,7 @@ internal import CWebP
 import Foundation
 import GifxFrames
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 import GifxTimeline
 

@@ -1,4 +1,6 @@
+import GifxChecks
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// A verified WebP: lossless, a digest of every canvas, compared exactly with each frame read back; lossy, its
@@ -35,7 +37,10 @@ final class WebPCheck: OutputCheck {
     var needsEveryCanvas: Bool { references != nil }
     func observe(_ canvas: Canvas) { references?.observe(canvas) }
 
-    func verify(_ temporaries: [AtomicOutput], with verifier: Verifier) throws -> OutputVerification? {
+    func verify(_ temporaries: [AtomicOutput], in context: ConversionContext, settings: VerifySettings) throws
+        -> OutputVerification?
+    {
+        let verifier = Verifier(context: context, settings: settings)
         guard let output = temporaries.first else { return nil }
         let source: ReferenceSource = if let references {
             DigestReferenceSource(digests: references.digests, width: canvas.width, height: canvas.height)

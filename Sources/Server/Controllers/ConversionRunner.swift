@@ -3,6 +3,7 @@ import Foundation
 import GifxEncoders
 import GifxKit
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 import GifxPOSIXFiles
 import HTTPTypes

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GifxEncoders
 import GifxPOSIXFiles
+import GifxPipeline
 import SystemPackage
 
 #if canImport(Glibc)

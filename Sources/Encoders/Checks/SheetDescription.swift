@@ -2,21 +2,21 @@ import Foundation
 
 /// One frame as a sprite sheet's description says to cut it: the page, the rect on it, where those pixels go in
 /// the untrimmed frame, the untrimmed size, and how long the frame is shown.
-struct SheetCut: Equatable {
-    var page: String
-    var x: Int, y: Int, w: Int, h: Int
-    var offsetX: Int, offsetY: Int
-    var sourceW: Int, sourceH: Int
-    var durationMs: Double
+package struct SheetCut: Equatable {
+    package var page: String
+    package var x: Int, y: Int, w: Int, h: Int
+    package var offsetX: Int, offsetY: Int
+    package var sourceW: Int, sourceH: Int
+    package var durationMs: Double
 }
 
 /// Reads any of to-sprite's description formats (yy, TexturePacker hash or array, Aseprite, Phaser 3, Godot
 /// `.tres`) by the format's own fields, whichever tool wrote it; the format is recognised from the content.
 /// Frames are in animation order: the array order, or, for keyed formats, the frame names' order.
-enum SheetDescription {
+package enum SheetDescription {
     /// `target`: the path the description will have (its pages are named relative to it); `pageMap` maps a
     /// page's final path (standardized) to the temporary it is read from (a verifying conversion, before the commit).
-    static func read(path: String, target: String? = nil, pageMap: [String: String] = [:]) throws
+    package static func read(path: String, target: String? = nil, pageMap: [String: String] = [:]) throws
         -> (format: String, cuts: [SheetCut])
     {
         let folder = URL(fileURLWithPath: target ?? path).deletingLastPathComponent()

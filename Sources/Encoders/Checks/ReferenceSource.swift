@@ -3,7 +3,7 @@ import GifxFrames
 /// What an output frame is compared with: the GIF frame's reference pixels (RGBA at the output's geometry), or,
 /// where the check is exact and the pixels are gone (a verifying conversion's check of a lossless output after the conversion's
 /// pass), their digest.
-enum Reference {
+package enum Reference {
     case pixels([UInt8])
     case digest(Int)
     /// Not compared: always passes.
@@ -15,7 +15,7 @@ enum Reference {
 }
 
 /// The references of the GIF's frames in schedule order, one play after another for as long as asked.
-protocol ReferenceSource: AnyObject {
+package protocol ReferenceSource: AnyObject {
     /// The compared region.
     var width: Int { get }
     var height: Int { get }
@@ -25,52 +25,30 @@ protocol ReferenceSource: AnyObject {
     func next() throws -> Reference?
 }
 
-/// References made from a `CanvasFeed` (the GIF decoded again by the stand-alone verifier).
-final class CanvasReferenceSource: ReferenceSource {
-    private let feed: CanvasFeed
-    private let maker: ReferenceMaker
-    var width: Int { maker.width }
-    var height: Int { maker.height }
-    var bytesPerReference: Int { maker.bytes }
-
-    init(feed: CanvasFeed, maker: ReferenceMaker) {
-        self.feed = feed
-        self.maker = maker
-    }
-
-    func next() throws -> Reference? {
-        var pixels = [UInt8](repeating: 0, count: maker.allocationBytes)
-        let got = try feed.next { canvas in
-            pixels.withUnsafeMutableBufferPointer { maker.make(canvas, into: $0.baseAddress!) }
-        }
-        return got ? .pixels(pixels) : nil
-    }
-}
-
 /// References pushed as the conversion's frames reach the encoder (a verifying conversion of a video: the encoder's
 /// packets are decoded as they are written, so the queue holds only the frames between the one handed to the
 /// encoder and the one its decoder returns, the encoder's delay).
-final class QueuedReferenceSource: ReferenceSource {
+package final class QueuedReferenceSource: ReferenceSource {
     private var queue: [[UInt8]] = []
     private var head = 0
-    let width: Int
-    let height: Int
-    var bytesPerReference: Int { width * height * 3 / 2 }
+    package let width: Int
+    package let height: Int
+    package var bytesPerReference: Int { width * height * 3 / 2 }
     /// The most references waiting at once.
-    private(set) var peakQueued = 0
+    package private(set) var peakQueued = 0
 
-    init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 
     /// Queues the copy of a frame's planes (`nil`: a frame the plan never shows).
-    func push(planes: [UInt8]?) {
+    package func push(planes: [UInt8]?) {
         queue.append(planes ?? [])
         peakQueued = max(peakQueued, queue.count - head)
     }
 
-    func next() throws -> Reference? {
+    package func next() throws -> Reference? {
         guard head < queue.count else { return nil }
         let pixels = queue[head]
         queue[head] = []
@@ -84,20 +62,20 @@ final class QueuedReferenceSource: ReferenceSource {
 }
 
 /// Digests recorded as the canvases passed, replayed play after play (a verifying conversion's check of lossless outputs).
-final class DigestReferenceSource: ReferenceSource {
+package final class DigestReferenceSource: ReferenceSource {
     private let digests: [Int]
     private var index = 0
-    let width: Int
-    let height: Int
-    var bytesPerReference: Int { 8 }
+    package let width: Int
+    package let height: Int
+    package var bytesPerReference: Int { 8 }
 
-    init(digests: [Int], width: Int, height: Int) {
+    package init(digests: [Int], width: Int, height: Int) {
         self.digests = digests
         self.width = width
         self.height = height
     }
 
-    func next() throws -> Reference? {
+    package func next() throws -> Reference? {
         guard !digests.isEmpty else { return nil }
         defer { index += 1 }
         return .digest(digests[index % digests.count])
@@ -106,10 +84,10 @@ final class DigestReferenceSource: ReferenceSource {
 
 /// No pixels to compare with (a lossy WebP in a verifying conversion): every frame passes the pixel check, so only the
 /// frames' count, timing and the loop count are verified.
-final class UncheckedReferenceSource: ReferenceSource {
-    let width: Int
-    let height: Int
-    var bytesPerReference: Int { 1 }
-    init(width: Int, height: Int) { self.width = width; self.height = height }
-    func next() throws -> Reference? { .unchecked }
+package final class UncheckedReferenceSource: ReferenceSource {
+    package let width: Int
+    package let height: Int
+    package var bytesPerReference: Int { 1 }
+    package init(width: Int, height: Int) { self.width = width; self.height = height }
+    package func next() throws -> Reference? { .unchecked }
 }

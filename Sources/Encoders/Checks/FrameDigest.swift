@@ -1,9 +1,9 @@
 // The pixel digest every verification compares by (video frames, WebP frames, sheet cells, posters, the
 // reference's canvases): one hash of the visible pixels, so equal frames compare equal however they were
 // stored.
-extension Verifier {
+package enum FrameDigest {
     /// A digest of an RGBA image with fully transparent pixels counted as one value (their colour is not shown).
-    static func digest(_ buffer: [UInt8], width: Int, height: Int) -> Int {
+    package static func digest(_ buffer: [UInt8], width: Int, height: Int) -> Int {
         buffer.withUnsafeBufferPointer { digest($0.baseAddress!, stride: width, width: width, height: height) }
     }
 
@@ -11,7 +11,7 @@ extension Verifier {
     /// multiply-xorshift hash over the pixels (fully transparent ones as 0), four independent lanes so the
     /// multiplications overlap. Not a cryptographic hash: it tells a conversion's own frames apart, it does not
     /// resist a forger.
-    static func digest(_ pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> Int {
+    package static func digest(_ pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> Int {
         var l0: UInt64 = 0x9E37_79B9_7F4A_7C15, l1: UInt64 = 0xC2B2_AE3D_27D4_EB4F
         var l2: UInt64 = 0x1656_67B1_9E37_79F9, l3: UInt64 = 0x27D4_EB2F_1656_67C5
         @inline(__always) func visible(_ p: UInt32) -> UInt64 { p >> 24 == 0 ? 0 : UInt64(p) }

@@ -113,7 +113,7 @@ final class VerifyingSink: ConversionSink {
 
     /// Reads the finished temporaries back and checks them; `nil` for outputs that are not verified.
     func verify() throws -> OutputVerification? {
-        report = try check.verify(temporaries, with: Verifier(context: context, settings: settings))
+        report = try check.verify(temporaries, in: context, settings: settings)
         return report
     }
 }

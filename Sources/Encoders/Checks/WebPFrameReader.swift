@@ -5,22 +5,22 @@ import GifxFrames
 /// Reads an animated (or still) WebP with libwebp's own demuxer and animation decoder: the composited RGBA
 /// canvas of each frame, in order, with the time it is shown (libwebp gives each frame's end timestamp), the
 /// loop count the file carries, and whether every frame is lossless (VP8L), which makes the check exact.
-final class WebPFrameReader {
+package final class WebPFrameReader {
     private let data: Data
     private var decoder: OpaquePointer?
-    let width: Int
-    let height: Int
-    let frameCount: Int
-    let loopCount: Int
-    let lossless: Bool
+    package let width: Int
+    package let height: Int
+    package let frameCount: Int
+    package let loopCount: Int
+    package let lossless: Bool
     /// Whether the file is an animation (VP8X with the animation flag); a still WebP has no loop count and no
     /// duration (libwebp's animation decoder reports loop count 1 and a timestamp of 0 for it).
-    let animated: Bool
+    package let animated: Bool
     private var previousEnd = 0
     /// The current frame (owned by libwebp until the next call).
-    private(set) var pixels: UnsafePointer<UInt8>?
+    package private(set) var pixels: UnsafePointer<UInt8>?
 
-    init(path: String, threads: Int?) throws {
+    package init(path: String, threads: Int?) throws {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
@@ -72,7 +72,7 @@ final class WebPFrameReader {
     deinit { if let decoder { WebPAnimDecoderDelete(decoder) } }
 
     /// The next frame: when it starts and how long it lasts, in ms; its RGBA canvas in `pixels`.
-    func next() throws -> (startMs: Double, durationMs: Double)? {
+    package func next() throws -> (startMs: Double, durationMs: Double)? {
         guard let decoder, WebPAnimDecoderHasMoreFrames(decoder) != 0 else { return nil }
         var buffer: UnsafeMutablePointer<UInt8>?
         var timestamp: Int32 = 0
@@ -87,7 +87,7 @@ final class WebPFrameReader {
 }
 
 /// An output that cannot be read back: a verification failure of that output, not an error of the run.
-struct VerifyReadError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct VerifyReadError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

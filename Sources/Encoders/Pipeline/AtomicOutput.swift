@@ -59,7 +59,7 @@ package final class AtomicOutput {
     /// The hidden temporary file being written (same folder, so the final rename is atomic).
     package let temporaryPath: String
     /// Open descriptor on the temporary file, nil once flushed or discarded.
-    private(set) var descriptor: FileDescriptor?
+    package private(set) var descriptor: FileDescriptor?
     /// The raw descriptor, for the C writers that take one (libpng); -1 once closed. libav opens
     /// `temporaryPath` itself.
     package var fileDescriptor: Int32 { descriptor?.rawValue ?? -1 }
@@ -222,7 +222,7 @@ package final class OutputTransaction {
 extension OutputTransaction {
     /// Every page stays open (as a hidden temporary file) until the all-or-nothing commit, so thousands of
     /// pages need thousands of descriptors: raise the soft limit towards the hard one, or refuse up front.
-    static func ensureOpenFiles(_ outputs: Int, for path: String) throws {
+    package static func ensureOpenFiles(_ outputs: Int, for path: String) throws {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
         let needed = rlim_t(outputs + 64)
@@ -239,7 +239,7 @@ extension OutputTransaction {
 }
 
 /// Writes all of `bytes` to `output`'s temporary file, or throws the failure named after its target.
-func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) throws {
+package func writeAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to output: AtomicOutput) throws {
     do throws(Errno) {
         try POSIXFiles.writeAll(output.descriptor!, bytes)
     } catch {

@@ -3,32 +3,32 @@ import Foundation
 /// How one output frame compares with one reference, both 8-bit RGBA of the same size: the mean squared
 /// error over R, G, B and A (colour weighted by coverage, so the colour under a transparent pixel, which a
 /// lossless WebP or a bleeding VP9 encoder may change, does not count) and how many pixels differ at all.
-struct PixelComparison {
-    var squaredError: Double
-    var samples: Int
-    var differingPixels: Int
+package struct PixelComparison {
+    package var squaredError: Double
+    package var samples: Int
+    package var differingPixels: Int
 
     /// The outcome of a digest comparison: identical, or every pixel counted as differing (no PSNR then:
     /// the squared error is unknown, reported as NaN).
-    static func same(_ same: Bool, pixels: Int) -> PixelComparison {
+    package static func same(_ same: Bool, pixels: Int) -> PixelComparison {
         PixelComparison(squaredError: same ? 0 : .nan, samples: pixels * 4, differingPixels: same ? 0 : pixels)
     }
 
     /// PSNR in dB; `nil` when identical (infinite).
-    var psnr: Double? {
+    package var psnr: Double? {
         guard squaredError > 0, samples > 0, !squaredError.isNaN else { return nil }
         return 10 * log10(255.0 * 255.0 / (squaredError / Double(samples)))
     }
 
     /// Passes `bound` (dB), or, exact, differs nowhere.
-    func passes(minPSNR bound: Double?) -> Bool {
+    package func passes(minPSNR bound: Double?) -> Bool {
         guard let bound, !squaredError.isNaN else { return differingPixels == 0 }
         return (psnr ?? .infinity) >= bound
     }
 
     /// Compares the overlapping `width` × `height` region of `a` (stride `aStride` pixels) and `b`; `rowStep`
     /// > 1 samples every n-th row (the identification search ranks candidates that way, then compares fully).
-    static func compare(
+    package static func compare(
         _ a: UnsafePointer<UInt8>, aStride: Int, _ b: UnsafePointer<UInt8>, bStride: Int, width: Int, height: Int,
         rowStep: Int = 1
     ) -> PixelComparison {

@@ -1,4 +1,5 @@
 import GifxFrames
+import GifxPipeline
 
 /// One kind of output, declared once, in its kind's own folder (as FFmpeg declares a muxer: `ff_webp_muxer`): its
 /// names, file endings and media type, the settings it takes, the rules a request must keep and the request it

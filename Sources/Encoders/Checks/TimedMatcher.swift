@@ -1,16 +1,21 @@
 import Foundation
 import GifxFrames
+import GifxPipeline
 import GifxTimeline
 
 /// One decoded output frame, presentation order: 8-bit RGBA, shown from `startMs` to `endMs`.
-struct ShownFrame {
+package struct ShownFrame {
     /// The decoded planes, when compared as YUV (`Reference.planes`).
-    var planes: PlaneView? = nil
-    var pixels: UnsafePointer<UInt8>
+    package var planes: PlaneView? = nil
+    package var pixels: UnsafePointer<UInt8>
     /// Row stride in pixels.
-    var stride: Int
-    var startMs: Double
-    var endMs: Double
+    package var stride: Int
+    package var startMs: Double
+    package var endMs: Double
+
+    package init(planes: PlaneView? = nil, pixels: UnsafePointer<UInt8>, stride: Int, startMs: Double, endMs: Double) {
+        self.planes = planes; self.pixels = pixels; self.stride = stride; self.startMs = startMs; self.endMs = endMs
+    }
 }
 
 /// Maps an animated output's frames onto the GIF's schedule, streaming: each shown frame is compared with the GIF
@@ -20,7 +25,7 @@ struct ShownFrame {
 ///
 /// Bounded: it holds a ring of references (at most `capacity`, from the memory budget) covering the search window
 /// around the current output frame, and nothing per frame beyond the running statistics.
-final class TimedMatcher {
+package final class TimedMatcher {
     private struct Entry {
         var sequence: Int
         var gifIndex: Int
@@ -39,7 +44,7 @@ final class TimedMatcher {
     private let capacity: Int
     private let playMs: Double
     private let totalSequences: Int
-    let plays: Int
+    package let plays: Int
     private var ring: [Entry] = []
     private var nextSequence = 0
     private var lastAssigned = -1
@@ -70,7 +75,7 @@ final class TimedMatcher {
     private var firstFailing: (output: Int, gif: Int)?
 
     /// `plays`: how many plays of the schedule the output holds; `bound`: minimum PSNR, `nil` for exact.
-    init(timeline: Timeline, source: ReferenceSource, plays: Int, bound: Double?, memoryBudget: Int?) {
+    package init(timeline: Timeline, source: ReferenceSource, plays: Int, bound: Double?, memoryBudget: Int?) {
         self.timeline = timeline
         self.source = source
         width = source.width
@@ -89,7 +94,7 @@ final class TimedMatcher {
     }
 
     /// Compares one output frame (presentation order).
-    func add(_ frame: ShownFrame) throws {
+    package func add(_ frame: ShownFrame) throws {
         let index = outputFrames
         outputFrames += 1
         // A frame lasts until the next one starts (containers' own per-sample durations are not always what a
@@ -123,7 +128,7 @@ final class TimedMatcher {
                         height: height, rowStep: rowStep)
                 }
             case .digest(let digest):
-                if frameDigest == nil { frameDigest = Verifier.digest(frame.pixels, stride: frame.stride, width: width, height: height) }
+                if frameDigest == nil { frameDigest = FrameDigest.digest(frame.pixels, stride: frame.stride, width: width, height: height) }
                 return PixelComparison.same(frameDigest == digest, pixels: width * height)
             case .unchecked:
                 return PixelComparison(squaredError: 0, samples: 0, differingPixels: 0)
@@ -221,7 +226,7 @@ final class TimedMatcher {
 
     /// Closes the statistics into `report` and adds a failure line for every check outside the tolerances.
     /// `endMs`: where the container says the last frame ends, when it says so.
-    func finish(
+    package func finish(
         into report: inout OutputVerification, settings: VerifySettings, knownTolerance: (Double, String)? = nil,
         endMs: Double? = nil
     ) {

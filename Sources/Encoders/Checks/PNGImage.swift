@@ -1,12 +1,12 @@
 internal import CPng
 
 /// A PNG read whole with libpng, as 8-bit RGBA (any colour type expanded): a sprite sheet page or a poster.
-final class PNGImage {
-    let width: Int
-    let height: Int
-    let pixels: UnsafeMutablePointer<UInt8>
+package final class PNGImage {
+    package let width: Int
+    package let height: Int
+    package let pixels: UnsafeMutablePointer<UInt8>
 
-    init(path: String) throws {
+    package init(path: String) throws {
         var w: UInt32 = 0, h: UInt32 = 0
         var buffer: UnsafeMutablePointer<UInt8>?
         var error = [CChar](repeating: 0, count: 256)
@@ -26,10 +26,10 @@ final class PNGImage {
 /// A PNG page read a band of rows at a time (libpng, row by row): a sprite sheet's cells are compared as their rows
 /// arrive, so only `capacity` rows are held, not the page. Rows above the band are read again from the start
 /// (a packed sheet may place a later frame higher up; gifx's grids never do).
-final class PNGBand {
-    let path: String
-    private(set) var width = 0
-    private(set) var height = 0
+package final class PNGBand {
+    package let path: String
+    package private(set) var width = 0
+    package private(set) var height = 0
     private var reader: OpaquePointer?
     private var buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
@@ -37,7 +37,7 @@ final class PNGBand {
     private var top = 0
     private var count = 0
 
-    init(path: String, capacity: Int) throws {
+    package init(path: String, capacity: Int) throws {
         self.path = path
         self.capacity = max(1, capacity)
         buffer = .allocate(capacity: 1)
@@ -66,7 +66,7 @@ final class PNGBand {
     }
 
     /// Rows `y ..< y + rows` (`rows` ≤ the capacity, inside the page): a pointer to row `y`, `width` pixels a row.
-    func rows(_ y: Int, _ rows: Int) throws -> UnsafePointer<UInt8> {
+    package func rows(_ y: Int, _ rows: Int) throws -> UnsafePointer<UInt8> {
         precondition(rows <= capacity && y >= 0 && y + rows <= height)
         if y < top { try reopen() }
         if y >= top + count {  // nothing kept is needed: skip to y

@@ -1,16 +1,16 @@
-internal import CAV
+package import CAV
 
 /// A planar 4:2:0 frame (Y, U, V, and A for yuva420p) as pointers: a decoded video frame, or the copy of the frame
 /// the encoder was given, which a verifying conversion compares it with (video PSNR over the planes, as libavfilter's
 /// psnr computes it: no conversion on either side, so the check costs a copy and a subtraction per sample).
-struct PlaneView {
-    var pointers: [UnsafePointer<UInt8>]
-    var strides: [Int]
-    var widths: [Int]
-    var heights: [Int]
+package struct PlaneView {
+    package var pointers: [UnsafePointer<UInt8>]
+    package var strides: [Int]
+    package var widths: [Int]
+    package var heights: [Int]
 
     /// The planes of `frame` (yuv420p or yuva420p); `nil` for any other format.
-    init?(_ frame: UnsafeMutablePointer<AVFrame>) {
+    package init?(_ frame: UnsafeMutablePointer<AVFrame>) {
         let format = frame.pointee.format
         guard format == AV_PIX_FMT_YUV420P.rawValue || format == AV_PIX_FMT_YUVA420P.rawValue else { return nil }
         let count = format == AV_PIX_FMT_YUVA420P.rawValue ? 4 : 3
@@ -30,7 +30,7 @@ struct PlaneView {
     }
 
     /// The same geometry over a packed copy (`packed`): planes one after another, rows `widths[i]` apart.
-    init(packed: UnsafePointer<UInt8>, like other: PlaneView) {
+    package init(packed: UnsafePointer<UInt8>, like other: PlaneView) {
         var offset = 0
         pointers = []
         for i in other.widths.indices {
@@ -42,10 +42,10 @@ struct PlaneView {
         heights = other.heights
     }
 
-    var packedBytes: Int { zip(widths, heights).reduce(0) { $0 + $1.0 * $1.1 } }
+    package var packedBytes: Int { zip(widths, heights).reduce(0) { $0 + $1.0 * $1.1 } }
 
     /// Copies the planes into one packed buffer (the reference kept until its frame is decoded).
-    func packed() -> [UInt8] {
+    package func packed() -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: packedBytes)
         buffer.withUnsafeMutableBufferPointer { out in
             var offset = 0
@@ -60,7 +60,7 @@ struct PlaneView {
     }
 
     /// Squared error and differing samples over every plane (the planes must have the same geometry).
-    func compare(with other: PlaneView) -> PixelComparison {
+    package func compare(with other: PlaneView) -> PixelComparison {
         var total: UInt64 = 0
         var differing = 0
         var samples = 0
