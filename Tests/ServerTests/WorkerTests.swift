@@ -20,6 +20,31 @@ let workerBinary: String? = {
 
 @Suite(.enabled(if: workerBinary != nil, "the gifx binary is not built beside the tests (swift build --build-tests)"))
 struct WorkerTests {
+    /// A worker asks for SIGKILL when its parent ends (`PR_SET_PDEATHSIG`), and for Linux the parent is the thread
+    /// that spawned it: spawned from a pool thread that then ended, a worker died mid-job with the service alive
+    /// (a 500 "died of SIGKILL" in 1 of 512 bench requests). Every worker is now spawned by one long-lived thread.
+    @Test("a worker outlives the thread that asked for it")
+    func aWorkerOutlivesTheThreadThatStartedIt() async throws {
+        let binary = try #require(workerBinary)
+        final class Box: @unchecked Sendable { var worker: ServiceWorker?; var error: (any Error)? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do { box.worker = try ServiceWorker.start(executable: binary, environment: [:]) } catch { box.error = error }
+            // Alive while the worker starts and asks for its parent-death signal, then ends.
+            Thread.sleep(forTimeInterval: 1)
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let worker = try #require(box.worker, "\(box.error.map { "\($0)" } ?? "")")
+        try await Task.sleep(for: .milliseconds(500))  // the asking thread has ended by now
+        #expect(!worker.hasEnded, "the worker died with the thread that asked for it")
+        worker.close()  // end of its job pipe: it exits 0
+        let ending = worker.reap()
+        #expect(ending?.signal == nil && ending?.exitStatus == 0, "\(String(describing: ending))")
+    }
+
     /// Six frames (2 cs each): enough for a crash set at the 4th frame.
     static let long = try! FixtureGIF.solidFrames(
         width: 32, height: 24, colorIndices: [1, 2, 3, 4, 5, 6], delays: [2, 2, 2, 2, 2, 2]).encode()
