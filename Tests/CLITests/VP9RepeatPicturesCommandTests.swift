@@ -39,7 +39,9 @@ struct VP9RepeatPicturesCommandTests {
                 // one picture per GIF frame, and the copy after each of the two key frames (0 and 5.55 s) coded,
                 // so no repeat shows a key frame
                 #expect(pictures["encoded"] == Self.delays.count + 2)
-                #expect(pictures["repeatBytes"] == pictures["repeats"])  // one byte each
+                // coded skip frames (VP9SkipFrame), tens of bytes each
+                #expect((pictures["repeatBytes"] ?? 0) > 8 * (pictures["repeats"] ?? 0))
+                #expect((pictures["repeatBytes"] ?? 0) < 64 * (pictures["repeats"] ?? 0))
             }
             try RepeatPicturesCommandTests.expectKeyframes(first, output, interval: 5, required: [0, 5.55])
         }
