@@ -28,7 +28,6 @@ struct VP9RepeatPictureTests {
         let target = folder.appendingPathComponent("\(name).\(container == .webm ? "webm" : "mp4")").path
         var settings = RunSettings()
         settings.diagnostics.encodeRepeats = encodeRepeats
-        settings.diagnostics.vp9RepeatPictures = true
         settings.diagnostics.repeatTimestamps = timestamps
         var options = VideoSettings(container: container, codec: .vp9, crf: crf)
         options.loops = c.loops
