@@ -33,8 +33,6 @@ struct KeyframeIntervalTests {
         var codec: VideoCodec
         var container: VideoContainer
         var width = 64, height = 64
-        /// VP9's repeat pictures (`Diagnostics.vp9RepeatPictures`); H.264 has them by default.
-        var vp9Repeats = false
         var encodeRepeats = false
         var vfr = false
         var testDescription: String { name }
@@ -46,8 +44,8 @@ struct KeyframeIntervalTests {
         Case(name: "H.264, VFR", codec: .h264, container: .mp4, vfr: true),
         Case(name: "HEVC, repeat pictures", codec: .hevc, container: .mp4),
         Case(name: "HEVC, every copy encoded", codec: .hevc, container: .mp4, encodeRepeats: true),
-        Case(name: "VP9 WebM, repeat pictures", codec: .vp9, container: .webm, vp9Repeats: true),
-        Case(name: "VP9 WebM, every copy encoded", codec: .vp9, container: .webm),
+        Case(name: "VP9 WebM, repeat pictures", codec: .vp9, container: .webm),
+        Case(name: "VP9 WebM, every copy encoded", codec: .vp9, container: .webm, encodeRepeats: true),
         Case(name: "AV1 (SVT-AV1) MP4", codec: .av1, container: .mp4),
         Case(name: "AV1 (SVT-AV1) WebM", codec: .av1, container: .webm),
     ]
@@ -117,7 +115,6 @@ struct KeyframeIntervalTests {
         try gif(width: c.width, height: c.height).write(to: input)
         let target = folder.appendingPathComponent("out.\(c.container.rawValue)").path
         var settings = RunSettings()
-        settings.diagnostics.vp9RepeatPictures = c.vp9Repeats
         settings.diagnostics.encodeRepeats = c.encodeRepeats
         var options = VideoSettings(container: c.container, codec: c.codec, keyframeInterval: interval)
         if c.vfr { options.timing = .vfr }

@@ -29,7 +29,6 @@ struct VP9RepeatPictureTests {
         let target = folder.appendingPathComponent("\(name).\(container == .webm ? "webm" : "mp4")").path
         var settings = RunSettings()
         settings.diagnostics.encodeRepeats = encodeRepeats
-        settings.diagnostics.vp9RepeatPictures = true
         settings.diagnostics.repeatTimestamps = timestamps
         var options = VideoSettings(container: container, codec: .vp9, crf: crf)
         options.loops = c.loops
@@ -55,7 +54,9 @@ struct VP9RepeatPictureTests {
                 c, folder: folder, name: "new\(timestamps)", crf: 0, encodeRepeats: false, timestamps: timestamps,
                 container: container)
             #expect(new.summary.outputFrames == outputFrames)
-            #expect(new.summary.repeatPictures > 0 && new.summary.repeatBytes == new.summary.repeatPictures)
+            // coded skip frames (VP9SkipFrame): about 20 bytes each at these sizes
+            #expect(new.summary.repeatPictures > 0 && new.summary.repeatBytes > 8 * new.summary.repeatPictures)
+            #expect(new.summary.repeatBytes < 64 * new.summary.repeatPictures)
             #expect(new.summary.encodedPictures + new.summary.repeatPictures == outputFrames)
             #expect(new.summary.encodedPictures < outputFrames / 4, "\(new.summary)")
             let newFrames = try RepeatPictureTests.frames(new.path)

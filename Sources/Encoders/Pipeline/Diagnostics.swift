@@ -15,10 +15,6 @@ package struct Diagnostics: Sendable, Equatable {
     /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures (the
     /// differential tests' and the benchmark's baseline; docs/repeats.md).
     package var encodeRepeats = false
-    /// VP9 repeats written as `show_existing_frame` packets. Off by default: Firefox 153 plays such a WebM with
-    /// black and misplaced frames (make browser-check: 18 of 48 frames wrong; Chromium, FFmpeg and libvpx show
-    /// them right), so WebM keeps every copy encoded until that is understood (docs/repeats.md).
-    package var vp9RepeatPictures = false
     /// With repeat pictures, the durations the encoder is shown (docs/repeats.md).
     package var repeatTimestamps: RepeatTimestamps = .capped
 

@@ -246,10 +246,12 @@ extension EncoderTuning {
         return tuning
     }
 
-    /// The settings a stream with repeat pictures needs (H.264; docs/repeats.md): no B-frames, so decode
+    /// The settings a stream with repeat pictures needs (docs/repeats.md). H.264: no B-frames, so decode
     /// order is presentation order and x264 writes `pic_order_cnt_type` 2, and one reference frame, so x264's
     /// picture after a run of repeats predicts from the last repeat, an exact copy of what it predicted from.
-    /// VP9 needs nothing: every packet of libvpx's ends with one shown frame whose slot its header names.
+    /// VP9: libvpx's `error-resilient`, so that each of its frames starts from the default probabilities and
+    /// predicts no motion vector from the frame before it, as the coded skip frames between them need
+    /// (`VP9SkipFrame`); every packet of libvpx's ends with one shown frame whose slot its header names.
     func forRepeatPictures(codec: VideoCodec = .h264) -> EncoderTuning {
         switch codec {
         case .h264:
@@ -259,6 +261,11 @@ extension EncoderTuning {
         case .hevc:
             var tuning = withParameters([.bframes(0), .ref(1), .temporalMVP(false)])
             tuning.setting += ", no B-frames, 1 reference, no temporal MVP (repeat pictures)"
+            return tuning
+        case .vp9:
+            var tuning = self
+            tuning.codecOptions.append(EncoderOption("error-resilient", "default"))
+            tuning.setting += ", error resilient (repeat pictures)"
             return tuning
         default:
             return self

@@ -44,11 +44,11 @@ package final class VideoPlan {
     /// the durations the encoder is shown.
     private let diagnostics: Diagnostics
     /// Whether the video's repeats (a canvas shown for several output frames) are written as codec-level
-    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 or HEVC in MP4 or VP9 in WebM, at
-    /// a constant rate whose plan repeats some frame, unless `Diagnostics.encodeRepeats` keeps the old path.
-    /// H.264 and HEVC then run without B-frames and with one reference, HEVC also without temporal motion
-    /// vector prediction (`EncoderTuning.forRepeatPictures`). A VP9
-    /// stream with alpha keeps the old path (`begin` decides: the alpha plane is a second libvpx stream).
+    /// repeat pictures instead of being encoded again (docs/repeats.md): H.264 or HEVC in MP4 or VP9 in WebM or
+    /// MP4, at a constant rate whose plan repeats some frame, unless `Diagnostics.encodeRepeats` keeps the old
+    /// path. H.264 and HEVC then run without B-frames and with one reference, HEVC also without temporal motion
+    /// vector prediction, libvpx error resilient (`EncoderTuning.forRepeatPictures`). A VP9 stream with alpha
+    /// keeps the old path (`begin` decides: the alpha plane is a second libvpx stream).
     package private(set) var repeatsAsPictures: Bool
 
     /// The longest duration in output frames the encoder is shown for one picture: 0.1 s (rounded up, at
@@ -146,7 +146,7 @@ package final class VideoPlan {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: diagnostics.fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options, vp9: diagnostics.vp9RepeatPictures)
+        repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options)
             && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
@@ -168,11 +168,10 @@ package final class VideoPlan {
     }
 
     /// Whether the codec and container have a repeat-picture writer: H.264 in MP4 (P_Skip pictures), VP9 in
-    /// WebM or MP4 (`show_existing_frame`; not with alpha, decided in `begin`).
-    static func splicesRepeats(_ options: VideoSettings, vp9: Bool) -> Bool {
+    /// WebM or MP4 (coded skip frames, `VP9SkipFrame`; not with alpha, decided in `begin`).
+    static func splicesRepeats(_ options: VideoSettings) -> Bool {
         switch (options.codec, options.container) {
-        case (.h264, .mp4), (.hevc, .mp4): return true
-        case (.vp9, .webm), (.vp9, .mp4): return vp9
+        case (.h264, .mp4), (.hevc, .mp4), (.vp9, .webm), (.vp9, .mp4): return true
         default: return false
         }
     }
