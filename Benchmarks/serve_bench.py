@@ -346,6 +346,22 @@ def report(section):
     return out
 
 
+def report_in_process(section):
+    """Markdown lines for `--versus in-process`: the shipped service (workers) against --no-workers, per level."""
+    out = ["| C | requests | in-process conv/s | gifx conv/s | throughput gifx / in-process | in-process p50 / p99 ms | "
+           "gifx p50 / p99 ms | p99 gifx / in-process | service RSS in-process MiB | service / tree RSS gifx MiB | "
+           "answers gifx / in-process | load before → after |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in section.get("levels", []):
+        g, t = row["gifx"], row["in-process"]
+        out.append(f"| {row['concurrency']} | {row['requests']} | {t['conversions_per_s']} | {g['conversions_per_s']} | "
+                   f"**{row.get('throughput_ratio')}×** | {t['p50_ms']} / {t['p99_ms']} | {g['p50_ms']} / {g['p99_ms']} | "
+                   f"**{row.get('p99_ratio')}×** | {t['service_process_peak_rss_mib']} | "
+                   f"{g['service_process_peak_rss_mib']} / {g['peak_rss_mib']} | {_statuses(g)} / {_statuses(t)} | "
+                   f"{row['load_average_before'][0]} → {row['load_average_after'][0]} |")
+    return out
+
+
 def _statuses(summary):
     return ", ".join(f"{k}: {v}" for k, v in sorted(summary["by_status"].items()))
 
@@ -373,7 +389,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
-    text = "\n".join(report(result))
+    text = "\n".join(report_in_process(result) if args.versus == "in-process" else report(result))
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text + "\n")
