@@ -147,7 +147,7 @@ package final class VideoPlan {
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
         repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options)
-            && Self.hasRepeats(plan, timeline)
+            && (options.codec != .hevc || diagnostics.hevcRepeatPictures) && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
