@@ -22,10 +22,10 @@ struct H264RepeatSplicerTests {
         return run.stdout
     }
 
-    /// The frame hashes ffmpeg decodes from a raw H.264 file, in order.
-    static func hashes(_ path: String) throws -> [String] {
+    /// The frame hashes ffmpeg decodes from a raw H.264 (or `format`) file, in order.
+    static func hashes(_ path: String, format: String = "h264") throws -> [String] {
         let text = String(decoding: try tool(MP4Oracle.ffmpeg!, [
-            "-v", "error", "-nostdin", "-err_detect", "explode", "-xerror", "-f", "h264", "-i", path,
+            "-v", "error", "-nostdin", "-err_detect", "explode", "-xerror", "-f", format, "-i", path,
             "-fps_mode", "passthrough", "-f", "framemd5", "-",
         ]), as: UTF8.self)
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
@@ -34,9 +34,9 @@ struct H264RepeatSplicerTests {
     }
 
     /// Each syntax element `name` as trace_headers prints it, in stream order.
-    static func traced(_ path: String, _ name: String) throws -> [Int] {
+    static func traced(_ path: String, _ name: String, format: String = "h264") throws -> [Int] {
         let run = try CapturedRun.run(MP4Oracle.ffmpeg!, [
-            "-v", "trace", "-nostdin", "-f", "h264", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
+            "-v", "trace", "-nostdin", "-f", format, "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
         ])
         let text = String(decoding: run.stderr, as: UTF8.self)
         return text.split(separator: "\n").compactMap { line -> Int? in

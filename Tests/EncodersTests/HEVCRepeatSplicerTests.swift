@@ -38,28 +38,10 @@ enum HEVCOracle {
 @Suite("HEVC repeat splicer (x265 streams, FFmpeg's parser and decoder, libde265)",
        .enabled(if: HEVCOracle.available, "ffmpeg/ffprobe or dec265 (libde265-examples) not installed"))
 struct HEVCRepeatSplicerTests {
-    /// The frame hashes FFmpeg decodes from a raw HEVC file, in order.
-    static func hashes(_ path: String) throws -> [String] {
-        let text = String(decoding: try H264RepeatSplicerTests.tool(MP4Oracle.ffmpeg!, [
-            "-v", "error", "-nostdin", "-err_detect", "explode", "-xerror", "-f", "hevc", "-i", path,
-            "-fps_mode", "passthrough", "-f", "framemd5", "-",
-        ]), as: UTF8.self)
-        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-    }
+    static func hashes(_ path: String) throws -> [String] { try H264RepeatSplicerTests.hashes(path, format: "hevc") }
 
-    /// Each syntax element `name` as trace_headers prints it, in stream order.
     static func traced(_ path: String, _ name: String) throws -> [Int] {
-        let run = try CapturedRun.run(MP4Oracle.ffmpeg!, [
-            "-v", "trace", "-nostdin", "-f", "hevc", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
-        ])
-        let text = String(decoding: run.stderr, as: UTF8.self)
-        return text.split(separator: "\n").compactMap { line -> Int? in
-            guard line.contains("trace_headers"), let range = line.range(of: " \(name) ") else { return nil }
-            return line[range.upperBound...].split(separator: "=").last
-                .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        }
+        try H264RepeatSplicerTests.traced(path, name, format: "hevc")
     }
 
     /// The access units of an x265 Annex B stream with its parameter sets in band: the VPS, SPS and PPS before the

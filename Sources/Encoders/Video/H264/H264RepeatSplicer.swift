@@ -114,7 +114,7 @@ final class H264RepeatSplicer {
                 seenPicture = true
             }
             guard frameNum != slice.frameNum else { continue }
-            overwrite(&rbsp, at: slice.frameNumPosition, width: sps.log2MaxFrameNum, with: frameNum)
+            overwriteBits(&rbsp, at: slice.frameNumPosition, width: sps.log2MaxFrameNum, with: frameNum)
             if out == nil { out = []; out!.reserveCapacity(bytes.count + 8) }
             out!.append(contentsOf: bytes[copied...unit.lowerBound])  // up to and with the NAL header
             out!.append(contentsOf: escapeRBSP(rbsp))
@@ -149,16 +149,6 @@ final class H264RepeatSplicer {
         repeatsWritten += 1
         repeatBytes += unit.count
         return unit
-    }
-
-    /// Writes `value`'s low `width` bits at bit `position` of `rbsp`.
-    func overwrite(_ rbsp: inout [UInt8], at position: Int, width: Int, with value: Int) {
-        for k in 0..<width {
-            let bit = (value >> (width - 1 - k)) & 1
-            let p = position + k
-            let mask = UInt8(0x80) >> UInt8(p & 7)
-            if bit == 1 { rbsp[p >> 3] |= mask } else { rbsp[p >> 3] &= ~mask }
-        }
     }
 }
 

@@ -36,6 +36,17 @@ func unescapeRBSP(_ payload: some Collection<UInt8>) -> [UInt8] {
     return out
 }
 
+/// Writes `value`'s low `width` bits at bit `position` of `rbsp`, most significant first: a fixed-width field
+/// rewritten in place (H.264's `frame_num`, HEVC's `slice_pic_order_cnt_lsb`), moving no other bit.
+func overwriteBits(_ rbsp: inout [UInt8], at position: Int, width: Int, with value: Int) {
+    for k in 0..<width {
+        let bit = (value >> (width - 1 - k)) & 1
+        let p = position + k
+        let mask = UInt8(0x80) >> UInt8(p & 7)
+        if bit == 1 { rbsp[p >> 3] |= mask } else { rbsp[p >> 3] &= ~mask }
+    }
+}
+
 /// Why a bitstream could not be read: cut short, or a value the splicer does not handle.
 struct BitstreamError: Error, CustomStringConvertible, Equatable {
     var description: String

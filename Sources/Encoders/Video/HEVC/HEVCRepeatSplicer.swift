@@ -139,7 +139,7 @@ final class HEVCRepeatSplicer {
             }
             guard let position = slice.pocPosition else {
                 // An IDR: POC 0.
-                if slice.firstSliceInPicture { notePicture(poc: 0, type: type) }
+                if slice.firstSliceInPicture { notePicture(poc: 0) }
                 continue
             }
             let lsb = sps.log2MaxPocLsb
@@ -155,10 +155,10 @@ final class HEVCRepeatSplicer {
                         throw BitstreamError("repeat pictures need x265's pictures to predict from the picture before only")
                     }
                 }
-                notePicture(poc: lastPOCFollowing(lsb: poc), type: type)
+                notePicture(poc: lastPOCFollowing(lsb: poc))
             }
             guard poc != slice.pocLsb else { continue }
-            overwrite(&rbsp, at: position, width: lsb, with: poc)
+            overwriteBits(&rbsp, at: position, width: lsb, with: poc)
             if out == nil { out = []; out!.reserveCapacity(bytes.count + 8) }
             out!.append(contentsOf: bytes[copied..<(unit.lowerBound + 2)])  // up to and with the NAL header
             out!.append(contentsOf: escapeRBSP(rbsp))
@@ -177,7 +177,7 @@ final class HEVCRepeatSplicer {
         return poc
     }
 
-    private func notePicture(poc: Int, type: Int) {
+    private func notePicture(poc: Int) {
         lastPOC = poc
         sinceIRAP += 1
         seenPicture = true
@@ -275,16 +275,6 @@ final class HEVCRepeatSplicer {
         var data = cabac.writer
         while data.position & 7 != 0 { data.bit(0) }  // rbsp_slice_segment_trailing_bits: the flush wrote the stop bit
         return data
-    }
-
-    /// Writes `value`'s low `width` bits at bit `position` of `rbsp`.
-    func overwrite(_ rbsp: inout [UInt8], at position: Int, width: Int, with value: Int) {
-        for k in 0..<width {
-            let bit = (value >> (width - 1 - k)) & 1
-            let p = position + k
-            let mask = UInt8(0x80) >> UInt8(p & 7)
-            if bit == 1 { rbsp[p >> 3] |= mask } else { rbsp[p >> 3] &= ~mask }
-        }
     }
 }
 
