@@ -17,8 +17,7 @@ struct DeveloperSwitches {
     /// `GIFX_AV_LOG=1`: let libav print its own warnings and errors;
     /// `GIFX_REPEATS=encode`: encode every repeat again instead of writing repeat pictures (the old path);
     /// `GIFX_REPEATS=real` or `=dense`: repeat pictures, the encoder shown real or one-frame durations
-    /// (`RepeatTimestamps`; docs/repeats.md);
-    /// `GIFX_HEVC_REPEATS=1`: HEVC repeats as skip pictures (off by default: Firefox hangs on them; `Diagnostics`).
+    /// (`RepeatTimestamps`; docs/repeats.md).
     var diagnostics = Diagnostics()
 #if DEBUG
     /// `GIFX_TEST_CRASH=SIGNAL@N` (tests only, debug builds only): die of SIGNAL once N GIF frames have been
@@ -42,7 +41,6 @@ struct DeveloperSwitches {
         diagnostics.fragmentedMP4Above = environment("GIFX_MP4_FRAGMENT_ABOVE").flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
         diagnostics.libavLogging = environment("GIFX_AV_LOG") == "1"
         diagnostics.encodeRepeats = environment("GIFX_REPEATS") == "encode"
-        diagnostics.hevcRepeatPictures = environment("GIFX_HEVC_REPEATS") == "1"
         diagnostics.repeatTimestamps = environment("GIFX_REPEATS").flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
 #if DEBUG
         crash = environment("GIFX_TEST_CRASH").flatMap(CrashSwitch.init)

@@ -81,15 +81,18 @@ struct HEVCRepeatSplicerTests {
     /// larger, cropped by the conformance window).
     /// Key frames every 8 pictures: IDR pictures (closed GOPs, as gifx forces them: POC back to 0), or with x265's
     /// open GOPs CRA pictures (the POC runs on).
+    /// The repeats name x265's own PPS, so each case gives its slice header other fields to write: x265's
+    /// defaults (weighted prediction, deblocking with loop filtering across slices), the PPS of a lossless
+    /// stream (`cu_transquant_bypass_flag` coded in every unit), and one with deblocking and SAO off.
     @Test("repeats decode to the picture they repeat; x265's pictures to what they were; POC wraps at 256",
-          arguments: [("64x40", "medium", false), ("200x120", "medium", false), ("200x120", "ultrafast", true),
-                      ("136x90", "medium", true)])
-    func spliceAndWrap(_ size: String, _ preset: String, _ openGOP: Bool) throws {
+          arguments: [("64x40", "medium", false, ""), ("200x120", "medium", false, ":lossless=1"),
+                      ("200x120", "ultrafast", true, ":deblock=0:sao=0:weightp=0"), ("136x90", "medium", true, "")])
+    func spliceAndWrap(_ size: String, _ preset: String, _ openGOP: Bool, _ extra: String) throws {
         let folder = try mp4Folder("hevcsplice\(size)\(preset)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = try Self.x265(
             folder, size: size, frames: 24,
-            params: "keyint=8:min-keyint=8:scenecut=0:bframes=0:ref=1:temporal-mvp=0:open-gop=\(openGOP ? 1 : 0)",
+            params: "keyint=8:min-keyint=8:scenecut=0:bframes=0:ref=1:temporal-mvp=0:wpp=0:open-gop=\(openGOP ? 1 : 0)" + extra,
             preset: preset)
         let lsbBits = try Self.traced(source, "log2_max_pic_order_cnt_lsb_minus4")
         #expect(!lsbBits.isEmpty && lsbBits.allSatisfy { $0 == 4 }, "the test needs an 8-bit POC lsb")
@@ -103,7 +106,7 @@ struct HEVCRepeatSplicerTests {
         // repeats after each picture: none, one, many, across key frames (keyint 8), and a run of 300 that wraps
         // the 8-bit POC lsb inside one GOP
         let repeats = (0..<24).map { [0, 1, 20, 3, 0, 300, 2, 15][$0 % 8] }
-        var spliced = splicer.extradata
+        var spliced = extradata
         var expectedHashes: [String] = []
         var expectedPOCs: [Int] = []  // slice_pic_order_cnt_lsb of every picture but the IDRs
         var sinceIDR = 0
@@ -129,24 +132,28 @@ struct HEVCRepeatSplicerTests {
         let pocs = try Self.traced(output, "slice_pic_order_cnt_lsb")
         #expect(pocs == expectedPOCs)
         #expect(pocs.contains(255) && pocs.filter { $0 == 0 }.count >= 1, "the POC lsb never wrapped")
-        // the repeat pictures are slices of the repeat PPS
-        #expect(try Self.traced(output, "slice_pic_parameter_set_id").filter { $0 == splicer.repeatPPSID }.count
-                == splicer.repeatsWritten)
+        // one PPS, x265's, which every picture names: Firefox keeps only the first PPS of an hvcC
+        let ppsIDs = try Self.traced(output, "pps_pic_parameter_set_id")
+        #expect(!ppsIDs.isEmpty && ppsIDs.allSatisfy { $0 == 0 }, "PPS ids \(ppsIDs)")
+        #expect(try Self.traced(output, "slice_pic_parameter_set_id") == [Int](repeating: 0, count: expectedHashes.count))
         let (libde265, ffmpeg) = try HEVCOracle.decodeTwice(output, folder: folder)
         #expect(!ffmpeg.isEmpty && libde265 == ffmpeg, "libde265 decodes other frames than FFmpeg")
     }
 
-    @Test("streams the repeat pictures cannot follow are refused: temporal MVP, B-frames, several references")
+    @Test("streams the repeat pictures cannot follow are refused: temporal MVP, wavefronts, B-frames, several references")
     func refusals() throws {
         let folder = try mp4Folder("hevcrefusals")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // temporal MVP on (x265's default): refused when the parameter sets are read
-        let tmvp = try Self.x265(folder, size: "64x64", frames: 4, params: "bframes=0:ref=1")
-        #expect(throws: BitstreamError.self) {
-            try HEVCRepeatSplicer(extradata: Self.split([UInt8](try Data(contentsOf: URL(fileURLWithPath: tmvp)))).extradata)
+        // temporal MVP on, or wavefronts on (x265's defaults): refused when the parameter sets are read
+        // (two columns of coding tree blocks: x265 writes no wavefronts for one)
+        for params in ["bframes=0:ref=1:wpp=0", "bframes=0:ref=1:temporal-mvp=0"] {
+            let source = try Self.x265(folder, size: "200x120", frames: 4, params: params)
+            #expect(throws: BitstreamError.self, "\(params)") {
+                try HEVCRepeatSplicer(extradata: Self.split([UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))).extradata)
+            }
         }
         // B-frames, or three references: refused at the first picture that uses them
-        for params in ["bframes=3:ref=1:temporal-mvp=0", "bframes=0:ref=3:temporal-mvp=0"] {
+        for params in ["bframes=3:ref=1:temporal-mvp=0:wpp=0", "bframes=0:ref=3:temporal-mvp=0:wpp=0"] {
             let source = try Self.x265(folder, size: "64x64", frames: 12, params: params + ":keyint=12:scenecut=0")
             let (extradata, pictures) = Self.split([UInt8](try Data(contentsOf: URL(fileURLWithPath: source))))
             let splicer = try HEVCRepeatSplicer(extradata: extradata)

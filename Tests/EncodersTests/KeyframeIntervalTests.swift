@@ -34,8 +34,6 @@ struct KeyframeIntervalTests {
         var container: VideoContainer
         var width = 64, height = 64
         var encodeRepeats = false
-        /// HEVC's skip pictures (`Diagnostics.hevcRepeatPictures`, off by default).
-        var hevcRepeats = false
         var vfr = false
         var testDescription: String { name }
     }
@@ -44,7 +42,7 @@ struct KeyframeIntervalTests {
         Case(name: "H.264, repeat pictures", codec: .h264, container: .mp4),
         Case(name: "H.264, every copy encoded", codec: .h264, container: .mp4, encodeRepeats: true),
         Case(name: "H.264, VFR", codec: .h264, container: .mp4, vfr: true),
-        Case(name: "HEVC, repeat pictures", codec: .hevc, container: .mp4, hevcRepeats: true),
+        Case(name: "HEVC, repeat pictures", codec: .hevc, container: .mp4),
         Case(name: "HEVC, every copy encoded", codec: .hevc, container: .mp4, encodeRepeats: true),
         Case(name: "VP9 WebM, repeat pictures", codec: .vp9, container: .webm),
         Case(name: "VP9 WebM, every copy encoded", codec: .vp9, container: .webm, encodeRepeats: true),
@@ -118,7 +116,6 @@ struct KeyframeIntervalTests {
         let target = folder.appendingPathComponent("out.\(c.container.rawValue)").path
         var settings = RunSettings()
         settings.diagnostics.encodeRepeats = c.encodeRepeats
-        settings.diagnostics.hevcRepeatPictures = c.hevcRepeats
         var options = VideoSettings(container: c.container, codec: c.codec, keyframeInterval: interval)
         if c.vfr { options.timing = .vfr }
         let report = try Conversion(inputPath: input.path, settings: settings)

@@ -15,10 +15,6 @@ package struct Diagnostics: Sendable, Equatable {
     /// Encode every repeat of a frame at a constant rate again, as gifx did before repeat pictures (the
     /// differential tests' and the benchmark's baseline; docs/repeats.md).
     package var encodeRepeats = false
-    /// HEVC repeats written as skip pictures (`HEVCRepeatSplicer`). Off by default: Firefox 153 (which plays HEVC
-    /// on Linux) hangs on such an MP4 in `make browser-check` while it plays the every-copy-encoded one right, and
-    /// FFmpeg and libde265 decode both exactly; until that is understood, HEVC keeps every copy encoded.
-    package var hevcRepeatPictures = false
     /// With repeat pictures, the durations the encoder is shown (docs/repeats.md).
     package var repeatTimestamps: RepeatTimestamps = .capped
 

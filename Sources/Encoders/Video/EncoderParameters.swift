@@ -21,6 +21,8 @@ package enum EncoderParameter: Sendable, Hashable {
     case temporalMVP(Bool)
     /// x265's CU-tree (off at widths up to 48, where libx265 3.5's writes out of bounds).
     case cuTree(Bool)
+    /// x265's wavefront parallel processing (`wpp`; off for repeat pictures, which carry no entry points).
+    case wavefronts(Bool)
     /// Frames the rate control looks ahead.
     case rcLookahead(Int)
     /// x264's `sync-lookahead`: frames of lookahead buffered for its own thread (0: none).
@@ -64,6 +66,7 @@ package enum EncoderParameter: Sendable, Hashable {
         case .bframes: "bframes"
         case .temporalMVP: "temporal-mvp"
         case .cuTree: "cutree"
+        case .wavefronts: "wpp"
         case .rcLookahead: "rc-lookahead"
         case .syncLookahead: "sync-lookahead"
         case .slicedThreads: "sliced-threads"
@@ -81,7 +84,7 @@ package enum EncoderParameter: Sendable, Hashable {
     package var rendered: String {
         switch self {
         case .level(let level), .levelIDC(let level): "\(key)=\(level)"
-        case .highTier(let on), .temporalMVP(let on), .cuTree(let on): "\(key)=\(on ? 1 : 0)"
+        case .highTier(let on), .temporalMVP(let on), .cuTree(let on), .wavefronts(let on): "\(key)=\(on ? 1 : 0)"
         case .vbvMaxRate(let n), .vbvBufferSize(let n), .ref(let n), .bframes(let n), .rcLookahead(let n),
              .syncLookahead(let n), .pools(let n), .frameThreads(let n), .pass(let n), .bitrate(let n):
             "\(key)=\(n)"

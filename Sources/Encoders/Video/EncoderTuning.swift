@@ -259,8 +259,8 @@ extension EncoderTuning {
             tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
             return tuning
         case .hevc:
-            var tuning = withParameters([.bframes(0), .ref(1), .temporalMVP(false)])
-            tuning.setting += ", no B-frames, 1 reference, no temporal MVP (repeat pictures)"
+            var tuning = withParameters([.bframes(0), .ref(1), .temporalMVP(false), .wavefronts(false)])
+            tuning.setting += ", no B-frames, 1 reference, no temporal MVP, no wavefronts (repeat pictures)"
             return tuning
         case .vp9:
             var tuning = self

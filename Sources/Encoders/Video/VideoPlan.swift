@@ -146,8 +146,7 @@ package final class VideoPlan {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: diagnostics.fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options)
-            && (options.codec != .hevc || diagnostics.hevcRepeatPictures) && Self.hasRepeats(plan, timeline)
+        repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
@@ -257,9 +256,8 @@ package final class VideoPlan {
             }
             do {
                 if options.codec == .hevc {
-                    let hevc = try HEVCRepeatSplicer(extradata: encoder.extradata)
-                    try encoder.replaceExtradata(hevc.extradata)
-                    splicer = hevc
+                    // The repeats name x265's own PPS: the extradata stays as x265 wrote it.
+                    splicer = try HEVCRepeatSplicer(extradata: encoder.extradata)
                 } else {
                     let h264 = try H264RepeatSplicer(extradata: encoder.extradata)
                     try encoder.replaceExtradata(h264.extradata)

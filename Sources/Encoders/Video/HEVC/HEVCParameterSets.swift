@@ -195,7 +195,20 @@ struct HEVCPictureParameters: Equatable {
     var cabacInitPresent = false
     /// `num_ref_idx_l0_default_active_minus1` + 1.
     var defaultActiveReferences = 1
+    /// `init_qp_minus26`: the slice QP is 26 + this + `slice_qp_delta`.
+    var initQPMinus26 = 0
+    var sliceChromaQPOffsetsPresent = false
+    var weightedPrediction = false
+    var transquantBypass = false
+    var tiles = false
+    /// `entropy_coding_sync_enabled_flag`: wavefronts, one substream per row of coding tree blocks.
+    var wavefronts = false
+    var loopFilterAcrossSlices = false
+    var deblockingOverrideEnabled = false
+    var deblockingDisabled = false
     var listsModificationPresent = false
+    var sliceHeaderExtensionPresent = false
+    var extensionPresent = false
 
     init(rbsp: [UInt8]) throws {
         var r = RBSPReader(rbsp)
@@ -209,18 +222,18 @@ struct HEVCPictureParameters: Equatable {
         cabacInitPresent = try r.flag()
         defaultActiveReferences = try r.ue() + 1
         _ = try r.ue()  // num_ref_idx_l1_default_active_minus1
-        _ = try r.se()  // init_qp_minus26
+        initQPMinus26 = try r.se()
         _ = try r.bit()  // constrained_intra_pred_flag
         _ = try r.bit()  // transform_skip_enabled_flag
         if try r.flag() { _ = try r.ue() }  // cu_qp_delta_enabled_flag, diff_cu_qp_delta_depth
         _ = try r.se()  // pps_cb_qp_offset
         _ = try r.se()  // pps_cr_qp_offset
-        _ = try r.bit()  // pps_slice_chroma_qp_offsets_present_flag
-        _ = try r.bit()  // weighted_pred_flag
+        sliceChromaQPOffsetsPresent = try r.flag()
+        weightedPrediction = try r.flag()
         _ = try r.bit()  // weighted_bipred_flag
-        _ = try r.bit()  // transquant_bypass_enabled_flag
-        let tiles = try r.flag()
-        _ = try r.bit()  // entropy_coding_sync_enabled_flag
+        transquantBypass = try r.flag()
+        tiles = try r.flag()
+        wavefronts = try r.flag()
         if tiles {
             let columns = try r.ue(), rows = try r.ue()
             guard columns < 64, rows < 64 else { throw BitstreamError("too many tiles") }
@@ -229,15 +242,19 @@ struct HEVCPictureParameters: Equatable {
             }
             _ = try r.bit()  // loop_filter_across_tiles_enabled_flag
         }
-        _ = try r.bit()  // pps_loop_filter_across_slices_enabled_flag
+        loopFilterAcrossSlices = try r.flag()
         if try r.flag() {  // deblocking_filter_control_present_flag
-            _ = try r.bit()  // deblocking_filter_override_enabled_flag
-            if !(try r.flag()) {  // pps_deblocking_filter_disabled_flag
-                _ = try r.se()
-                _ = try r.se()
+            deblockingOverrideEnabled = try r.flag()
+            deblockingDisabled = try r.flag()
+            if !deblockingDisabled {
+                _ = try r.se()  // pps_beta_offset_div2
+                _ = try r.se()  // pps_tc_offset_div2
             }
         }
         if try r.flag() { try HEVCSequenceParameters.skipScalingListData(&r) }
         listsModificationPresent = try r.flag()
+        _ = try r.ue()  // log2_parallel_merge_level_minus2
+        sliceHeaderExtensionPresent = try r.flag()
+        extensionPresent = try r.flag()
     }
 }

@@ -5,10 +5,16 @@
 /// candidate): with the previous picture at reference index 0, every merge candidate is motion 0 on that
 /// picture (the first unit's spatial neighbours are unavailable, so its only candidate is the zero candidate;
 /// every later unit's neighbours are such units), there is no residual, and deblocking, SAO and temporal
-/// motion vector prediction are off, so it decodes to an exact copy of the picture before it. It is coded
-/// through a picture parameter set of its own (appended to the stream's extradata: no weighted prediction, no
-/// wavefronts or tiles, deblocking off), so it depends on none of x265's picture-level choices; its slice
-/// data is CABAC, written by `HEVCCabacWriter`.
+/// motion vector prediction are off, so it decodes to an exact copy of the picture before it (deblocking, where
+/// the PPS has it on, changes nothing: every edge between two skipped units with the same motion on the same
+/// picture has boundary strength 0). Its slice data is CABAC, written by `HEVCCabacWriter`.
+///
+/// A repeat names x265's own picture parameter set, the one of the picture before it, and writes its slice
+/// header to that PPS's choices (weighted prediction: a table of no weights; `cabac_init_flag`, chroma QP
+/// offsets, deblocking override, pictures' output flag: their neutral values). A PPS of its own, appended to
+/// the extradata, decodes the same in FFmpeg and libde265, but Firefox keeps only the first PPS of an `hvcC`
+/// (`HEVCChangeMonitor` rebuilds the extradata from the first VPS, SPS and PPS) and fails on every repeat.
+/// x265 must write no wavefronts (`wpp=0`: no entry points to write) and no tiles.
 ///
 /// Picture order: every picture of x265's (no B-frames) follows the one before in decoding and output order,
 /// one POC apart from its IRAP picture on. The repeats take the POCs after the picture they repeat, and every
@@ -18,15 +24,13 @@
 /// names pictures by their distance, and finds them (its only used reference, with one reference, is the
 /// nearest: the last repeat, whose samples are those it predicted from). x265 must run without temporal motion
 /// vector prediction (the collocated picture would be a repeat) and, as for H.264, without B-frames and with
-/// one reference (`EncoderTuning.forRepeatPictures`); the splicer refuses a stream that breaks these with an
-/// internal error, never a wrong picture.
+/// one reference, without wavefronts (`EncoderTuning.forRepeatPictures`); the splicer refuses a stream that
+/// breaks these with an internal error, never a wrong picture.
 final class HEVCRepeatSplicer {
     let sps: HEVCSequenceParameters
-    /// The repeat pictures' own PPS id (one above x265's highest).
-    let repeatPPSID: Int
-    /// The parameter sets with the repeat PPS appended (Annex B), for the codec's extradata.
-    let extradata: [UInt8]
     private var pictureParameters: [Int: HEVCPictureParameters] = [:]
+    /// The PPS of the last picture's slices: the repeats' too.
+    private(set) var lastPPSID = 0
     /// Repeat pictures written since the last IDR: added to x265's POCs.
     private var inserted = 0
     /// The POC (as written) of the last picture, and the pictures since the last IRAP picture (it included).
@@ -41,7 +45,7 @@ final class HEVCRepeatSplicer {
     /// NAL unit types (Table 7-1).
     static let trailR = 1, idrWithLeading = 19, idrNoLeading = 20, sps = 33, pps = 34
 
-    /// Reads the SPS and PPSs from `extradata` (Annex B, as libx265 writes it) and appends the repeat PPS.
+    /// Reads the SPS and PPSs from `extradata` (Annex B, as libx265 writes it), which the stream keeps as it is.
     init(extradata original: [UInt8]) throws {
         var sps: HEVCSequenceParameters?
         var pictureParameters: [Int: HEVCPictureParameters] = [:]
@@ -58,8 +62,13 @@ final class HEVCRepeatSplicer {
             }
         }
         guard let sps else { throw BitstreamError("the stream has no sequence parameter set") }
-        let highestPPS = pictureParameters.keys.max() ?? -1
-        guard highestPPS >= 0, highestPPS < 63 else { throw BitstreamError("the stream's PPS ids leave none free") }
+        guard !pictureParameters.isEmpty else { throw BitstreamError("the stream has no picture parameter set") }
+        for pps in pictureParameters.values {
+            guard !pps.wavefronts, !pps.tiles else {
+                throw BitstreamError("repeat pictures need x265 without wavefronts (wpp=0) or tiles")
+            }
+            guard !pps.extensionPresent else { throw BitstreamError("repeat pictures need a PPS without extensions") }
+        }
         guard !sps.separateColourPlane else { throw BitstreamError("repeat pictures need one colour plane") }
         guard !sps.temporalMVP else {
             throw BitstreamError("repeat pictures need temporal motion vector prediction off (sps_temporal_mvp_enabled_flag)")
@@ -67,46 +76,6 @@ final class HEVCRepeatSplicer {
         guard sps.maxReferencePictures >= 1 else { throw BitstreamError("the DPB holds no reference picture") }
         self.sps = sps
         self.pictureParameters = pictureParameters
-        repeatPPSID = highestPPS + 1
-        extradata = original + [0, 0, 0, 1] + Self.repeatPPS(id: repeatPPSID, spsID: sps.id)
-    }
-
-    /// The repeat pictures' PPS NAL unit (7.3.2.3): one reference by default, QP 26 (no residual is coded), no
-    /// weighted prediction, tiles or wavefronts, deblocking off.
-    static func repeatPPS(id: Int, spsID: Int) -> [UInt8] {
-        var w = RBSPWriter()
-        w.ue(id)
-        w.ue(spsID)
-        w.flag(false)  // dependent_slice_segments_enabled_flag
-        w.flag(false)  // output_flag_present_flag
-        w.bits(0, 3)  // num_extra_slice_header_bits
-        w.flag(false)  // sign_data_hiding_enabled_flag
-        w.flag(false)  // cabac_init_present_flag
-        w.ue(0)  // num_ref_idx_l0_default_active_minus1
-        w.ue(0)  // num_ref_idx_l1_default_active_minus1
-        w.se(0)  // init_qp_minus26
-        w.flag(false)  // constrained_intra_pred_flag
-        w.flag(false)  // transform_skip_enabled_flag
-        w.flag(false)  // cu_qp_delta_enabled_flag
-        w.se(0)  // pps_cb_qp_offset
-        w.se(0)  // pps_cr_qp_offset
-        w.flag(false)  // pps_slice_chroma_qp_offsets_present_flag
-        w.flag(false)  // weighted_pred_flag
-        w.flag(false)  // weighted_bipred_flag
-        w.flag(false)  // transquant_bypass_enabled_flag
-        w.flag(false)  // tiles_enabled_flag
-        w.flag(false)  // entropy_coding_sync_enabled_flag
-        w.flag(false)  // pps_loop_filter_across_slices_enabled_flag
-        w.flag(true)  // deblocking_filter_control_present_flag
-        w.flag(false)  // deblocking_filter_override_enabled_flag
-        w.flag(true)  // pps_deblocking_filter_disabled_flag
-        w.flag(false)  // pps_scaling_list_data_present_flag
-        w.flag(false)  // lists_modification_present_flag
-        w.ue(0)  // log2_parallel_merge_level_minus2
-        w.flag(false)  // slice_segment_header_extension_present_flag
-        w.flag(false)  // pps_extension_present_flag
-        w.trailingBits()
-        return [UInt8(pps << 1), 1] + escapeRBSP(w.bytes)  // nuh_layer_id 0, nuh_temporal_id_plus1 1
     }
 
     /// One access unit of x265's (Annex B) with its slices' `slice_pic_order_cnt_lsb` advanced by the repeats
@@ -128,7 +97,6 @@ final class HEVCRepeatSplicer {
             }
             var rbsp = unescapeRBSP(bytes[(unit.lowerBound + 2)..<unit.upperBound])
             let slice = try HEVCSliceHeaderStart(rbsp: rbsp, nalType: type, sps: sps, pictureParameters: pictureParameters)
-            if slice.ppsID == repeatPPSID { throw BitstreamError("a slice uses the repeat pictures' PPS id") }
             let isIDR = type == Self.idrWithLeading || type == Self.idrNoLeading
             if slice.firstSliceInPicture {
                 if isIDR { inserted = 0 }
@@ -139,7 +107,10 @@ final class HEVCRepeatSplicer {
             }
             guard let position = slice.pocPosition else {
                 // An IDR: POC 0.
-                if slice.firstSliceInPicture { notePicture(poc: 0) }
+                if slice.firstSliceInPicture {
+                    notePicture(poc: 0)
+                    lastPPSID = slice.ppsID
+                }
                 continue
             }
             let lsb = sps.log2MaxPocLsb
@@ -156,6 +127,7 @@ final class HEVCRepeatSplicer {
                     }
                 }
                 notePicture(poc: lastPOCFollowing(lsb: poc))
+                lastPPSID = slice.ppsID
             }
             guard poc != slice.pocLsb else { continue }
             overwriteBits(&rbsp, at: position, width: lsb, with: poc)
@@ -185,12 +157,14 @@ final class HEVCRepeatSplicer {
 
     /// A repeat of the last picture: one access unit (Annex B, one TRAIL_R P slice of skipped coding units).
     func repeatPicture() throws -> [UInt8] {
-        guard seenPicture else { throw BitstreamError("a repeat must follow a picture") }
+        guard seenPicture, let pps = pictureParameters[lastPPSID] else { throw BitstreamError("a repeat must follow a picture") }
         let poc = lastPOC + 1
         var w = RBSPWriter()
         w.flag(true)  // first_slice_segment_in_pic_flag
-        w.ue(repeatPPSID)  // slice_pic_parameter_set_id (no extra header bits, no output flag)
+        w.ue(pps.id)  // slice_pic_parameter_set_id
+        w.bits(0, pps.extraSliceHeaderBits)  // slice_reserved_flag
         w.ue(1)  // slice_type: P
+        if pps.outputFlagPresent { w.flag(true) }  // pic_output_flag
         w.bits(poc & ((1 << sps.log2MaxPocLsb) - 1), sps.log2MaxPocLsb)
         // The pictures just before, nearest first: the nearest used (reference index 0), the others kept.
         w.flag(false)  // short_term_ref_pic_set_sps_flag
@@ -211,13 +185,32 @@ final class HEVCRepeatSplicer {
             w.flag(false)  // slice_sao_luma_flag
             if sps.chromaFormat != 0 { w.flag(false) }  // slice_sao_chroma_flag
         }
-        w.flag(false)  // num_ref_idx_active_override_flag: the PPS's one reference
+        // num_ref_idx_active_override_flag, and one active reference where the PPS's default differs
+        w.flag(pps.defaultActiveReferences != 1)
+        if pps.defaultActiveReferences != 1 { w.ue(0) }
+        // one picture used: no ref_pic_lists_modification
+        if pps.cabacInitPresent { w.flag(false) }  // cabac_init_flag: initType 1
+        if pps.weightedPrediction {
+            // pred_weight_table(): no weights (the reference's POC differs from this picture's, so the flags are coded)
+            w.ue(0)  // luma_log2_weight_denom
+            if sps.chromaFormat != 0 { w.se(0) }  // delta_chroma_log2_weight_denom
+            w.flag(false)  // luma_weight_l0_flag[0]
+            if sps.chromaFormat != 0 { w.flag(false) }  // chroma_weight_l0_flag[0]
+        }
         w.ue(4)  // five_minus_max_num_merge_cand: one merge candidate, so no merge_idx
-        w.se(0)  // slice_qp_delta: SliceQpY 26
-        // Deblocking is off in the PPS, with no override; no loop filter across slices; no entry points.
+        w.se(-pps.initQPMinus26)  // slice_qp_delta: SliceQpY 26, what the contexts are initialised at
+        if pps.sliceChromaQPOffsetsPresent {
+            w.se(0)  // slice_cb_qp_offset
+            w.se(0)  // slice_cr_qp_offset
+        }
+        if pps.deblockingOverrideEnabled { w.flag(false) }  // deblocking_filter_override_flag
+        // SAO is off in this slice: the flag is coded where deblocking is on
+        if pps.loopFilterAcrossSlices && !pps.deblockingDisabled { w.flag(true) }  // slice_loop_filter_across_slices_enabled_flag
+        // no tiles or wavefronts (checked): no entry points
+        if pps.sliceHeaderExtensionPresent { w.ue(0) }  // slice_segment_header_extension_length
         w.bit(1)  // byte_alignment(): alignment_bit_equal_to_one
         while w.position & 7 != 0 { w.bit(0) }
-        let data = Self.skipSliceData(sps: sps, header: w)
+        let data = Self.skipSliceData(sps: sps, transquantBypass: pps.transquantBypass, header: w)
         let unit: [UInt8] = [0, 0, 0, 1, UInt8(Self.trailR << 1), 1] + escapeRBSP(data.bytes)
         inserted += 1
         lastPOC = poc
@@ -230,11 +223,12 @@ final class HEVCRepeatSplicer {
     /// slice_segment_data() of a picture whose coding units are all skipped (7.3.8): each coding tree block in
     /// raster order split only where it crosses the picture's edge (the split inferred there), one skipped
     /// coding unit per leaf, then `end_of_slice_segment_flag`.
-    static func skipSliceData(sps: HEVCSequenceParameters, header: RBSPWriter) -> RBSPWriter {
+    static func skipSliceData(sps: HEVCSequenceParameters, transquantBypass: Bool, header: RBSPWriter) -> RBSPWriter {
         let sliceQP = 26
-        // initType 1 (a P slice without cabac_init_flag): Tables 9-11 and 9-12.
+        // initType 1 (a P slice without cabac_init_flag): Tables 9-11 and 9-12 (9-8 for the bypass flag).
         var split = [107, 139, 126].map { HEVCCabacWriter.Context(initValue: $0, sliceQP: sliceQP) }
         var skip = [197, 185, 201].map { HEVCCabacWriter.Context(initValue: $0, sliceQP: sliceQP) }
+        var bypass = HEVCCabacWriter.Context(initValue: 154, sliceQP: sliceQP)
         let minCb = 1 << sps.log2MinCb
         let columns = sps.width / minCb, rows = sps.height / minCb
         // The coding quadtree depth of each smallest coding block decoded so far (every decoded block is skipped).
@@ -258,7 +252,9 @@ final class HEVCRepeatSplicer {
                 }
                 return
             }
-            // coding_unit: cu_skip_flag 1; ctxInc counts the available neighbours, all skipped.
+            // coding_unit: cu_transquant_bypass_flag 0 where the PPS has it (no residual either way), then
+            // cu_skip_flag 1; its ctxInc counts the available neighbours, all skipped.
+            if transquantBypass { cabac.encode(0, &bypass) }
             cabac.encode(1, &skip[(x > 0 ? 1 : 0) + (y > 0 ? 1 : 0)])
             // prediction_unit: merge_idx is absent with one merge candidate.
             for row in (y >> sps.log2MinCb)..<((y + size) >> sps.log2MinCb) {
