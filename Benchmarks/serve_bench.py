@@ -246,23 +246,26 @@ def measure(args):
         rng.shuffle(order)
         row = {"concurrency": concurrency, "requests": count, "load_average_before": sc.load_average()}
         peer = args.versus
-        servers = ["gifx", peer] if level_index % 2 == 0 else [peer, "gifx"]
-        for server in servers:
-            outdir = os.path.join(work, f"{server}-{concurrency}")
+        rounds = {"gifx": [], peer: []}
+        # Each round runs both servers, in the other order than the round before (ABBA...): a load that drifts
+        # over the level weighs on both alike, and the ratio is the median of the rounds' own ratios.
+        order_of_rounds = [["gifx", peer] if (level_index + k) % 2 == 0 else [peer, "gifx"] for k in range(args.rounds)]
+        for round_index, server in ((k, srv) for k, servers in enumerate(order_of_rounds) for srv in servers):
+            outdir = os.path.join(work, f"{server}-{concurrency}-{round_index}")
             os.makedirs(outdir)
             port = sc.free_port()
             if server in ("gifx", "in-process"):
                 # `gifx`: the service as shipped, converting in worker processes (issue 50); `in-process`: the same
                 # service with --no-workers, converting in its own process as before.
-                cache = os.path.join(work, f"cache-{server}-{concurrency}")
+                cache = os.path.join(work, f"cache-{server}-{concurrency}-{round_index}")
                 proc = sc.start_gifx(args.gifx, cache, port, gifx_args + (["--no-workers"] if server == "in-process" else []),
                                      log_path=os.path.join(work, "gifx-serve.log"))
                 url = f"http://127.0.0.1:{port}/v1/convert?format=mp4"
                 warm = [("POST", url, sc.gif_with_nonce(gifs[n]["data"], os.urandom(16)), n) for n in names[:2]]
-                reqs = [("POST", url, sc.gif_with_nonce(gifs[n]["data"], b"%016x" % (i + 1000 * concurrency)), n)
+                reqs = [("POST", url, sc.gif_with_nonce(gifs[n]["data"], b"%016x" % (i + 1000 * concurrency + 10**6 * round_index)), n)
                         for i, n in enumerate(order)]
             else:
-                proc, _ = start_thumbor(os.path.join(work, f"thumbor-{concurrency}"), gifs, port, cores)
+                proc, _ = start_thumbor(os.path.join(work, f"thumbor-{concurrency}-{round_index}"), gifs, port, cores)
                 base = f"http://127.0.0.1:{port}/unsafe/filters:gifv()/"
                 warm = [("GET", base + n + ".gif", None, n) for n in names[:2]]
                 reqs = [("GET", base + n + ".gif", None, n) for n in order]
@@ -282,18 +285,27 @@ def measure(args):
             summary["server_survived"] = alive
             summary["service_process_peak_rss_mib"] = round(service_peak / 1024, 1)
             summary.update(check_outputs(records, gifs, args.gifx, verify_sample=(server != "thumbor")))
-            row[server] = summary
+            rounds[server].append(summary)
             log(f"C={concurrency:2} {server:7} {summary['conversions_per_s']:.2f} conv/s, p50 {summary['p50_ms']} ms, "
                 f"p99 {summary['p99_ms']} ms, peak RSS {summary['peak_rss_mib']} MiB, {summary['by_status']}, "
                 f"max |duration error| {summary['max_abs_duration_error_ms']} ms")
             shutil.rmtree(outdir, ignore_errors=True)
         row["load_average_after"] = sc.load_average()
-        g, t = row["gifx"], row[peer]
-        if g["conversions_per_s"] and t["conversions_per_s"]:
-            row["throughput_ratio"] = round(g["conversions_per_s"] / t["conversions_per_s"], 2)
-        if g["p99_ms"] and t["p99_ms"]:
-            row["p99_ratio"] = round(g["p99_ms"] / t["p99_ms"], 2)
-            row["p50_ratio"] = round(g["p50_ms"] / t["p50_ms"], 2)
+        ratios = {"throughput": [], "p99": [], "p50": []}
+        for g, t in zip(rounds["gifx"], rounds[peer]):
+            if g["conversions_per_s"] and t["conversions_per_s"]:
+                ratios["throughput"].append(g["conversions_per_s"] / t["conversions_per_s"])
+            if g["p99_ms"] and t["p99_ms"]:
+                ratios["p99"].append(g["p99_ms"] / t["p99_ms"])
+                ratios["p50"].append(g["p50_ms"] / t["p50_ms"])
+        for key, values in ratios.items():
+            if values:
+                row[f"{key}_ratio"] = round(statistics.median(values), 2)
+                row[f"{key}_ratio_rounds"] = [round(v, 2) for v in values]
+        # The table shows each server's median round by throughput (the middle one of an odd count).
+        for server, summaries in rounds.items():
+            row[server] = sorted(summaries, key=lambda r: r["conversions_per_s"] or 0)[(len(summaries) - 1) // 2]
+        row["rounds"] = args.rounds
         result["levels"].append(row)
     result["load_average_at_end"] = sc.load_average()
     result["total_s"] = round(time.time() - started, 1)
@@ -359,6 +371,11 @@ def report_in_process(section):
                    f"**{row.get('p99_ratio')}×** | {t['service_process_peak_rss_mib']} | "
                    f"{g['service_process_peak_rss_mib']} / {g['peak_rss_mib']} | {_statuses(g)} / {_statuses(t)} | "
                    f"{row['load_average_before'][0]} → {row['load_average_after'][0]} |")
+    if any(row.get("rounds", 1) > 1 for row in section.get("levels", [])):
+        out += ["", "Ratios are the median of each round's own (rounds alternate which server goes first); per round:", ""]
+        for row in section["levels"]:
+            out.append(f"- C={row['concurrency']}: throughput {row.get('throughput_ratio_rounds')}, "
+                       f"p99 {row.get('p99_ratio_rounds')}")
     return out
 
 
@@ -376,6 +393,8 @@ def main():
     p.add_argument("--jobs", type=int, default=0, help="gifx serve --jobs (default: the service's, one per thread)")
     p.add_argument("--versus", choices=["thumbor", "in-process"], default="thumbor",
                    help="the peer: thumbor (issue 36), or the same gifx serve with --no-workers (issue 50)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="runs of both servers per level, alternating which goes first; ratios are the rounds' median")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the docs/benchmarks.md section here")
     args = p.parse_args()
