@@ -64,6 +64,24 @@ package enum POSIXFiles {
         return .failure(.fileExists)
     }
 
+    /// A new, empty, private folder (mkdtemp(3), mode 0700): `prefix` followed by six random characters.
+    package static func makeUniqueFolder(prefix: String) -> Result<String, Errno> {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            return .failure(Errno(rawValue: errno))
+        }
+        return .success(String(cString: made))
+    }
+
+    /// A pipe whose two ends are close-on-exec (pipe(2), then FD_CLOEXEC on each: Glibc's module has no pipe2,
+    /// so a caller that spawns children from several threads must spawn from one, or serialise the two).
+    package static func closeOnExecPipe() -> Result<(read: Int32, write: Int32), Errno> {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return .failure(Errno(rawValue: errno)) }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return .success((ends[0], ends[1]))
+    }
+
     /// A hidden temporary file beside `target` (`.NAME.gifx-XXXXXX` in the same folder, so renaming it
     /// over the target is atomic), open for writing, with the permissions a new file gets under the umask.
     package static func makeHiddenTemporary(beside target: String) -> Result<(fd: FileDescriptor, path: String), Errno> {

@@ -153,11 +153,10 @@ package final class WorkerConverter: Converting, @unchecked Sendable {
 
     /// A new empty folder `job-XXXXXX` in `parent`.
     static func makeFolder(in parent: String) throws -> String {
-        var template = Array((parent + "/job-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ServiceError.internalError("cannot create a conversion's scratch folder: \(String(cString: strerror(errno)))")
+        switch POSIXFiles.makeUniqueFolder(prefix: parent + "/job-") {
+        case .success(let folder): return folder
+        case .failure(let error): throw ServiceError.internalError("cannot create a conversion's scratch folder: \(error)")
         }
-        return String(cString: made)
     }
 
     /// What a conversion that died leaves: the hidden temporaries (`.NAME.gifx-XXXXXX`) of its output and of its
@@ -221,19 +220,17 @@ package final class ServiceWorker: @unchecked Sendable {
         try spawner.run { try startLocked(executable: executable, environment: environment) }
     }
 
-    private static func makePipe(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return true
-    }
-
     private static func startLocked(executable: String, environment: [String: String]) throws -> ServiceWorker {
-        var jobs: [Int32] = [-1, -1], answers: [Int32] = [-1, -1]
-        guard makePipe(&jobs) else { throw ServiceError.internalError("cannot start a worker: pipe: \(String(cString: strerror(errno)))") }
-        guard makePipe(&answers) else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(jobs[0]); Glibc.close(jobs[1])
-            throw ServiceError.internalError("cannot start a worker: pipe: \(reason)")
+        let jobs: (read: Int32, write: Int32), answers: (read: Int32, write: Int32)
+        switch POSIXFiles.closeOnExecPipe() {
+        case .success(let ends): jobs = ends
+        case .failure(let error): throw ServiceError.internalError("cannot start a worker: pipe: \(error)")
+        }
+        switch POSIXFiles.closeOnExecPipe() {
+        case .success(let ends): answers = ends
+        case .failure(let error):
+            Glibc.close(jobs.read); Glibc.close(jobs.write)
+            throw ServiceError.internalError("cannot start a worker: pipe: \(error)")
         }
         var variables = ProcessInfo.processInfo.environment
         variables.merge(environment) { _, new in new }
@@ -241,17 +238,17 @@ package final class ServiceWorker: @unchecked Sendable {
         // The worker asks for SIGKILL if this process ends (a service killed with SIGKILL leaves no worker on).
         variables["GIFX_SERVE_PARENT"] = String(getpid())
         defer {
-            Glibc.close(jobs[0])
-            Glibc.close(answers[1])
+            Glibc.close(jobs.read)
+            Glibc.close(answers.write)
         }
         do {
             let process = try SpawnedProcess.spawn(
                 executable, ["serve-worker"], environment: variables,
-                stdin: .descriptor(FileDescriptor(rawValue: jobs[0])), stdout: .descriptor(FileDescriptor(rawValue: answers[1])),
+                stdin: .descriptor(FileDescriptor(rawValue: jobs.read)), stdout: .descriptor(FileDescriptor(rawValue: answers.write)),
                 stderr: .inherited)
-            return ServiceWorker(process: process, jobs: jobs[1], answers: answers[0])
+            return ServiceWorker(process: process, jobs: jobs.write, answers: answers.read)
         } catch {
-            Glibc.close(jobs[1]); Glibc.close(answers[0])
+            Glibc.close(jobs.write); Glibc.close(answers.read)
             throw ServiceError.internalError("cannot start a worker (\(executable)): \(error)")
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import GifxEncoders
 import GifxFrames
 import GifxPipeline
+import GifxPOSIXFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -303,8 +304,6 @@ struct BatchCommand: ParsableCommand {
 
     /// A private folder for the children's captured stdout/stderr.
     private static func makeScratchFolder() -> String? {
-        var template = Array("\(NSTemporaryDirectory())/gifx-batch-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        try? POSIXFiles.makeUniqueFolder(prefix: "\(NSTemporaryDirectory())/gifx-batch-").get()
     }
 }

@@ -35,12 +35,17 @@ final class WorkerProcess {
     static func start(
         signals: SignalForwarder, executable: String, label: [String], environment: [String: String], settings: Data
     ) -> Result<WorkerProcess, any Error>? {
-        var jobs: [Int32] = [-1, -1], results: [Int32] = [-1, -1]
-        guard makePipe(&jobs) else { return .failure(lastError()) }
-        guard makePipe(&results) else {
-            let error = lastError()
-            close(jobs[0]); close(jobs[1])
-            return .failure(error)
+        // Close-on-exec pipes: the batch spawns from this one thread only, so no other child can start in between.
+        let jobs: (read: Int32, write: Int32), results: (read: Int32, write: Int32)
+        switch POSIXFiles.closeOnExecPipe() {
+        case .success(let ends): jobs = ends
+        case .failure(let error): return .failure(POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO))
+        }
+        switch POSIXFiles.closeOnExecPipe() {
+        case .success(let ends): results = ends
+        case .failure(let error):
+            close(jobs.read); close(jobs.write)
+            return .failure(POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO))
         }
         var inherited = ProcessInfo.processInfo.environment
         inherited.merge(environment) { _, new in new }
@@ -49,37 +54,28 @@ final class WorkerProcess {
             do throws(Errno) {
                 return try SpawnedProcess.spawn(
                     executable, ["--batch-worker"] + label, environment: inherited,
-                    stdin: .descriptor(FileDescriptor(rawValue: jobs[0])),
-                    stdout: .descriptor(FileDescriptor(rawValue: results[1])), stderr: .null
+                    stdin: .descriptor(FileDescriptor(rawValue: jobs.read)),
+                    stdout: .descriptor(FileDescriptor(rawValue: results.write)), stderr: .null
                 ).pid
             } catch {
                 throw POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO)
             }
         }
-        close(jobs[0])
-        close(results[1])
+        close(jobs.read)
+        close(results.write)
         switch started {
         case .success(let pid):
-            let worker = WorkerProcess(pid: pid, jobsFD: jobs[1], resultsFD: results[0])
+            let worker = WorkerProcess(pid: pid, jobsFD: jobs.write, resultsFD: results.read)
             worker.write(settings)
             return .success(worker)
         case .failure(let error):
-            close(jobs[1]); close(results[0])
+            close(jobs.write); close(results.read)
             return .failure(error)
         case nil:
-            close(jobs[1]); close(results[0])
+            close(jobs.write); close(results.read)
             return nil
         }
     }
-
-    /// A close-on-exec pipe (the batch spawns from this one thread only, so nothing can start in between).
-    private static func makePipe(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return true
-    }
-
-    private static func lastError() -> POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
 
     /// Sends one job. A worker that has already died cannot read it (EPIPE, SIGPIPE being ignored): its
     /// end-of-file then reports the job with the worker's wait status, as a child that died at start.
