@@ -53,8 +53,7 @@ func runGifx(
 
 /// A fresh empty folder under the temporary directory for one test's files.
 func temporaryFolder(_ name: String = #function) throws -> URL {
-    let safe = name.filter { $0.isLetter || $0.isNumber }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-cli-\(safe)-\(UUID().uuidString)")
+    let url = TestScratch.path("cli", name: name)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -141,8 +141,7 @@ func close(_ actual: [Int], _ expected: RGB, tolerance: Int = 6) -> Bool {
 
 /// A fresh folder for one MP4 test.
 func mp4Folder(_ name: String = #function) throws -> URL {
-    let safe = name.filter { $0.isLetter || $0.isNumber }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-mp4-\(safe)-\(UUID().uuidString)")
+    let url = TestScratch.path("mp4", name: name)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

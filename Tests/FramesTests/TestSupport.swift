@@ -2,16 +2,14 @@ import Foundation
 import GifxFrames
 import GifFixtures
 
-/// Writes `gif` to a fresh temporary file and returns its path (removed by the OS's tmp cleaning).
+/// Writes `gif` to a fresh temporary file and returns its path (in `TestScratch.folder`, removed at exit).
 func temporaryGIF(_ gif: FixtureGIF, name: String = #function) throws -> String {
     try temporaryFile(gif.encode(), name: name)
 }
 
 /// Writes `data` to a fresh temporary file and returns its path.
 func temporaryFile(_ data: Data, name: String = #function) throws -> String {
-    let safe = name.filter { $0.isLetter || $0.isNumber }
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("gifx-frames-\(safe)-\(UUID().uuidString).gif")
+    let url = TestScratch.path("frames", name: name, suffix: ".gif")
     try data.write(to: url)
     return url.path
 }
