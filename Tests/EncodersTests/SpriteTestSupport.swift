@@ -6,8 +6,7 @@ import Testing
 
 /// A fresh folder for one sprite test.
 func spriteFolder(_ name: String = #function) throws -> URL {
-    let safe = name.filter { $0.isLetter || $0.isNumber }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-sprite-\(safe)-\(UUID().uuidString)")
+    let url = TestScratch.path("sprite", name: name)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

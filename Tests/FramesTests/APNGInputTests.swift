@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import GifFixtures
 import GifxFrames
 import GifxTimeline
 import Testing
@@ -238,7 +239,7 @@ struct APNGSpec: Sendable, CustomTestStringConvertible {
 
     /// Writes the file and returns its path.
     func write() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gifx-apng-\(name)-\(UUID().uuidString).png").path
+        let path = TestScratch.path("apng", name: name, suffix: ".png").path
         let arguments = [
             path, name, "\(colorType)", "\(depth)", interlace ? "1" : "0", transparency ? "1" : "0",
             hiddenDefault ? "1" : "0", firstDisposePrevious ? "1" : "0", still ? "1" : "0", "\(frames)",
