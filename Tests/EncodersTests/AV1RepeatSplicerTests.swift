@@ -325,4 +325,29 @@ struct AV1RepeatSplicerTests {
         // exactly the units after a shown key frame that wanted repeats were refused
         #expect(refusals == keyUnits.filter { $0 * 7 % 6 > 0 }.count, "\(s.name): \(refusals) refusals")
     }
+
+    @Test("why a shown key frame is refused: libaom's decoder rejects a show_existing_frame of it")
+    func keyFrameRepeatIsRejectedByLibaom() throws {
+        let folder = try mp4Folder("av1keyrepeat")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("in.ivf").path
+        _ = try VP9RepeatSplicerTests.tool(MP4Oracle.ffmpeg!, [
+            "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=96x64:r=25,trim=end_frame=3,format=yuv420p",
+            "-c:v", "libaom-av1", "-usage", "realtime", "-cpu-used", "8", "-crf", "30", "-lag-in-frames", "0", "-b:v", "0",
+            "-f", "ivf", path,
+        ])
+        let units = try Self.ivfPackets(path)
+        let splicer = try AV1RepeatSplicer()
+        _ = try units[0].withUnsafeBufferPointer { try splicer.rewrite($0) }
+        #expect(throws: BitstreamError.self) { try splicer.repeatPicture() }
+        // the repeat the splicer refuses to write, written by hand: slot 0 holds the shown key frame
+        let output = folder.appendingPathComponent("keyrepeat.ivf").path
+        try Self.ivf([units[0], AV1RepeatSplicer.showExisting(slot: 0)] + units[1...], width: 96, height: 64)
+            .write(to: URL(fileURLWithPath: output))
+        let run = try CapturedRun.run(MP4Oracle.ffmpeg!, [
+            "-v", "error", "-nostdin", "-err_detect", "explode", "-xerror", "-c:v", "libaom-av1", "-i", output, "-f", "null", "-",
+        ])
+        let message = String(decoding: run.stderr, as: UTF8.self)
+        #expect(run.status != 0 && message.contains("Buffer does not contain a showable frame"), "\(message)")
+    }
 }
