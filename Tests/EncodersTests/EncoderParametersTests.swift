@@ -16,7 +16,9 @@ import Testing
 /// the lines below have them inserted, nothing else changed. Since HEVC repeat pictures (issue 51), x265's
 /// repeat-picture forms (`rep`, `pass2rep`) end in `bframes=0:ref=1:temporal-mvp=0:wpp=0` (those keys moved
 /// there, as x264's have always been; `wpp=0` since the repeats name x265's own PPS) and their setting text
-/// says so; nothing else changed.
+/// says so; nothing else changed. Since AV1 repeat pictures (issue 51), AV1's repeat-picture forms are libaom
+/// real-time (`usage=realtime`, `cpu-used` 8 up to medium and 7 above, `crf` 35 mapped to 30, no lag,
+/// `aom-params=tune-content=screen`), written here by hand from `EncoderTuning.realtimeAV1Options`' doc.
 @Suite struct EncoderParametersTests {
     /// One level as the capture printed it.
     private static func line(_ t: EncoderTuning) -> String {
@@ -242,17 +244,17 @@ import Testing
         ]),
         ("SVT-AV1 and libaom: their own options only", .av1, ladder(.av1, 640, 480, threads: 4, preset: "veryslow"), [
             "libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
-            "  rep: libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
+            "  rep: libaom real-time cpu-used 7 (repeat pictures) | params= | options=usage=realtime;cpu-used=7;row-mt=1;crf=30;lag-in-frames=0;aom-params=tune-content=screen | lookahead=nil | low=false",
             "  stream: libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
             "  pass1: libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
-            "  pass2rep: libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
+            "  pass2rep: libaom real-time cpu-used 7 (repeat pictures) | params= | options=usage=realtime;cpu-used=7;row-mt=1;crf=30;lag-in-frames=0;aom-params=tune-content=screen | lookahead=nil | low=false",
         ]),
         ("libaom (AV1 under 64 pixels)", .av1, ladder(.av1, 40, 12, threads: 1, preset: "ultrafast"), [
             "libaom-av1 preset ultrafast | params= | options=cpu-used=8;row-mt=1;crf=35;lag-in-frames=0 | lookahead=nil | low=false",
-            "  rep: libaom-av1 preset ultrafast | params= | options=cpu-used=8;row-mt=1;crf=35;lag-in-frames=0 | lookahead=nil | low=false",
+            "  rep: libaom real-time cpu-used 8 (repeat pictures) | params= | options=usage=realtime;cpu-used=8;row-mt=1;crf=30;lag-in-frames=0;aom-params=tune-content=screen | lookahead=nil | low=false",
             "  stream: libaom-av1 preset ultrafast | params= | options=cpu-used=8;row-mt=1;crf=35;lag-in-frames=0 | lookahead=nil | low=false",
             "  pass1: libaom-av1 preset ultrafast | params= | options=cpu-used=8;row-mt=1;crf=35;lag-in-frames=0 | lookahead=nil | low=false",
-            "  pass2rep: libaom-av1 preset ultrafast | params= | options=cpu-used=8;row-mt=1;crf=35;lag-in-frames=0 | lookahead=nil | low=false",
+            "  pass2rep: libaom real-time cpu-used 8 (repeat pictures) | params= | options=usage=realtime;cpu-used=8;row-mt=1;crf=30;lag-in-frames=0;aom-params=tune-content=screen | lookahead=nil | low=false",
         ]),
     ]
 
@@ -316,5 +318,12 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test("SVT-AV1's crf maps onto libaom real-time's: 0...35 onto 0...30, 35...63 onto 30...63, rounded")
+    func realtimeAV1CRF() {
+        // 7 × 30/35 = 6; 23 × 30/35 = 19.7; 30 + 14 × 33/28 = 46.5, rounded away from zero
+        let pairs: [(Double, Int)] = [(0, 0), (7, 6), (23, 20), (34.6, 30), (35, 30), (49, 47), (63, 63), (80, 63), (-3, 0)]
+        for (svt, aom) in pairs { #expect(EncoderTuning.realtimeAV1CRF(svt) == aom, "crf \(svt)") }
     }
 }

@@ -252,6 +252,7 @@ extension EncoderTuning {
     /// VP9: libvpx's `error-resilient`, so that each of its frames starts from the default probabilities and
     /// predicts no motion vector from the frame before it, as the coded skip frames between them need
     /// (`VP9SkipFrame`); every packet of libvpx's ends with one shown frame whose slot its header names.
+    /// AV1: libaom in real-time mode instead of SVT-AV1 (`realtimeAV1Options`).
     func forRepeatPictures(codec: VideoCodec = .h264) -> EncoderTuning {
         switch codec {
         case .h264:
@@ -267,9 +268,44 @@ extension EncoderTuning {
             tuning.codecOptions.append(EncoderOption("error-resilient", "default"))
             tuning.setting += ", error resilient (repeat pictures)"
             return tuning
-        default:
-            return self
+        case .av1:
+            // libaom real-time, whatever the size: it stores every frame it shows in a reference slot, which a
+            // `show_existing_frame` repeat needs (SVT-AV1 1.4.1 leaves half its shown frames out of every slot).
+            var tuning = self
+            tuning.encoder = "libaom-av1"
+            tuning.codecOptions = Self.realtimeAV1Options(preset: preset, crf: crf)
+            let cpuUsed = tuning.codecOptions.first { $0.name == "cpu-used" }?.value ?? ""
+            tuning.setting = "libaom real-time cpu-used \(cpuUsed) (repeat pictures)"
+            return tuning
         }
+    }
+
+    /// libaom in real-time mode for AV1 with repeat pictures (docs/repeats.md, "How (AV1)"): no lookahead (a
+    /// packet per frame, in order), a reference slot refreshed by every frame, row-based threads, and
+    /// libavcodec's `gop_size` (`kf_max_dist`) off as for every encoder whose key frames gifx forces
+    /// (libaom real-time takes a forced key frame as one key frame: measured with the ffmpeg CLI's
+    /// `-force_key_frames`, where good-quality mode writes two). `cpu-used` 8 (libavcodec 5.1's highest) up to
+    /// `medium`, 7 above. `tune-content=screen` (through `aom-params`: libavcodec 5.1 has no option of its own
+    /// for it): libaom's screen-content tools (palette, intra block copy), which real-time mode does not pick by
+    /// itself; on the repeats bench's screen recordings they halve the bytes at a higher SSIM (rec-800x600, `crf`
+    /// 12, key frames every 5 s: 223.5 kB at 0.99984 against 472.8 kB at 0.99949; key frames of 22 kB instead of
+    /// 53 kB). Its `crf` is on another scale than SVT-AV1's at the same number: measured there, libaom real-time's
+    /// `crf` 30 gives about the SSIM against the GIF that SVT-AV1's 35 (the default) gives at the tick, so `crf`
+    /// maps 0...35 onto 0...30 and 35...63 onto 30...63, linearly.
+    static func realtimeAV1Options(preset: String, crf: Double) -> [EncoderOption] {
+        let rank = VideoCodec.presets.firstIndex(of: preset) ?? 5
+        return [
+            EncoderOption("usage", "realtime"), EncoderOption("cpu-used", rank <= 5 ? "8" : "7"),
+            EncoderOption("row-mt", "1"), EncoderOption("crf", "\(realtimeAV1CRF(crf))"),
+            EncoderOption("lag-in-frames", "0"), EncoderOption("aom-params", "tune-content=screen"),
+        ]
+    }
+
+    /// SVT-AV1's `crf` (0...63) on libaom real-time's scale, rounded: 0...35 onto 0...30, 35...63 onto 30...63.
+    static func realtimeAV1CRF(_ crf: Double) -> Int {
+        let c = min(max(crf.rounded(), 0), 63)
+        let mapped = c <= 35 ? c * 30 / 35 : 30 + (c - 35) * 33 / 28
+        return Int(mapped.rounded())
     }
 }
 

@@ -12,7 +12,8 @@ import GifxTimeline
 /// (libavcodec's `gop_size` set to `1 << 30`, x264's "infinite"), so every periodic key frame is this rule's;
 /// an encoder's scene-cut key frame (always at a distinct picture: a copy is no scene cut) restarts the count.
 ///
-/// libaom (AV1 under 64 pixels a side) is the exception: libaom 3.6 in good-quality mode without lag
+/// libaom in good-quality mode (AV1 under 64 pixels a side, without repeat pictures) is the exception (in
+/// real-time mode, AV1's encoder for repeat pictures, it takes forced key frames as asked): libaom 3.6 in good-quality mode without lag
 /// answers a forced key frame with two (the forced frame and the next, measured with the ffmpeg CLI), so
 /// it gets its own maximum instead, `kf_max_dist` = the interval in whole output frames at the peak rate:
 /// no gap longer than the interval, at fixed frame counts that may fall inside a hold.
@@ -21,9 +22,10 @@ struct KeyframeSchedule {
     let intervalUnits: Int64
     /// Whether the session forces key frames (`pict_type` I); false where the encoder keeps its own count.
     let forced: Bool
-    /// VP9 with repeat pictures: the copy after a key frame is coded, not a `show_existing_frame` of the key
-    /// frame (FFmpeg's decoder hands a repeat the stored frame's key-frame flag, so every copy would read as a
-    /// key frame, where the container says it is not one).
+    /// VP9 and AV1 with repeat pictures: the copy after a key frame is coded, not a repeat of the key frame
+    /// (VP9: FFmpeg's decoder handed a `show_existing_frame` repeat the stored frame's key-frame flag, so every
+    /// copy would read as a key frame, where the container says it is not one; AV1: a shown key frame is not
+    /// showable, §6.8.2, and decoders reject a `show_existing_frame` of it).
     let codesCopyAfterKeyframe: Bool
     /// The last key frame's timestamp (time-base units); `nil` before the first.
     private(set) var lastKeyframe: Int64?

@@ -17,3 +17,5 @@ extension H264RepeatSplicer: RepeatSplicer {}
 extension HEVCRepeatSplicer: RepeatSplicer {}
 
 extension VP9RepeatSplicer: RepeatSplicer {}
+
+extension AV1RepeatSplicer: RepeatSplicer {}

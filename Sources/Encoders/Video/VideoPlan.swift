@@ -146,7 +146,10 @@ package final class VideoPlan {
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: diagnostics.fragmentAbove)
         requiredLevel = options.codec == .h264
             ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
+        // AV1's repeats go through libaom real-time (`EncoderTuning.forRepeatPictures`), which refuses a time
+        // base over 1 s at open: such a stream (a tick over 100 cs) keeps SVT-AV1 and encodes its copies.
         repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
+            && (options.codec != .av1 || plan.timeBase.num <= plan.timeBase.den)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
@@ -167,10 +170,11 @@ package final class VideoPlan {
     }
 
     /// Whether the codec and container have a repeat-picture writer: H.264 in MP4 (P_Skip pictures), VP9 in
-    /// WebM or MP4 (coded skip frames, `VP9SkipFrame`; not with alpha, decided in `begin`).
+    /// WebM or MP4 (coded skip frames, `VP9SkipFrame`; not with alpha, decided in `begin`), AV1 in MP4 or WebM
+    /// (`show_existing_frame`, `AV1RepeatSplicer`; not in AVIF).
     static func splicesRepeats(_ options: VideoSettings) -> Bool {
         switch (options.codec, options.container) {
-        case (.h264, .mp4), (.hevc, .mp4), (.vp9, .webm), (.vp9, .mp4): return true
+        case (.h264, .mp4), (.hevc, .mp4), (.vp9, .webm), (.vp9, .mp4), (.av1, .mp4), (.av1, .webm): return true
         default: return false
         }
     }
@@ -238,7 +242,7 @@ package final class VideoPlan {
             displayPath: stream?.displayName ?? path)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
-        let forcesKeyframes = Self.forcesKeyframes(encoder: tuning.encoder)
+        let forcesKeyframes = Self.forcesKeyframes(tuning)
         let encoder = try VideoEncoder(
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
             timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha,
@@ -250,6 +254,12 @@ package final class VideoPlan {
         var splicer: (any RepeatSplicer)?
         if repeatsAsPictures && options.codec == .vp9 {
             splicer = VP9RepeatSplicer()
+        } else if repeatsAsPictures && options.codec == .av1 {
+            do {
+                splicer = try AV1RepeatSplicer(extradata: encoder.extradata)
+            } catch let error as BitstreamError {
+                throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
+            }
         } else if repeatsAsPictures {
             guard muxer.wantsGlobalHeader else {
                 throw LibavError("repeat pictures need the parameter sets in the container", failure: .internalError)
@@ -278,12 +288,15 @@ package final class VideoPlan {
             splicer: splicer, durationCap: repeatDurationCap,
             keyframes: KeyframeSchedule(
                 seconds: options.keyframeInterval, timeBase: plan.timeBase, forced: forcesKeyframes,
-                codesCopyAfterKeyframe: splicer != nil && options.codec == .vp9))
+                codesCopyAfterKeyframe: splicer != nil && (options.codec == .vp9 || options.codec == .av1)))
     }
 
     /// Whether key frames are forced where `KeyframeSchedule` places them (`pict_type` I): every encoder but
-    /// libaom, which answers a forced key frame with two and keeps its own `kf_max_dist` instead.
-    static func forcesKeyframes(encoder: String) -> Bool { encoder != "libaom-av1" }
+    /// libaom in good-quality mode, which answers a forced key frame with two and keeps its own `kf_max_dist`
+    /// instead. libaom in real-time mode (AV1 with repeat pictures) takes one, as asked.
+    static func forcesKeyframes(_ tuning: EncoderTuning) -> Bool {
+        tuning.encoder != "libaom-av1" || tuning.codecOptions.contains(EncoderOption("usage", "realtime"))
+    }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,
     /// naming the options that lower it); `nil` otherwise, and for other codecs.

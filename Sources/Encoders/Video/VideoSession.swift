@@ -15,7 +15,7 @@ public struct VideoSummary: Sendable, Hashable {
     /// Pictures the encoder coded, and their bytes (as the encoder returned them).
     public var encodedPictures = 0
     public var encodedBytes = 0
-    /// Repeats written as codec-level repeat pictures (H.264 P_Skip pictures, VP9 show_existing_frame; docs/repeats.md), and their
+    /// Repeats written as codec-level repeat pictures (H.264 P_Skip pictures, VP9 skip frames, AV1 show_existing_frame; docs/repeats.md), and their
     /// bytes: 0 where every sample went through the encoder.
     public var repeatPictures = 0
     public var repeatBytes = 0
@@ -54,7 +54,7 @@ package final class VideoSession {
     /// The encoder's context (the verifier's decoder is set up from its parameters).
     var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.context }
     /// Set where repeats are written as skip pictures: each shown canvas is encoded once per run of samples
-    /// (twice where VP9 codes the copy after a key frame) and the rest of the run spliced in as repeat pictures.
+    /// (twice where VP9 and AV1 code the copy after a key frame) and the rest of the run spliced in as repeat pictures.
     private let splicer: (any RepeatSplicer)?
     /// Where key frames go: at the first distinct picture at or after each due time (`KeyframeSchedule`).
     private var keyframes: KeyframeSchedule
@@ -123,7 +123,7 @@ package final class VideoSession {
     /// Repeats as skip pictures: the canvas in `encoder.frame` is shown for `samples` output frames from
     /// `start`. It is encoded once (its real duration up to the cap as the packet's, so the encoder's rate
     /// control sees the true cadence, as in VFR) and the rest of the run is spliced in as repeat pictures. A
-    /// key frame due goes on this picture, never inside the run (`KeyframeSchedule`); for VP9 the copy after a
+    /// key frame due goes on this picture, never inside the run (`KeyframeSchedule`); for VP9 and AV1 the copy after a
     /// key frame is encoded too, so no repeat shows a key frame.
     private func encodeRun(start: Int64, samples: Int64) throws {
         let keyframe = keyframes.keyframeDue(at: start)
