@@ -40,15 +40,6 @@ struct AV1RepeatPictureTests {
         return (target, video.summary)
     }
 
-    static func hashes(_ path: String, decoder: String) throws -> [String] {
-        try RepeatPictureTests.tool(MP4Oracle.ffmpeg!, [
-            "-v", "error", "-nostdin", "-err_detect", "explode", "-xerror", "-c:v", decoder, "-i", path,
-            "-fps_mode", "passthrough", "-f", "framemd5", "-",
-        ]).split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-    }
-
     @Test("default quality: each repeat decodes to the frame before it, in MP4 and WebM; the old path's timing",
           arguments: cases)
     func repeatsAreCopies(_ c: Case) throws {
@@ -62,8 +53,8 @@ struct AV1RepeatPictureTests {
             let keys = try RepeatPictureTests.keyFrames(new.path)
             #expect(frames.count == outputFrames)
             #expect(keys.count == frames.count)
-            #expect(try Self.hashes(new.path, decoder: "libaom-av1") == frames.map { $0.last ?? "" }, "\(c.name) \(container)")
-            #expect(try Self.hashes(new.path, decoder: "libdav1d") == frames.map { $0.last ?? "" }, "\(c.name) \(container)")
+            #expect(try AV1Oracle.framemd5(new.path, decoder: "libaom-av1") == frames.map { $0.last ?? "" }, "\(c.name) \(container)")
+            #expect(try AV1Oracle.framemd5(new.path, decoder: "libdav1d") == frames.map { $0.last ?? "" }, "\(c.name) \(container)")
             RepeatPictureTests.expectRepeatsAreCopies(
                 c, frames: frames, keys: keys, runs: runs,
                 keyInterval: Int(VideoSettings.defaultKeyframeInterval * 100) / c.tick, codedAfterKeyframe: true)

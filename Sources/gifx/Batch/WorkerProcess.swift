@@ -39,13 +39,13 @@ final class WorkerProcess {
         let jobs: (read: Int32, write: Int32), results: (read: Int32, write: Int32)
         switch POSIXFiles.closeOnExecPipe() {
         case .success(let ends): jobs = ends
-        case .failure(let error): return .failure(POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO))
+        case .failure(let error): return .failure(posixError(error))
         }
         switch POSIXFiles.closeOnExecPipe() {
         case .success(let ends): results = ends
         case .failure(let error):
             close(jobs.read); close(jobs.write)
-            return .failure(POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO))
+            return .failure(posixError(error))
         }
         var inherited = ProcessInfo.processInfo.environment
         inherited.merge(environment) { _, new in new }
@@ -58,7 +58,7 @@ final class WorkerProcess {
                     stdout: .descriptor(FileDescriptor(rawValue: results.write)), stderr: .null
                 ).pid
             } catch {
-                throw POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO)
+                throw posixError(error)
             }
         }
         close(jobs.read)
@@ -76,6 +76,9 @@ final class WorkerProcess {
             return nil
         }
     }
+
+    /// swift-system's errno as the `POSIXError` the batch reports.
+    private static func posixError(_ error: Errno) -> POSIXError { POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO) }
 
     /// Sends one job. A worker that has already died cannot read it (EPIPE, SIGPIPE being ignored): its
     /// end-of-file then reports the job with the worker's wait status, as a child that died at start.
