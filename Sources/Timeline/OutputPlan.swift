@@ -12,7 +12,8 @@
 ///   0 3 7 10). GIF frame `i` first appears at output frame `ceil((start_i − lead) · r / 100)` and lasts
 ///   until the first output frame of frame `i + 1`; the video has `round(duration · r)` frames (at least
 ///   1). At the tick rate this is exactly `delay / tick` frames each.
-/// - VFR: one sample per GIF frame, pts = start (cs), duration = delay (cs), time base 1/100 s.
+/// - VFR: one sample per GIF frame, pts = start, duration = delay, in the timeline's units (time base
+///   1/timescale s: 1/100 s for a GIF).
 public struct OutputPlan: Codable, Hashable, Sendable {
     /// What the user asked for.
     public enum Request: Hashable, Sendable {
@@ -43,7 +44,7 @@ public struct OutputPlan: Codable, Hashable, Sendable {
     public var mode: String
     /// CFR output rate (fps, exact); `nil` for VFR.
     public var rate: Rational?
-    /// Seconds per timestamp unit: 1/rate for CFR, 1/100 for VFR.
+    /// Seconds per timestamp unit: 1/rate for CFR, 1/timescale for VFR (1/100 s for a GIF).
     public var timeBase: Rational
     /// Video frames (samples) for one play.
     public var outputFrames: Int
@@ -56,7 +57,8 @@ public struct OutputPlan: Codable, Hashable, Sendable {
     /// Highest instantaneous frame rate: the CFR rate, or 100 / shortest delay for VFR (what the H.264
     /// level must allow).
     public var peakRate: Rational
-    /// Video duration of one play in cs, exact (a rational for CFR rates that do not divide 100).
+    /// Video duration of one play in the timeline's units (`1 / timescale` s: cs for a GIF, ms for a WebP), exact
+    /// (a rational for CFR rates that do not divide the timescale). ``playDuration`` carries its unit.
     public var duration: Rational
     /// Why this rate (the caller words it: the CLI shows it in its statistics and `timeline`).
     public var reason: RateReason
@@ -177,11 +179,16 @@ public struct OutputPlan: Codable, Hashable, Sendable {
         return Placement(firstTimestamp: first, samples: max(0, next - first), unitsEach: 1)
     }
 
-    /// Seconds of one play: exact in the rate for CFR, the duration in the timeline's units for VFR.
-    public var durationSeconds: Double {
-        if let rate { return Double(outputFrames) * Double(rate.den) / Double(rate.num) }
-        return duration.doubleValue * timeBase.doubleValue
+    /// One play, exact: `outputFrames / rate` for CFR, the timeline's duration for VFR. What a container
+    /// declares per play (``MediaTime`` carries the unit: `duration` is in the timeline's units, which are
+    /// centiseconds only for a GIF).
+    public var playDuration: MediaTime {
+        if let rate { return MediaTime(outputFrames * rate.den, timescale: rate.num) }
+        return MediaTime(duration.num * timeBase.num, timescale: duration.den * timeBase.den)
     }
+
+    /// Seconds of one play (``playDuration`` in floating point).
+    public var durationSeconds: Double { playDuration.seconds }
 
     /// Timestamp units in one play (added once per loop).
     public var unitsPerPlay: Int {

@@ -123,6 +123,9 @@ public struct Timeline: Codable, Hashable, Sendable {
     public var tick: Tick
     public var duration: Duration
     public var frames: Frames
+
+    /// One play, exact, with its unit (``duration`` counts `1 / timescale` s).
+    public var playDuration: MediaTime { MediaTime(duration.units, timescale: timescale) }
     public var warnings: [String]
 
     /// Resolves the schedule of `input` under `policy` (docs/timeline.md).

@@ -143,6 +143,31 @@ struct AnimatedInputTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out.path)) == ["anim.timeline.json", "anim-apng.timeline.json"])
     }
 
+    /// A streamed video (`-o mp4:-`, `-o webm:-`) declares its duration in the header before any packet. From a
+    /// WebP (ms) or an APNG (1/3000 s units) that header said 10× the schedule (the plan's units read as cs:
+    /// 2.400 s for the WebP's 240 ms, issue 57); a file said the right length. ffprobe reads the container's
+    /// and the stream's durations from the pipe; the expected lengths are the fixture's own delays (above).
+    @Test(arguments: [
+        ("webp", "to-mp4 IN -o mp4:-", [String](), 0.240), ("webp", "convert IN -o webm:-", [], 0.240),
+        ("webp", "to-mp4 IN -o mp4:-", ["--vfr"], 0.240),
+        ("apng", "to-mp4 IN -o mp4:-", [], 0.760 / 3), ("apng", "convert IN -o webm:-", ["--vfr"], 0.760 / 3),
+    ])
+    func streamedVideoDeclaresTheScheduleDuration(_ input: String, _ command: String, _ extra: [String], _ seconds: Double) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (webp, apng) = try AnimatedInputFixtures.write(into: folder)
+        let path = input == "webp" ? webp : apng
+        let run = try StandardOutputTests.bash(
+            "\"$GIFX\" \(command.replacingOccurrences(of: "IN", with: "\"$IN\"")) --quiet --preset ultrafast "
+                + "\(extra.joined(separator: " ")) | ffprobe -v error -select_streams v -show_entries "
+                + "stream=duration:format=duration -of default=nw=1 - ; echo \"status ${PIPESTATUS[0]} ${PIPESTATUS[1]}\" >&2",
+            in: folder, input: path)
+        #expect(run.stderrText.contains("status 0 0"), "\(run.stderrText)")
+        let durations = StandardOutputTests.probeCountAndDurations(run.stdoutText).seconds
+        // Within a millisecond: Matroska counts whole ms (253⅓ ms is written 253).
+        #expect(!durations.isEmpty && durations.allSatisfy { abs($0 - seconds) < 0.001 }, "\(input) \(command) \(extra): \(durations)")
+    }
+
     /// Memory flat in frame count: 2,000 and 20,000 frames of 64×64 through `frames --null`, peak RSS of the
     /// gifx process as GNU time reads it (a child spawned straight from the test process would report the test
     /// process's own peak: Linux keeps the larger of the spawner's and the program's high-water mark across

@@ -193,7 +193,7 @@ public final class Verifier {
         // lasts the GIF's one frame and has no loop count to compare (found by the encoder matrix).
         let still = !reader.animated && reader.frameCount == 1 && timeline.frames.count == 1
         while let (start, duration) = try reader.next(), let pixels = reader.pixels {
-            let end = still ? Double(timeline.duration.units) * 10 : start + duration
+            let end = still ? timeline.playDuration.seconds * 1000 : start + duration
             try matcher.add(ShownFrame(pixels: pixels, stride: reader.width, startMs: start, endMs: end))
         }
         matcher.finish(into: &report, settings: settings)

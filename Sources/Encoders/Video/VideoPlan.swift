@@ -280,8 +280,11 @@ package final class VideoPlan {
         let hevcInMP4 = options.codec == .hevc && options.container == .mp4
         let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
         try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
-        // Microseconds of the whole video: cs × 10,000, times the plays written.
-        let microseconds = plan.duration.num * 10_000 * options.loops / plan.duration.den
+        // The whole video (one play × the plays written), declared in a streamed header before any packet.
+        let microseconds: Int
+        do { microseconds = try plan.playDuration.multiplied(by: options.loops).microseconds() } catch {
+            throw LibavError("the video's duration: \(error)", failure: .malformedData)
+        }
         try muxer.writeHeader(knownDuration: streaming ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
