@@ -38,8 +38,9 @@ struct VideoOptions: ParsableArguments {
             + "the lowest quality does not fit.", valueName: "size"))
     var targetSize: ByteCount?
     @Option(help: ArgumentHelp(
-        "Longest gap between key frames, in seconds of video (default 5): a key frame goes on the first new "
-            + "picture at or after each due time, never inside a held frame.", valueName: "seconds"))
+        "Longest gap between key frames, in seconds of video (for fixed-length segments). Default: a key frame "
+            + "every 250 coded pictures, whatever the seconds. Either way a key frame goes on the first new "
+            + "picture at or after it is due, never inside a held frame.", valueName: "seconds"))
     var keyframeInterval: Double?
     @Option(help: ArgumentHelp("Bound the encoder's buffers: auto, on or off.", visibility: .hidden))
     var lowMemory: LowMemoryMode = .auto
@@ -54,7 +55,7 @@ struct VideoOptions: ParsableArguments {
     func validate(for container: VideoContainer) throws {
         let options = VideoSettings(
             container: container, codec: codec, crf: crf, preset: preset, loops: loops, level: level,
-            keyframeInterval: keyframeInterval ?? VideoSettings.defaultKeyframeInterval)
+            keyframeInterval: keyframeInterval)
         if let problem = options.problem { throw ValidationError(problem.commandLineWording) }
     }
 
@@ -83,7 +84,7 @@ struct VideoOptions: ParsableArguments {
         var settings = VideoSettings(
             container: container, codec: codec ?? self.codec, crf: crf, preset: preset, background: background, loops: loops,
             size: size, lowMemory: lowMemory.forced, timing: timing(for: container), maxFrameRate: maxFps?.rate,
-            level: level, keyframeInterval: keyframeInterval ?? VideoSettings.defaultKeyframeInterval)
+            level: level, keyframeInterval: keyframeInterval)
         if let targetSize { capSize(&settings, at: targetSize.bytes) }
         return settings
     }

@@ -44,11 +44,12 @@ struct AV1RepeatPicturesCommandTests {
         #expect(encoder["encoder"] as? String == "libaom-av1")
         #expect(encoder["setting"] as? String == "libaom real-time cpu-used 8 (repeat pictures)")
         #expect(first["frames"] as? Int == Self.outputFrames)
-        // one picture per GIF frame, and the copy after each of the two key frames (0 and 5.55 s) coded
-        #expect(pictures["encoded"] == Self.delays.count + 2)
-        #expect(pictures["repeats"] == Self.outputFrames - Self.delays.count - 2)
+        // one picture per GIF frame, and the copy after the key frame (the first: the default counts 250 pictures)
+        // coded
+        #expect(pictures["encoded"] == Self.delays.count + 1)
+        #expect(pictures["repeats"] == Self.outputFrames - Self.delays.count - 1)
         #expect(pictures["repeatBytes"] == 5 * (pictures["repeats"] ?? 0))
-        try RepeatPicturesCommandTests.expectKeyframes(first, output, interval: 5, required: [0, 5.55])
+        try RepeatPicturesCommandTests.expectKeyframes(first, output, interval: nil, required: [0])
 
         // libdav1d, libaom and dav1d decode the same frames; within each GIF frame's run every frame but the one
         // after a key frame (coded) is the one before it; the old path has the frame count and duration
@@ -64,7 +65,7 @@ struct AV1RepeatPicturesCommandTests {
         #expect(raw == dav1dFFmpeg)
         var start = 0
         for (k, delay) in Self.delays.enumerated() {
-            let coded = k == 0 || k == 4 ? 2 : 1  // the key frames at 0 and 5.55 s (GIF frame 4) and their copies
+            let coded = k == 0 ? 2 : 1  // the key frame at 0 and its copy
             for f in (start + coded)..<(start + delay) where f < dav1dFFmpeg.count {
                 #expect(dav1dFFmpeg[f] == dav1dFFmpeg[f - 1], "output frame \(f)")
             }

@@ -33,14 +33,14 @@ struct VP9RepeatPicturesCommandTests {
             if encode {
                 #expect(pictures["repeats"] == 0 && pictures["repeatBytes"] == 0)
             } else {
-                // one picture per GIF frame, and the copy after each of the two key frames (0 and 5.55 s) coded,
-                // so no repeat shows a key frame
-                #expect(pictures["encoded"] == Self.delays.count + 2)
+                // one picture per GIF frame, and the copy after the key frame (the first: the default counts 250
+                // pictures) coded, so no repeat shows a key frame
+                #expect(pictures["encoded"] == Self.delays.count + 1)
                 // coded skip frames (VP9SkipFrame), tens of bytes each
                 #expect((pictures["repeatBytes"] ?? 0) > 8 * (pictures["repeats"] ?? 0))
                 #expect((pictures["repeatBytes"] ?? 0) < 64 * (pictures["repeats"] ?? 0))
             }
-            try RepeatPicturesCommandTests.expectKeyframes(first, output, interval: 5, required: [0, 5.55])
+            try RepeatPicturesCommandTests.expectKeyframes(first, output, interval: nil, required: [0])
         }
     }
 

@@ -188,6 +188,74 @@ struct KeyframeIntervalTests {
         #expect(VideoSettings(keyframeInterval: 3601).problem == .keyframeInterval(3601))
         #expect(VideoSettings(keyframeInterval: .nan).problem != nil)
         #expect(VideoSettings(keyframeInterval: 0.5).problem == nil)
-        #expect(VideoSettings().keyframeInterval == VideoSettings.defaultKeyframeInterval)
+        #expect(VideoSettings().keyframeInterval == nil)
+        #expect(VideoSettings.keyframePictureLimit == 250)
+    }
+
+    /// A GIF of `count` frames of the moving texture, each shown `delay` cs (every frame a new picture, no
+    /// scene cut), converted with the default key-frame rule (no interval). `tick` 1: the last frame is 3 cs (1 cs
+    /// would play as 10), so the tick is 1 cs and every other frame is `delay` output frames.
+    static func convertByPictures(
+        _ c: Case, count: Int, delay: Int, folder: URL, tick: Int? = nil
+    ) throws -> (path: String, summary: VideoSummary) {
+        let texture = gif(width: c.width, height: c.height).frames[0]
+        var frames: [FixtureFrame] = []
+        for k in 0..<count {  // the texture moved k pixels: a new picture each frame, predictable from the last
+            var indices = texture.indices
+            for y in 0..<c.height {
+                for x in 0..<c.width { indices[y * c.width + x] = texture.indices[y * c.width + (x + k) % c.width] }
+            }
+            let last = k == count - 1 && tick == 1
+            frames.append(FixtureFrame(width: c.width, height: c.height, indices: indices, delay: last ? 3 : delay))
+        }
+        let input = folder.appendingPathComponent("in.gif")
+        try FixtureGIF(width: c.width, height: c.height, frames: frames).write(to: input)
+        let target = folder.appendingPathComponent("out.\(c.container.rawValue)").path
+        var settings = RunSettings()
+        settings.diagnostics.encodeRepeats = c.encodeRepeats
+        var options = VideoSettings(container: c.container, codec: c.codec)
+        if c.vfr { options.timing = .vfr }
+        let report = try Conversion(inputPath: input.path, settings: settings)
+            .run([.video(target: .file(target), options: options)])
+        guard let video = report.outputs[0] as? VideoResult else { throw MP4OracleError("no video result") }
+        return (target, video.summary)
+    }
+
+    /// The default rule counts decode work, not seconds (issue 56): a slow GIF (16 pictures of 1.5 s, 24 s) has one
+    /// key frame, where the old 5 s rule wrote 0, 6, 12 and 18 s (four intra pictures for 16 shown); in every
+    /// codec with repeat pictures, and in H.264 VFR.
+    @Test("a slow GIF gets one key frame: the default counts pictures, not seconds", arguments: [
+        Case(name: "H.264, repeat pictures", codec: .h264, container: .mp4),
+        Case(name: "H.264, VFR", codec: .h264, container: .mp4, vfr: true),
+        Case(name: "HEVC, repeat pictures", codec: .hevc, container: .mp4),
+        Case(name: "VP9 WebM, repeat pictures", codec: .vp9, container: .webm),
+        Case(name: "AV1 MP4, repeat pictures (libaom real-time)", codec: .av1, container: .mp4),
+    ])
+    func slowGIFHasOneKeyframe(_ c: Case) throws {
+        let folder = try mp4Folder("keyframesslow\(c.codec)\(c.container)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try Self.convertByPictures(c, count: 16, delay: 150, folder: folder)
+        let probed = try Self.probedKeyframes(output.path)
+        #expect(Self.same(probed.packets, [0]), "\(c.name): \(probed.packets)")
+        #expect(Self.same(probed.frames, [0]), "\(c.name): \(probed.frames)")
+        #expect(Self.same(output.summary.keyframeTimes, [0]), "\(c.name): \(output.summary.keyframeTimes)")
+        _ = try RepeatPictureTests.frames(output.path)
+    }
+
+    /// 300 pictures of 2 cs (6 s): a key frame at picture 0 and at picture 250 (5.0 s), counted in coded
+    /// pictures. With every copy encoded at a 1 cs tick (two coded pictures per GIF frame, 601 in all), pictures
+    /// 250 and 500 start GIF frames 125 and 250: 2.5 and 5.0 s.
+    @Test("the default puts a key frame every 250 coded pictures", arguments: [
+        (Case(name: "H.264, repeat pictures, 2 cs", codec: .h264, container: .mp4), 2, [0.0, 5.0]),
+        (Case(name: "VP9 WebM, repeat pictures, 2 cs", codec: .vp9, container: .webm), 2, [0.0, 5.0]),
+        (Case(name: "H.264, 1 cs tick, every copy encoded", codec: .h264, container: .mp4, encodeRepeats: true), 1, [0.0, 2.5, 5.0]),
+    ])
+    func pictureLimit(_ c: Case, _ tick: Int, _ expected: [Double]) throws {
+        let folder = try mp4Folder("keyframespictures\(c.codec)\(tick)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try Self.convertByPictures(c, count: 300, delay: 2, folder: folder, tick: tick)
+        let probed = try Self.probedKeyframes(output.path)
+        #expect(Self.same(probed.packets, expected), "\(c.name): \(probed.packets)")
+        #expect(Self.same(output.summary.keyframeTimes, probed.packets), "\(c.name): \(output.summary.keyframeTimes)")
     }
 }

@@ -148,7 +148,7 @@ struct RepeatPictureTests {
         #expect(frames.count == runs.reduce(0, +))
         #expect(keys.count == frames.count)
         Self.expectRepeatsAreCopies(
-            c, frames: frames, keys: keys, runs: runs, keyInterval: Int(VideoSettings.defaultKeyframeInterval * 100) / c.tick)
+            c, frames: frames, keys: keys, runs: runs)
         let old = try Self.convert(c, folder: folder, name: "old", crf: 23, encodeRepeats: true)
         try Self.expectSameFrameCountAndDuration(new.path, old.path)
     }
@@ -156,9 +156,11 @@ struct RepeatPictureTests {
     /// What every codec's default-quality sweep checks of a stream with repeat pictures (`frames` and `keys` per
     /// output frame, `runs` the output frames of each GIF frame): every output frame of a run that is not a key
     /// frame decodes to the frame before it (but the one after a key frame where `codedAfterKeyframe`), the first
-    /// frame is a key frame, and key frames follow the seconds rule with an interval of `keyInterval` output frames.
+    /// frame is a key frame, and key frames follow the picture rule: the next at the latest `keyEveryPictures`
+    /// coded pictures (one per run at least) after the last.
     static func expectRepeatsAreCopies(
-        _ c: Case, frames: [[String]], keys: [Bool], runs: [Int], keyInterval: Int, codedAfterKeyframe: Bool = false,
+        _ c: Case, frames: [[String]], keys: [Bool], runs: [Int],
+        keyEveryPictures: Int = VideoSettings.keyframePictureLimit, codedAfterKeyframe: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         var index = 0
@@ -173,13 +175,14 @@ struct RepeatPictureTests {
             index += run
         }
         #expect(keys.first == true, sourceLocation: sourceLocation)
-        // The seconds rule (docs/repeats.md, "Key frames"), in output frames: each key frame at a run's first
-        // frame, and the next one at the latest at the first run that starts `keyInterval` frames or more later.
+        // The picture rule (docs/repeats.md, "Key frames"): each key frame at a run's first frame, and the next
+        // one at the latest at the run `keyEveryPictures` runs later (each run codes one picture or more).
         let runStarts = runs.indices.map { runs[..<$0].reduce(0, +) }
         let keyIndices = keys.indices.filter { keys[$0] }
         for (k, key) in keyIndices.enumerated() {
             #expect(runStarts.contains(key), "\(c.name): key frame \(key) inside a run", sourceLocation: sourceLocation)
-            let latest = runStarts.first { $0 >= key + keyInterval }
+            let run = runStarts.firstIndex(of: key) ?? 0
+            let latest = run + keyEveryPictures < runStarts.count ? runStarts[run + keyEveryPictures] : nil
             let next = k + 1 < keyIndices.count ? keyIndices[k + 1] : nil
             #expect(
                 next.map { next in latest.map { next <= $0 } ?? true } ?? (latest == nil),

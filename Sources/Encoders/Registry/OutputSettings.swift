@@ -153,8 +153,8 @@ package enum OutputSettingName: String, CaseIterable, Sendable {
         case .quality: "webp 0 to 100 (default: lossless), jpg 1 to 100 (default 90)."
         case .targetSize: "The largest output, a size such as 10M, at the best quality that fits."
         case .keyframeInterval:
-            "The longest gap between key frames, in seconds of output (default 5): a key frame goes on the first new "
-                + "picture at or after each due time."
+            "The longest gap between key frames, in seconds of output (default: a key frame every 250 coded pictures, "
+                + "whatever the seconds): a key frame goes on the first new picture at or after each due time."
         }
     }
 

@@ -147,14 +147,17 @@ package struct VideoPictureStats: Codable, Sendable {
 }
 
 /// `--stats`' `keyframes` object (docs/repeats.md, "Key frames"): `interval`, the longest gap asked for in
-/// seconds (`--keyframe-interval`), and `times`, when each key frame is shown, in seconds from the video's
-/// start: the packets the encoder flagged, which the container marks as sync samples.
+/// seconds (`--keyframe-interval`), or else `maxPictures`, the coded pictures after which one is due; and
+/// `times`, when each key frame is shown, in seconds from the video's start: the packets the encoder flagged,
+/// which the container marks as sync samples.
 package struct KeyframeStats: Codable, Sendable {
-    package var interval: Double
+    package var interval: Double?
+    package var maxPictures: Int?
     package var times: [Double]
 
     package init(_ video: VideoResult) {
         interval = video.settings.keyframeInterval
+        maxPictures = interval == nil ? VideoSettings.keyframePictureLimit : nil
         times = video.summary.keyframeTimes
     }
 }

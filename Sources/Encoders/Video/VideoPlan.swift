@@ -247,7 +247,8 @@ package final class VideoPlan {
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
             timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha,
             keyframeMaximum: KeyframeSchedule.encoderMaximumFrames(
-                seconds: options.keyframeInterval, rate: frameRate, forced: forcesKeyframes))
+                seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit, rate: frameRate,
+                forced: forcesKeyframes))
         signalledLevel = encoder.signalledH264Level
         // Repeat pictures: the splicer reads the parameter sets and adds the repeat pictures' PPS, before the
         // muxer (and a verifying decoder) copy them.
@@ -290,7 +291,8 @@ package final class VideoPlan {
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
             splicer: splicer, durationCap: repeatDurationCap,
             keyframes: KeyframeSchedule(
-                seconds: options.keyframeInterval, timeBase: plan.timeBase, forced: forcesKeyframes,
+                seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit,
+                timeBase: plan.timeBase, forced: forcesKeyframes,
                 codesCopyAfterKeyframe: splicer != nil && (options.codec == .vp9 || options.codec == .av1)))
     }
 

@@ -111,6 +111,7 @@ package final class VideoSession {
             let pts = offset + placement.firstTimestamp + sample * placement.unitsEach
             // Only the first sample shows a new picture: the others are copies, where no key frame goes.
             let keyframe = sample == 0 && keyframes.keyframeDue(at: Int64(pts))
+            keyframes.sent(at: Int64(pts))
             try encoder.encode(pts: Int64(pts), duration: Int64(placement.unitsEach), keyframe: keyframe) {
                 encodedBytes += Int($0.pointee.size)
                 try deliver($0)
@@ -137,6 +138,7 @@ package final class VideoSession {
 
     /// Sends the picture in `encoder.frame`, shown for `count` output frames from `start`, to the encoder.
     private func encodePicture(start: Int64, count: Int64, keyframe: Bool) throws {
+        keyframes.sent(at: start)
         if durationCap > 0 {
             sent.append((start, count))
             let seen = min(count, durationCap)

@@ -128,14 +128,18 @@ public struct VideoSettings: Sendable, Hashable {
     /// The level the stream must play at (H.264, HEVC): its rate caps the plan's, sizes beyond it are refused,
     /// the encoder writes it and keeps its bit rate within it (`LevelLimits`). `nil`: the encoder's own choice.
     public var level: LevelRequest?
-    /// The longest gap between key frames, in seconds of output, whatever the frame rate (a seek lands at
-    /// most this far, plus the rest of a held picture, after the key frame it decodes from). A key frame goes
-    /// at the first new picture at or after each due time, never inside a run of copies of one picture
-    /// (docs/repeats.md, "Key frames"). `VideoSettingsProblem.keyframeIntervalRange` bounds it.
-    public var keyframeInterval: Double = VideoSettings.defaultKeyframeInterval
+    /// The longest gap between key frames in seconds of output, whatever the frame rate, where one is needed
+    /// (HLS-style segments of a fixed length); `nil` (the default): a key frame once
+    /// ``keyframePictureLimit`` pictures have been coded since the last, whatever the seconds, since a seek
+    /// costs the pictures a decoder must decode from the key frame before it. Either way a key frame goes at the
+    /// first new picture at or after it is due, never inside a run of copies of one picture (docs/repeats.md,
+    /// "Key frames"). `VideoSettingsProblem.keyframeIntervalRange` bounds it.
+    public var keyframeInterval: Double?
 
-    /// The default `keyframeInterval`, chosen by measuring bytes against seek cost (docs/repeats.md).
-    public static let defaultKeyframeInterval: Double = 5
+    /// Coded pictures after which a key frame is due when no `keyframeInterval` is set: x264's own `keyint`
+    /// default. A seek decodes at most this many pictures (repeat pictures, which copy the picture before, are
+    /// not counted).
+    public static let keyframePictureLimit = 250
 
     /// A fixed output rate (a requested rate); `nil` when `timing` is not `.rate`. Setting `nil` restores the tick.
     public var frameRate: Rational? {
@@ -143,13 +147,13 @@ public struct VideoSettings: Sendable, Hashable {
         set { timing = newValue.map { .rate($0) } ?? .tick }
     }
 
-    /// `codec` and `crf` default to the container's codec and that codec's `defaultCRF`; `keyframeInterval`
-    /// to `defaultKeyframeInterval` seconds.
+    /// `codec` and `crf` default to the container's codec and that codec's `defaultCRF`; `keyframeInterval` to
+    /// none (key frames by ``keyframePictureLimit``).
     public init(
         container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
         background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
         lowMemory: Bool? = nil, timing: OutputPlan.Request? = nil, maxFrameRate: Rational? = nil,
-        level: LevelRequest? = nil, targetSize: Int? = nil, keyframeInterval: Double = VideoSettings.defaultKeyframeInterval
+        level: LevelRequest? = nil, targetSize: Int? = nil, keyframeInterval: Double? = nil
     ) {
         self.targetSize = targetSize
         self.keyframeInterval = keyframeInterval

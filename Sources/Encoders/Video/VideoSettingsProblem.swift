@@ -52,7 +52,9 @@ extension VideoSettings {
         if !codec.crfRange.contains(crf) { return .crf(crf, codec: codec) }
         if !VideoCodec.presets.contains(preset) { return .preset(preset) }
         if let level, levelLimits == nil { return .level(level, codec: codec) }
-        if !VideoSettingsProblem.keyframeIntervalRange.contains(keyframeInterval) { return .keyframeInterval(keyframeInterval) }
+        if let keyframeInterval, !VideoSettingsProblem.keyframeIntervalRange.contains(keyframeInterval) {
+            return .keyframeInterval(keyframeInterval)
+        }
         return timingProblem
     }
 
