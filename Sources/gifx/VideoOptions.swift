@@ -31,7 +31,11 @@ struct VideoOptions: ParsableArguments {
     @Option(help: "Encoder preset, ultrafast ... placebo.") var preset = "medium"
     @Option(help: "Colour behind transparent pixels and odd-size padding: #RRGGBB, #RGB, white or black.")
     var background: RGBColor = .white
-    @Option(help: "Write the animation this many times.") var loops = 1
+    @Option(help: ArgumentHelp(
+        "Write the animation this many times into a video. MP4 and WebM have no loop count (players loop them by "
+            + "their own setting), so this is how a video plays N times; an AVIF plays as the GIF does, and with "
+            + "--loops its N copies once."))
+    var loops = 1
     @Option(help: ArgumentHelp(
         "Fit the video under this size, e.g. 10M (MiB) or 8000000, at the best quality that fits: at most 3 encodes, "
             + "the CRF of each predicted from the ones before (--crf is where the search starts); refused when even "

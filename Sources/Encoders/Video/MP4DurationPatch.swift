@@ -7,8 +7,7 @@ import Foundation
 /// duration makes both right: gifx stretches the packet so the samples reach the presentation end (see
 /// `VideoMuxer.finish`), and then sets, in place (same box sizes), the edit list's segment, `tkhd` and `mvhd`
 /// durations to the presentation (`presentationUnits`, in the track's time scale) and `mdhd` to the `stts` sum.
-/// An animated AVIF from FFmpeg 5.1 has no edit list and zero `mvhd`/`tkhd` durations: the same rewrite
-/// gives them the presentation's.
+/// (An animated AVIF is rewritten by `AVIFRepetition` instead: it needs an edit list added, which moves offsets.)
 enum MP4DurationPatch {
     private static let containers: Set<String> = ["moov", "trak", "mdia", "edts"]
 

@@ -31,12 +31,16 @@ final class VideoMuxer {
     /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
     private var variableRate = false
 
+    /// An AVIF's plays, written into its edit list when it is finished (`AVIFRepetition`).
+    private let avifPlays: AVIFRepetition.Plays
+
     /// `streamingTo`: write to that descriptor (its `path` is then `pipe:N`), through gifx's own AVIO context
-    /// (`gifx_descriptor_avio_open`), instead of the file at `path`.
+    /// (`gifx_descriptor_avio_open`), instead of the file at `path`. `avifPlays`: how many times an AVIF plays.
     init(
         path: String, streamingTo descriptor: Int32? = nil, container: VideoContainer = .mp4,
-        layout: MP4Layout? = .faststart, displayPath: String? = nil
+        layout: MP4Layout? = .faststart, displayPath: String? = nil, avifPlays: AVIFRepetition.Plays = .forever
     ) throws {
+        self.avifPlays = avifPlays
         let path = descriptor.map { "pipe:\($0)" } ?? path
         self.path = path
         self.descriptor = descriptor
@@ -157,11 +161,12 @@ final class VideoMuxer {
         fileOpen = false
         try check(closeOutput(context), "closing the output", path: displayPath)
         // AVIF: FFmpeg 5.1's muxer in avif mode writes 0 as the `mvhd` and `tkhd` durations (only `mdhd`, the
-        // `stts` sum, is right), so ffprobe reports a format duration of 0 and players that read the movie
-        // header see no length; they are set in place too. AV1 has no reordering (pts = dts), so the samples
-        // cover the presentation exactly and there is no edit list.
-        let patch = (layout == .faststart && variableRate) || container == .avif
-        if patch, let stream, presentationEnd > presentationStart {
+        // `stts` sum, is right) and no edit list, which browsers read as "loop forever". AV1 has no reordering
+        // (pts = dts), so the samples cover one play exactly: `AVIFRepetition` writes the edit list of that play,
+        // its repetition, and the movie and track durations of every play.
+        if container == .avif {
+            try AVIFRepetition.apply(path: path, plays: avifPlays)
+        } else if layout == .faststart && variableRate, let stream, presentationEnd > presentationStart {
             try MP4DurationPatch.apply(
                 path: path, presentationUnits: presentationEnd - presentationStart, trackScale: stream.pointee.time_base.den)
         }

@@ -237,9 +237,12 @@ package final class VideoPlan {
         setLibavLogLevel()
         let converter = try YUVConverter(
             canvas: canvasSize, output: outputSize, background: options.background, keepAlpha: alpha)
+        // An AVIF plays as the GIF does (its plays under the policy); with `--loops k` the file holds k plays and
+        // plays them once (docs/conformance.md, "AVIF plays").
+        let avifPlays = options.loops > 1 ? AVIFRepetition.Plays.once : AVIFRepetition.Plays(timeline.loop.plays)
         let muxer = try VideoMuxer(
             path: path, streamingTo: stream?.descriptor, container: options.container, layout: layout,
-            displayPath: stream?.displayName ?? path)
+            displayPath: stream?.displayName ?? path, avifPlays: avifPlays)
         let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
         let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
         let forcesKeyframes = Self.forcesKeyframes(tuning)
