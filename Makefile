@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -102,7 +102,7 @@ cli-reference-check: deps
 ## or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
 TEST_MINUTES ?= 30
-test: deps library-usage docs conformance-fetch
+test: deps library-usage docs conformance-fetch check-units
 	$(SWIFT) build --build-tests
 	@# The test process writes to a file, followed live by tail: through a pipe (`| tee`), runs on a loaded
 	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
@@ -116,6 +116,12 @@ test: deps library-usage docs conformance-fetch
 		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 packaging/api-check/api_check.py --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
+
+## check-units: no time literal (10, 100, 1000, 10_000, 1_000_000) in arithmetic outside
+## Sources/Timeline/MediaTime.swift but the lines packaging/units-allowlist.txt names, each with its reason
+## (packaging/check_units.py; issue 57). `make test` runs it first: under a second.
+check-units:
+	@python3 packaging/check_units.py
 
 ## warnings-check: the debug build of our own targets (Sources/, Tests/) has no compiler warning; `make test`
 ## runs it after its build. It reads what the build left (packaging/warnings_check.py: each Swift file's
