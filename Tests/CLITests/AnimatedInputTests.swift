@@ -168,6 +168,47 @@ struct AnimatedInputTests {
         #expect(!durations.isEmpty && durations.allSatisfy { abs($0 - seconds) < 0.001 }, "\(input) \(command) \(extra): \(durations)")
     }
 
+    /// `gifx verify` checks what a video declares against the schedule (issue 57): the WebP's piped MP4 with its
+    /// `mvhd`, `tkhd` and `mdhd` durations multiplied by 10 (what ec802e3 wrote) fails with the declared and the
+    /// scheduled length, and counts its frames as one play (before, it read the header as 10 plays and reported 36
+    /// GIF frames missing); the file as written verifies.
+    @Test func verifyFailsADeclaredDurationThatIsNotTheSchedules() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (webp, _) = try AnimatedInputFixtures.write(into: folder)
+        let good = folder.appendingPathComponent("good.mp4").path
+        let run = try StandardOutputTests.bash(
+            "\"$GIFX\" convert \"$IN\" -o mp4:- --quiet --preset ultrafast > good.mp4", in: folder, input: webp)
+        #expect(run.status == 0, "\(run.stderrText)")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        func scale(_ start: Int, _ end: Int) {
+            var at = start
+            while at + 8 <= end {
+                let size = (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) }
+                let kind = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
+                guard size >= 8, at + size <= end else { return }
+                let field: Int? = kind == "mvhd" || kind == "mdhd" ? at + 24 : kind == "tkhd" ? at + 28
+                    : kind == "mehd" ? at + 12 : nil
+                if ["moov", "trak", "mvex", "mdia"].contains(kind) { scale(at + 8, at + size) }
+                if let field, bytes[at + 8] == 0 {  // version 0: a 32-bit duration
+                    let value = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[field + $1]) } * 10
+                    for k in 0..<4 { bytes[field + k] = UInt8(truncatingIfNeeded: value >> (8 * (3 - k))) }
+                }
+                at += size
+            }
+        }
+        scale(0, bytes.count)
+        let bad = folder.appendingPathComponent("bad.mp4").path
+        try Data(bytes).write(to: URL(fileURLWithPath: bad))
+        // (the 12×10 pattern with half-transparent pixels loses a few dB in 4:2:0 at ultrafast)
+        let failed = try runGifx(["verify", webp, bad, "--min-psnr", "20"], timeout: 120)
+        #expect(failed.status == 1, "\(failed.stdoutText) \(failed.stderr)")
+        #expect(failed.stdoutText.contains("declares 2.400 s, the schedule is 0.240 s"), "\(failed.stdoutText)")
+        #expect(failed.stdoutText.contains("(1 play); missing 0"), "\(failed.stdoutText)")
+        let passed = try runGifx(["verify", webp, good, "--quiet", "--min-psnr", "20"], timeout: 120)
+        #expect(passed.status == 0, "\(passed.stdoutText) \(passed.stderr)")
+    }
+
     /// Memory flat in frame count: 2,000 and 20,000 frames of 64×64 through `frames --null`, peak RSS of the
     /// gifx process as GNU time reads it (a child spawned straight from the test process would report the test
     /// process's own peak: Linux keeps the larger of the spawner's and the program's high-water mark across

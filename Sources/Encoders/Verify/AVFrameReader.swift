@@ -132,6 +132,35 @@ final class AVFrameReader {
         }
     }
 
+    /// How long the video's packets last, in ms: from the earliest presentation time to the latest end (pts +
+    /// duration) of the first video stream, by demuxing alone (no decoding). What the frames say, whatever the
+    /// header declares; `nil` where the file cannot be read or has no timed packet.
+    static func packetSpanMs(path: String) -> Double? {
+        var opened: UnsafeMutablePointer<AVFormatContext>?
+        guard gifx_avformat_open_input(&opened, path, nil, nil) >= 0, let context = opened else { return nil }
+        defer { gifx_avformat_close_input(&opened) }
+        guard gifx_avformat_find_stream_info(context, nil) >= 0 else { return nil }
+        var video: (index: Int32, timeBase: AVRational)?
+        for index in 0..<context.pointee.nb_streams {
+            if let stream = gifx_format_stream(context, index), stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+                video = (Int32(index), stream.pointee.time_base)
+                break
+            }
+        }
+        var allocated = gifx_av_packet_alloc()
+        defer { gifx_av_packet_free(&allocated) }
+        guard let video, let packet = allocated else { return nil }
+        var first = Int64.max, end = Int64.min
+        while gifx_av_read_frame(context, packet) >= 0 {
+            defer { gifx_av_packet_unref(packet) }
+            guard packet.pointee.stream_index == video.index, packet.pointee.pts != gifx_av_nopts_value() else { continue }
+            first = min(first, packet.pointee.pts)
+            end = max(end, packet.pointee.pts + max(0, packet.pointee.duration))
+        }
+        guard end > first else { return nil }
+        return Double(end - first) * Double(video.timeBase.num) / Double(video.timeBase.den) * 1000
+    }
+
     /// The first frame's presentation time in ms from the stream's zero (times are reported from it).
     var startOffsetMs: Double {
         guard let firstPts else { return 0 }

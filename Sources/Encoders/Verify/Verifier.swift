@@ -139,7 +139,10 @@ public final class Verifier {
         report.level = reader.tags.level
         report.profile = reader.tags.profile
         let playMs = timeline.milliseconds(timeline.duration.units)
-        let plays = expected.plays ?? reader.durationMs.map { max(1, Int(($0 / playMs).rounded())) } ?? 1
+        // The plays the file holds, from its packets (a `--loops k` video holds k): never from the declared
+        // length, which is what is checked against them (a header that declared 10x the schedule read as 10 plays).
+        let packetSpanMs = AVFrameReader.packetSpanMs(path: path)
+        let plays = expected.plays ?? (packetSpanMs ?? reader.durationMs).map { max(1, Int(($0 / playMs).rounded())) } ?? 1
         // The first frame tells the pixel format, matrix and range the references go through.
         let first = try reader.next()
         let maker = try ReferenceMaker(
@@ -156,9 +159,16 @@ public final class Verifier {
             }
             next = try reader.next()
         }
-        matcher.finish(
-            into: &report, settings: settings, knownTolerance: known(expected),
-            endMs: reader.durationMs.map { $0 - reader.startOffsetMs })
+        let declaredMs = reader.durationMs.map { $0 - reader.startOffsetMs }
+        matcher.finish(into: &report, settings: settings, knownTolerance: known(expected), endMs: declaredMs)
+        // What the file declares (the container's length: MP4 mvhd/tkhd/mdhd, the Matroska Duration) against the
+        // schedule's plays: within the timing mode's tolerance (one output frame at a resampled rate, whose last
+        // frame ends on its own grid) and at least a millisecond (WebM counts whole ms).
+        if let declaredMs, abs(declaredMs - Double(plays) * playMs) > max(1, report.timingToleranceMs) {
+            report.failures.append(String(
+                format: "declares %.3f s, the schedule is %.3f s%@", declaredMs / 1000, Double(plays) * playMs / 1000,
+                plays > 1 ? " (\(plays) plays)" : ""))
+        }
         return report
     }
 
