@@ -1,6 +1,7 @@
 internal import CAV
 import Foundation
 import GifxFrames
+import GifxTimeline
 
 /// Reads a video (MP4, WebM, …) or a JPEG with libavformat and libavcodec, frame by frame in presentation order,
 /// each converted to RGBA the way a player shows it: the stream's own matrix and range (BT.601 when untagged,
@@ -132,10 +133,10 @@ final class AVFrameReader {
         }
     }
 
-    /// How long the video's packets last, in ms: from the earliest presentation time to the latest end (pts +
-    /// duration) of the first video stream, by demuxing alone (no decoding). What the frames say, whatever the
-    /// header declares; `nil` where the file cannot be read or has no timed packet.
-    static func packetSpanMs(path: String) -> Double? {
+    /// How long the video's packets last: from the earliest presentation time to the latest end (pts + duration)
+    /// of the first video stream, by demuxing alone (no decoding). What the frames say, whatever the header
+    /// declares; `nil` where the file cannot be read or has no timed packet.
+    static func packetSpan(path: String) -> MediaTime? {
         var opened: UnsafeMutablePointer<AVFormatContext>?
         guard gifx_avformat_open_input(&opened, path, nil, nil) >= 0, let context = opened else { return nil }
         defer { gifx_avformat_close_input(&opened) }
@@ -157,8 +158,9 @@ final class AVFrameReader {
             first = min(first, packet.pointee.pts)
             end = max(end, packet.pointee.pts + max(0, packet.pointee.duration))
         }
-        guard end > first else { return nil }
-        return Double(end - first) * Double(video.timeBase.num) / Double(video.timeBase.den) * 1000
+        guard end > first, video.timeBase.num > 0, video.timeBase.den > 0 else { return nil }
+        let (units, overflow) = Int(end - first).multipliedReportingOverflow(by: Int(video.timeBase.num))
+        return overflow ? nil : MediaTime(units, timescale: Int(video.timeBase.den))
     }
 
     /// The first frame's presentation time in ms from the stream's zero (times are reported from it).

@@ -141,8 +141,8 @@ public final class Verifier {
         let playMs = timeline.milliseconds(timeline.duration.units)
         // The plays the file holds, from its packets (a `--loops k` video holds k): never from the declared
         // length, which is what is checked against them (a header that declared 10x the schedule read as 10 plays).
-        let packetSpanMs = AVFrameReader.packetSpanMs(path: path)
-        let plays = expected.plays ?? (packetSpanMs ?? reader.durationMs).map { max(1, Int(($0 / playMs).rounded())) } ?? 1
+        let fromPackets = AVFrameReader.packetSpan(path: path).map { $0.seconds / timeline.playDuration.seconds }
+        let plays = expected.plays ?? (fromPackets ?? reader.durationMs.map { $0 / playMs }).map { max(1, Int($0.rounded())) } ?? 1
         // The first frame tells the pixel format, matrix and range the references go through.
         let first = try reader.next()
         let maker = try ReferenceMaker(
