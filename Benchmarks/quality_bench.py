@@ -43,11 +43,13 @@ SSIM_NAME = ("SSIM: numpy in this script (8×8 box window, stride 1, C1 = (0.01�
              "1 thread; PSNR: 10·log10(255² / MSE) per plane, averaged over frames (MSE 0 counted as 100 dB)")
 SCALE = "scale=trunc(iw/2)*2:trunc(ih/2)*2"
 # codec: container, the recipe's encoder arguments, the sweep of gifx's crf
+# codec: container, the recipe's encoder arguments, gifx's crf sweep, then the crfs tried one by one (lower quality,
+# higher quality) only while the sweep's SSIM range does not reach the recipe's
 CODECS = {
-    "h264": ("mp4", ["-movflags", "+faststart"], [18, 21, 24, 27, 30, 33]),
-    "hevc": ("mp4", ["-c:v", "libx265", "-tag:v", "hvc1"], [18, 21, 24, 27, 30, 33]),
-    "vp9": ("webm", ["-c:v", "libvpx-vp9", "-crf", "31", "-b:v", "0"], [20, 26, 32, 38, 44, 50]),
-    "av1": ("mp4", ["-c:v", "libsvtav1", "-crf", "35"], [23, 29, 35, 41, 47, 53]),
+    "h264": ("mp4", ["-movflags", "+faststart"], [18, 21, 24, 27, 30, 33], ([37, 42, 51], [14, 10])),
+    "hevc": ("mp4", ["-c:v", "libx265", "-tag:v", "hvc1"], [18, 21, 24, 27, 30, 33], ([37, 42, 51], [14, 10])),
+    "vp9": ("webm", ["-c:v", "libvpx-vp9", "-crf", "31", "-b:v", "0"], [20, 26, 32, 38, 44, 50], ([56, 63], [14, 8])),
+    "av1": ("mp4", ["-c:v", "libsvtav1", "-crf", "35"], [23, 29, 35, 41, 47, 53], ([59, 63], [17, 11])),
 }
 BENCH_SET = ["480x270x200", "333x187x100", "vardelay-480x270x150", "sprite-256x192x96", "64x64x5000"]
 BACKGROUND = (255, 255, 255)
@@ -219,6 +221,30 @@ def decoded_frames(path, width, height):
     proc.wait()
 
 
+_CACHE = {}  # (gif, matrix, range) -> the reference planes of every frame, for the sweep (one GIF at a time)
+
+
+def reference_planes(gif, space, full, we, he, frames):
+    """(Y, Cb, Cr, transparent) of each reference frame, rounded to 8 bits, chroma 2x2-averaged; cached when small."""
+    key = (gif, space, full)
+    if key in _CACHE:
+        return _CACHE[key]
+
+    def planes(rgba):
+        rgb, transparent = over_background(rgba)
+        y, cb, cr = to_ycbcr(rgb[:he, :we], space, full)
+        return (*(np.clip(np.rint(a), 0, 255).astype(np.uint8) for a in (
+            y, cb.reshape(he // 2, 2, we // 2, 2).mean(axis=(1, 3)), cr.reshape(he // 2, 2, we // 2, 2).mean(axis=(1, 3)))),
+            transparent)
+    generator = (planes(rgba) for rgba in reference_frames(gif))
+    if we * he * 1.5 * frames > 256e6:
+        return generator
+    for other in [k for k in _CACHE if k[0] != gif]:
+        del _CACHE[other]
+    _CACHE[key] = list(generator)
+    return _CACHE[key]
+
+
 def quality(path, gif, sched, canvas):
     """Per-GIF-frame Y SSIM/PSNR and Cb/Cr PSNR of the output frame shown at each frame's mid-delay."""
     s, times = probe(path)
@@ -230,21 +256,16 @@ def quality(path, gif, sched, canvas):
     times = [t - t0 for t in times]
     frames = decoded_frames(path, width, height)
     current, k, rows, opaque = next(frames), 0, [], True
-    for (start, delay), rgba in zip(sched, reference_frames(gif)):
+    for (start, delay), (ry, cb, cr, transparent) in zip(sched, reference_planes(gif, space, full, we, he, len(sched))):
         t = (start + delay / 2) / 100
         while k + 1 < len(times) and times[k + 1] <= t + 1e-6:
             nxt = next(frames, None)
             if nxt is None:
                 break
             current, k = nxt, k + 1
-        rgb, transparent = over_background(rgba)
         opaque = opaque and not transparent
-        y, cb, cr = to_ycbcr(rgb[:he, :we], space, full)
-        cb = cb.reshape(he // 2, 2, we // 2, 2).mean(axis=(1, 3))
-        cr = cr.reshape(he // 2, 2, we // 2, 2).mean(axis=(1, 3))
         oy, ocb, ocr = current[0][:he, :we], current[1][:he // 2, :we // 2], current[2][:he // 2, :we // 2]
-        ry = np.clip(np.rint(y), 0, 255)
-        rows.append((delay, ssim(ry, oy), psnr(ry, oy), psnr(np.rint(cb), ocb), psnr(np.rint(cr), ocr)))
+        rows.append((delay, ssim(ry, oy), psnr(ry, oy), psnr(cb, ocb), psnr(cr, ocr)))
     frames.close()
     weights = [r[0] for r in rows]
 
@@ -322,13 +343,25 @@ def measure(gifx, codec, name, gif, cls, half, work, timeout, sweep_crfs, log):
         row[label] = {"bytes": size, "wall_s": res.wall_s, "cpu_s": res.cpu_s, **quality(out, gif, sched, canvas)}
         log(f"  {codec} {name:34} {label:8} {size:9} B SSIM {row[label]['ssim']:.4f} {res.wall_s:6.2f} s")
     row["sweep"] = []
-    for crf in sweep_crfs:
+
+    def point(crf):
         out = os.path.join(work, f"crf{crf}.{ext}")
         size, res = encode(gifx_cmd(gifx, codec, gif, out, crf), out, timeout)
         if size is not None:
             q = quality(out, gif, sched, canvas)
             row["sweep"].append({"crf": crf, "bytes": size, "ssim": q["ssim"], "wall_s": res.wall_s})
             log(f"  {codec} {name:34} crf {crf:<5} {size:9} B SSIM {q['ssim']:.4f}")
+    for crf in sweep_crfs:
+        point(crf)
+    target = row.get("recipe", {}).get("ssim")
+    for crf in CODECS[codec][3][0] if target is not None else []:
+        if min(p["ssim"] for p in row["sweep"]) <= target:
+            break
+        point(crf)
+    for crf in CODECS[codec][3][1] if target is not None else []:
+        if max(p["ssim"] for p in row["sweep"]) >= target:
+            break
+        point(crf)
     if "bytes" in row.get("recipe", {}):
         m = matched_bytes(row["recipe"]["ssim"], row["sweep"])
         row["matched_ratio"] = m / row["recipe"]["bytes"] if m else None
@@ -362,19 +395,18 @@ def real_set(directory, log):
 
 def gif_set(args, log):
     gifs = []
-    if "bench" in args.sets:
-        import make_gifs
-        import repeats_bench
-        paths = make_gifs.build_all(args.root, set(BENCH_SET), log=lambda m: log("  " + m))
-        gifs += [(n, paths[n], "bench", "bench") for n in BENCH_SET if n in paths]
-        gifs += [(n, p, "screen (generated)", "bench") for n, p in repeats_bench.build(args.root, log).items()]
-    if "synthetic" in args.sets:
-        gifs += [(n, p, c, "synthetic") for n, (p, c) in synthetic(os.path.join(args.root, "quality-gifs")).items()]
-    if "real" in args.sets:
-        gifs += real_set(args.real, log)
-    if args.only:
-        gifs = [g for g in gifs if g[0] in args.only]
-    return gifs
+    for which in args.sets:  # in the order asked
+        if which == "bench":
+            import make_gifs
+            import repeats_bench
+            paths = make_gifs.build_all(args.root, set(BENCH_SET), log=lambda m: log("  " + m))
+            gifs += [(n, paths[n], "bench", "bench") for n in BENCH_SET if n in paths]
+            gifs += [(n, p, "screen (generated)", "bench") for n, p in repeats_bench.build(args.root, log).items()]
+        elif which == "synthetic":
+            gifs += [(n, p, c, "synthetic") for n, (p, c) in synthetic(os.path.join(args.root, "quality-gifs")).items()]
+        elif which == "real":
+            gifs += real_set(args.real, log)
+    return [g for g in gifs if not args.only or g[0] in args.only]
 
 
 # ---------------------------------------------------------------- report
@@ -403,7 +435,7 @@ def report(results):
            "middle of every GIF frame's delay (`gifx timeline --json`, default policy) compared with that GIF frame "
            "as Pillow composites it, over #ffffff (gifx's default background), converted to Y'CbCr in the matrix and "
            "range the file declares (unspecified: BT.601 limited). "
-           f"{SSIM_NAME}. Bytes at matched SSIM: gifx swept over its crf, log(bytes) interpolated against unweighted "
+           f"{SSIM_NAME}. Bytes at matched SSIM: gifx swept over its crf (the sweep extended, one crf at a time, only until its SSIM range reaches the recipe's), log(bytes) interpolated against unweighted "
            "Y SSIM at the recipe's SSIM; \"out of range\" where the sweep does not bracket it (no extrapolation). "
            "Ratios are gifx / recipe (below 1× is smaller). Chroma guard: gifx's Cb and Cr PSNR not below the "
            "recipe's by more than 0.5 dB. Wall time: one run each, `nice -n 10`, all threads. Medians count "
@@ -413,7 +445,7 @@ def report(results):
         rows = [r for r in results["rows"] if r["codec"] == codec]
         crfs = sorted({p["crf"] for r in rows for p in r["sweep"]})
         out += [f"### {codec} (recipe: `{' '.join(recipe_cmd(codec, 'in.gif', 'out.' + CODECS[codec][0])[5:])}`; "
-                f"gifx crf sweep {', '.join(map(str, crfs))})", "",
+                f"gifx crf {', '.join(map(str, CODECS[codec][2]))}, extended to {', '.join(map(str, crfs))} where needed)", "",
                 "| GIF | class | half | opaque | recipe bytes | recipe SSIM (weighted) | recipe s | gifx bytes | "
                 "gifx SSIM (weighted) | gifx s | bytes at matched SSIM | Y PSNR gifx/recipe | chroma guard |",
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -478,7 +510,7 @@ def main():
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--self-check", action="store_true")
     args = p.parse_args()
-    args.sets, args.only = set(args.sets.split(",")), {s for s in args.only.split(",") if s}
+    args.sets, args.only = args.sets.split(","), {s for s in args.only.split(",") if s}
     results_path = os.path.join(args.root, "quality.json")
     started = time.time()
 
