@@ -458,7 +458,10 @@ def report(results):
            "real set (Lottie exports with transparency-optimised frames, screen recordings, camera clips) Pillow's "
            "composited frames, ffmpeg's gif decoder's and `gifx frames`' were identical, pixel for pixel, over "
            "#ffffff. The recipe's SSIM includes its timing: where the ffmpeg CLI shows a frame late or drops it "
-           "(1 cs ticks, carried delays), the frame shown at mid-delay is another picture, as a viewer would see.", "",
+           "(1 cs ticks, carried delays), the frame shown at mid-delay is another picture, as a viewer would see. "
+           "So on such GIFs (a recipe SSIM well below its delay-weighted SSIM is the sign: short frames shown "
+           "wrong) bytes at matched SSIM measure the recipe's timing as much as its coding; the raw bytes at the "
+           "default are beside it.", "",
            _real_set_line(results), ""]
     for codec in [c for c in CODECS if any(r["codec"] == c for r in results["rows"])]:
         rows = [r for r in results["rows"] if r["codec"] == codec]
