@@ -440,9 +440,10 @@ def _real_set_line(results):
 def report(results):
     out = [SECTION, "",
            f"`Benchmarks/quality_bench.py` (`make bench-quality`), run on {results['date']}; gifx "
-           f"commit {results['commit']} (`{results['gifx']}`), load average (1/5/15 min) at start "
-           f"{'/'.join(f'{x:.1f}' for x in results.get('load_start', []))}, at the last GIF "
-           f"{'/'.join(f'{x:.1f}' for x in results.get('load_end', []))}. {results.get('note', '')}", "",
+           f"commit {results['commit']} (`{results['gifx']}`)"
+           + (f", load average (1/5/15 min) at start {'/'.join(f'{x:.1f}' for x in results['load_start'])}, at the "
+              f"last GIF {'/'.join(f'{x:.1f}' for x in results['load_end'])}" if results.get("load_end") else "")
+           + f". {results.get('note', '')}", "",
            "Method: gifx's default output (`gifx to-mp4 --codec C`; VP9 by `gifx convert -o out.webm`) and the ffmpeg "
            "CLI's common recipe for the codec, encoded in the same run; each decoded by ffmpeg, the frame shown at the "
            "middle of every GIF frame's delay (`gifx timeline --json`, default policy) compared with that GIF frame "
