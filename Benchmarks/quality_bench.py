@@ -555,6 +555,8 @@ def main():
                    "load_start": os.getloadavg(), "rows": []}
         gifs = gif_set(args, log)
         log(f"{len(gifs)} GIFs, codecs {args.codecs}")
+        with open(results_path, "w") as f:  # never report an older run's rows as this one's
+            json.dump(results, f)
         for codec in args.codecs.split(","):
             for name, path, cls, half in gifs:
                 work = os.path.join(args.root, "out", "quality", codec, name)
