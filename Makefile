@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -223,6 +223,16 @@ browser-check: browser-deps
 bench: deps
 	$(SWIFT) build -c release --product gifx
 	bash Benchmarks/run.sh
+
+## bench-quality: release build, then bytes at matched SSIM of gifx's default video against the ffmpeg CLI's recipe per
+## codec (Benchmarks/quality_bench.py, issue 56; writes its section of docs/benchmarks.md). BENCH_QUALITY_ARGS, e.g.
+## "--codecs h264,hevc,vp9,av1 --real /path/to/gifs" (the real set: Benchmarks/quality_set.json). Needs numpy, Pillow.
+BENCH_QUALITY_ARGS ?= --codecs h264
+bench-quality: deps
+	$(SWIFT) build -c release --product gifx
+	@python3 -c "import numpy, PIL" 2>/dev/null || python3 -m pip install -q numpy Pillow >/dev/null 2>&1 \
+		|| { echo "make bench-quality: needs numpy and Pillow (python3 -m pip install numpy Pillow)" >&2; exit 1; }
+	PYTHONDONTWRITEBYTECODE=1 python3 Benchmarks/quality_bench.py --gifx .build/release/gifx $(BENCH_QUALITY_ARGS)
 
 ## soak-serve: the soak of `gifx serve` (Benchmarks/serve_soak.py, issue 36): 32 clients for SOAK_SECONDS (600)
 ## at --memory-budget SOAK_BUDGET (512M; also run it at 2G), 10 % of uploads damaged, bombs or oversized, a
