@@ -37,10 +37,19 @@ FIXTURES = {
     "undelayed": ([5, 0, 1, None, 20], [5, 10, 10, 10, 20], False),
     # right half transparent in every frame, disposal 2 (restore to background): alpha in WebM/WebP
     "alpha": ([6, 4, 10, 8], [6, 4, 10, 8], True),
+    # issue 57: a GIF that plays once and one that plays 3 times (NETSCAPE count 1 and 3, PLAYS below)
+    "plays-1": ([10, 20, 30], [10, 20, 30], False),
+    "plays-3": ([10, 20, 30], [10, 20, 30], False),
 }
 
+# Issue 57: the plays an image output (WebP, APNG, AVIF) carries, read as WebCodecs' ImageDecoder
+# `repetitionCount`. name: (NETSCAPE loop count written, the repetitionCount a browser reports). Under the default
+# (flanimated) policy a count N is N plays (timeline.md), so N - 1 repetitions; every other fixture is written
+# with count 0 (forever: Infinity). These fixtures run in the image modes only.
+PLAYS = {"plays-1": (1, 0), "plays-3": (3, 2)}
 
-def write_gif(path, raw_delays, alpha):
+
+def write_gif(path, raw_delays, alpha, loop=0):
     n = len(raw_delays)
     palette = bytearray()
     for i in range(128):
@@ -48,7 +57,7 @@ def write_gif(path, raw_delays, alpha):
     out = bytearray(b"GIF89a")
     out += struct.pack("<HHBBB", WIDTH, HEIGHT, 0x80 | 0x70 | 6, 0, 0)  # global table, 128 entries
     out += palette
-    out += b"\x21\xFF\x0BNETSCAPE2.0\x03\x01" + struct.pack("<H", 0) + b"\x00"  # loop forever
+    out += b"\x21\xFF\x0BNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00"  # 0: loop forever
     for i, delay in enumerate(raw_delays):
         if delay is not None or alpha:
             disposal, flags = (2, 1) if alpha else (1, 0)
@@ -65,7 +74,7 @@ def write_gif(path, raw_delays, alpha):
 def main(directory):
     os.makedirs(directory, exist_ok=True)
     for name, (raw, _, alpha) in FIXTURES.items():
-        write_gif(os.path.join(directory, name + ".gif"), raw, alpha)
+        write_gif(os.path.join(directory, name + ".gif"), raw, alpha, PLAYS.get(name, (0, None))[0])
     write_other_inputs(directory)
 
 
