@@ -57,6 +57,12 @@ MODES = {
     "av1":         (".av1.mp4", ["--codec", "av1"], ["tick3", "timing-mix", "alpha"], *EXACT),
     # POST /v1/convert?format=mp4 to a running `gifx serve`, played from GET /v1/o/KEY (see the top)
     "serve":       ("", [], None, *EXACT),
+    # issue 57: written to a pipe (`-o mp4:-`, `-o webm:-`: a fragmented MP4, a WebM without cues), whose header
+    # declares the length before any frame (10x it from a WebP or APNG at ec802e3)
+    "stream":      (".stream.mp4", [], None, *EXACT),
+    # Firefox 153 seeking in a cue-less WebM after the screen fixture's 1.5 s hold lands on the held frame (frames 4
+    # and 5 "never shown"; ec802e3 the same; Chromium exact): the screen fixture is left out here (docs/browsers.md)
+    "stream-webm": (".stream.webm", [], ["tick3", "timing-mix", "video30", "undelayed", "alpha"], *EXACT),
 }
 # Measured and printed, but not failing the check: WebM --vfr is not among the issue's modes, and Chromium
 # shows it late (frames up to 53 ms late, see docs/browsers.md); kept visible so a fix shows up here.
@@ -192,6 +198,11 @@ def convert(gifx, out, gif_dir):
         if mode == "serve":
             continue
         suffix, args = MODES[mode][0], MODES[mode][1]
+        if mode.startswith("stream"):
+            with open(os.path.join(out, file), "wb") as sink:
+                subprocess.run([gifx, "convert", fixtures.input_path(gif_dir, name), "-o",
+                                suffix.rsplit(".", 1)[1] + ":-", "--quiet", *args], stdout=sink, check=True)
+            continue
         command = "convert" if suffix.endswith((".webm", ".webp", ".avif", ".apng")) else "to-mp4"
         subprocess.run([gifx, command, fixtures.input_path(gif_dir, name), "-o", os.path.join(out, file),
                         "--overwrite", "--quiet", *args], check=True)
@@ -251,7 +262,7 @@ def evaluate(name, mode, result):
         f["problems"].append(result["error"])
         return f
     total = ends[-1]
-    right_alpha = 0 if alpha and mode in ("webm", "webm-vfr", "webp", "apng") else 255
+    right_alpha = 0 if alpha and mode in ("webm", "webm-vfr", "stream-webm", "webp", "apng") else 255
     right_colour = WHITE if alpha else None  # MP4 (and an opaque WebM) composite over the white background
 
     def check_colour(i, shown):

@@ -98,7 +98,7 @@ OTHER_INPUTS = {
     "apng-thirds": ("apng", [(1, 30), (1, 30), (1, 15), (1, 10), (0, 100), (10, 0)],
                     [100 / 3, 100 / 3, 200 / 3, 100, 100, 100], True),
 }
-OTHER_INPUT_MODES = {"tick", "vfr", "webm"}
+OTHER_INPUT_MODES = {"tick", "vfr", "webm", "stream", "stream-webm"}
 
 
 def _frame_pixels(i, alpha):
