@@ -100,6 +100,10 @@ enum VerificationText {
             pixels += " (GIF frame \(gif))"
         }
         pixels += ", mean \(db(r.meanPSNR)), " + (r.minPSNR.map { String(format: "bound %.1f dB", $0) } ?? "exact")
+        if let ssim = r.meanSSIM {
+            pixels += String(format: "; SSIM %.4f, %.4f weighted by delay (Y, at each frame's mid-delay)", ssim,
+                             r.delayWeightedSSIM ?? ssim)
+        }
         lines.append(pixels)
         for failure in r.failures { lines.append("  ✗ \(failure)") }
         return lines.joined(separator: "\n")

@@ -65,6 +65,34 @@ import Testing
         }
     }
 
+    /// The bench's SSIM in verify's report (issue 56): a 96×64 GIF of moving colour bands at a 1 cs tick (holds
+    /// of 3 and 4 cs), its default MP4 and WebM; SSIM on luma at every frame's mid-delay, mean and delay-weighted,
+    /// close to 1 for a faithful encode and lower for a coarse one (crf 45), and the text line names it.
+    @Test func theReportHasTheBenchsSSIM() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let frames = (0..<12).map { k in
+            FixtureFrame(width: 96, height: 64, indices: (0..<(96 * 64)).map { UInt8(1 + ($0 % 96 + 3 * k) / 8 % 6) },
+                         delay: k % 2 == 0 ? 3 : 4)
+        }
+        let input = try writeGIF(FixtureGIF(width: 96, height: 64, frames: frames), to: folder)
+        var scores: [String: Double] = [:]
+        for (file, crf) in [("a.mp4", "23"), ("b.webm", "32"), ("c.mp4", "45")] {
+            let output = folder.appendingPathComponent(file).path
+            #expect(try runGifx(["convert", input, "-o", output, "--crf", crf, "--quiet"], timeout: 120).status == 0)
+            let reports = try Self.verify(input, [output], extra: ["--min-psnr", "10"])
+            let report = try #require(reports.outputs.first)
+            let mean = try #require(report["meanSSIM"] as? Double, "\(report)")
+            let weighted = try #require(report["delayWeightedSSIM"] as? Double)
+            #expect(mean > 0 && mean <= 1 + 1e-9 && weighted > 0 && weighted <= 1 + 1e-9)
+            scores[file] = mean
+        }
+        let (good, webm, coarse) = (scores["a.mp4"] ?? 0, scores["b.webm"] ?? 0, scores["c.mp4"] ?? 1)
+        #expect(good > 0.95 && webm > 0.95 && coarse < good, "\(scores)")
+        let text = try runGifx(["verify", input, folder.appendingPathComponent("a.mp4").path], timeout: 120)
+        #expect(text.stdoutText.contains("weighted by delay (Y, at each frame's mid-delay)"), "\(text.stdoutText)")
+    }
+
     /// Every Examples GIF: all formats from one run with `--verify`, and the video modes.
     @Test(arguments: ["bouncing-ball", "missing-delays", "transparent-spinner"])
     func examplesVerify(_ name: String) throws {

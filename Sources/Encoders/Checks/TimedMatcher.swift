@@ -33,6 +33,8 @@ package final class TimedMatcher {
         var endMs: Double
         var reference: Reference
         var firstShownMs: Double?
+        /// Whether the frame shown at this GIF frame's mid-delay has been measured (SSIM).
+        var sampled = false
     }
 
     private let timeline: Timeline
@@ -75,7 +77,16 @@ package final class TimedMatcher {
     private var firstFailing: (output: Int, gif: Int)?
 
     /// `plays`: how many plays of the schedule the output holds; `bound`: minimum PSNR, `nil` for exact.
-    package init(timeline: Timeline, source: ReferenceSource, plays: Int, bound: Double?, memoryBudget: Int?) {
+    /// `ssimWeights`: the luma weights of the output's matrix (`LumaSSIM.weights`), to measure SSIM at each GIF
+    /// frame's mid-delay as `make bench-quality` does; `nil`: no SSIM.
+    private let ssimWeights: (kr: Double, kb: Double)?
+    private var ssimSum = 0.0, ssimCount = 0, ssimWeightedSum = 0.0, ssimWeight = 0.0
+
+    package init(
+        timeline: Timeline, source: ReferenceSource, plays: Int, bound: Double?, memoryBudget: Int?,
+        ssimWeights: (kr: Double, kb: Double)? = nil
+    ) {
+        self.ssimWeights = ssimWeights
         self.timeline = timeline
         self.source = source
         width = source.width
@@ -158,9 +169,31 @@ package final class TimedMatcher {
             }
         }
         if ring[chosen].firstShownMs == nil { ring[chosen].firstShownMs = at }
+        if let ssimWeights { sampleSSIM(frame, weights: ssimWeights) }
         if ring[chosen].sequence < lastAssigned { repeated += 1 }
         lastAssigned = max(lastAssigned, ring[chosen].sequence)
         record(result, output: index, gif: ring[chosen].gifIndex)
+    }
+
+    /// The SSIM of `frame` against each GIF frame whose mid-delay it shows (the schedule's frame there, whatever
+    /// the match), once per GIF frame and play: the bench's sampling.
+    private func sampleSSIM(_ frame: ShownFrame, weights: (kr: Double, kb: Double)) {
+        for index in ring.indices where !ring[index].sampled {
+            let mid = (ring[index].startMs + ring[index].endMs) / 2
+            guard frame.startMs <= mid + 0.01, mid + 0.01 < frame.endMs, case .pixels(let pixels) = ring[index].reference
+            else { continue }
+            ring[index].sampled = true
+            let value = pixels.withUnsafeBufferPointer {
+                LumaSSIM.ssim(frame.pixels, aStride: frame.stride, $0.baseAddress!, bStride: width, width: width,
+                              height: height, weights: weights)
+            }
+            guard let value else { continue }
+            let delay = ring[index].endMs - ring[index].startMs
+            ssimSum += value
+            ssimCount += 1
+            ssimWeightedSum += value * delay
+            ssimWeight += delay
+        }
     }
 
     private func record(_ result: PixelComparison, output: Int, gif: Int) {
@@ -258,6 +291,10 @@ package final class TimedMatcher {
         }
         report.minPSNR = bound
         report.mismatchedFrames = failingPixels
+        if ssimCount > 0 {
+            report.meanSSIM = ssimSum / Double(ssimCount)
+            report.delayWeightedSSIM = ssimWeight > 0 ? ssimWeightedSum / ssimWeight : report.meanSSIM
+        }
 
         let (tolerance, mode) = settings.maxTimingErrorMs.map { ($0, "requested") } ?? knownTolerance ?? defaultTolerance()
         report.timingToleranceMs = tolerance

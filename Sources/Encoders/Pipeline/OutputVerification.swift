@@ -61,6 +61,11 @@ public struct OutputVerification: Sendable, Codable, Equatable {
     public var worstPSNRGifFrame: Int?
     /// The bound (`nil` when exact).
     public var minPSNR: Double?
+    /// SSIM on luma of the frame shown at each GIF frame's mid-delay against that GIF frame (`LumaSSIM`, what
+    /// `make bench-quality` reports): the mean over the GIF frames, and weighted by their delays (what a viewer
+    /// sees); videos only, `nil` elsewhere.
+    public var meanSSIM: Double?
+    public var delayWeightedSSIM: Double?
     /// Exact outputs: frames with at least one differing pixel, and the first of them.
     public var mismatchedFrames = 0
     /// Sprite sheets: JSON frames whose rect shows another GIF frame's pixels, as (json frame, GIF frame).
@@ -81,6 +86,7 @@ public struct OutputVerification: Sendable, Codable, Equatable {
         case missingFrames, missingIndices, skippedShortFrames, extraFrames, repeatedFrames
         case worstTimingErrorMs, worstTimingFrame, meanTimingErrorMs, timingToleranceMs, timingMode
         case durationErrorMs, worstPSNR, meanPSNR, worstPSNRFrame, worstPSNRGifFrame, minPSNR, mismatchedFrames
+        case meanSSIM, delayWeightedSSIM
         case swappedRects, failures, passed
     }
 
@@ -108,6 +114,8 @@ public struct OutputVerification: Sendable, Codable, Equatable {
         try c.encode(worstPSNRFrame, forKey: .worstPSNRFrame)
         try c.encode(worstPSNRGifFrame, forKey: .worstPSNRGifFrame)
         try c.encode(minPSNR, forKey: .minPSNR); try c.encode(mismatchedFrames, forKey: .mismatchedFrames)
+        try c.encodeIfPresent(meanSSIM, forKey: .meanSSIM)
+        try c.encodeIfPresent(delayWeightedSSIM, forKey: .delayWeightedSSIM)
         try c.encodeIfPresent(swappedRects, forKey: .swappedRects)
         try c.encode(failures, forKey: .failures); try c.encode(passed, forKey: .passed)
     }
@@ -127,6 +135,8 @@ public struct OutputVerification: Sendable, Codable, Equatable {
         worstPSNR = try c.decodeIfPresent(Double.self, forKey: .worstPSNR)
         worstPSNRFrame = try c.decodeIfPresent(Int.self, forKey: .worstPSNRFrame)
         mismatchedFrames = try c.decode(Int.self, forKey: .mismatchedFrames)
+        meanSSIM = try c.decodeIfPresent(Double.self, forKey: .meanSSIM)
+        delayWeightedSSIM = try c.decodeIfPresent(Double.self, forKey: .delayWeightedSSIM)
         swappedRects = try c.decodeIfPresent([[Int]].self, forKey: .swappedRects)
         failures = try c.decode([String].self, forKey: .failures)
     }

@@ -150,7 +150,8 @@ public final class Verifier {
             keepAlpha: reader.hasAlpha, background: settings.background, chroma: reader.yuvFormat)
         let matcher = TimedMatcher(
             timeline: timeline, source: CanvasReferenceSource(feed: canvasFeed ?? feed(), maker: maker), plays: plays,
-            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget)
+            bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget,
+            ssimWeights: LumaSSIM.weights(colorSpace: reader.tags.colorSpace))
         var next = first
         while let (start, duration) = next {
             try reader.rgba.withUnsafeBufferPointer {
