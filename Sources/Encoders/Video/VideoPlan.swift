@@ -150,7 +150,6 @@ package final class VideoPlan {
         // base over 1 s at open: such a stream (a tick over 100 cs) keeps SVT-AV1 and encodes its copies.
         repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
             && (options.codec != .av1 || plan.timeBase.num <= plan.timeBase.den)
-            && !Self.encodesShortHolds(options, plan, timeline)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
@@ -178,23 +177,6 @@ package final class VideoPlan {
         case (.h264, .mp4), (.hevc, .mp4), (.vp9, .webm), (.vp9, .mp4), (.av1, .mp4), (.av1, .webm): return true
         default: return false
         }
-    }
-
-    /// Held pictures at most this many output frames long on average are encoded again rather than repeated, in
-    /// H.264 (`encodesShortHolds`).
-    static let shortHoldOutputFrames = 4
-
-    /// H.264 whose pictures are held for at most `shortHoldOutputFrames` output frames on average (an animation
-    /// exported at 30 fps on a 1 cs tick: 3.3): every copy is encoded, as the ffmpeg CLI does, so x264 keeps its
-    /// B-frames (repeat pictures need every held picture to be a reference, and here every picture is held) and
-    /// refines each picture over its copies. On such animations that is 0.62x the bytes of repeat pictures
-    /// (lottie-test-Precomps: 54,057 bytes against 87,486; the ffmpeg CLI 48,718) for about 1.3x their time, where
-    /// on screen recordings (holds of 20-55 output frames on average) it would cost several times the time for
-    /// little. HEVC keeps repeat pictures: x265 does not skip copies cheaply (the same GIF: 81,305 bytes with every
-    /// copy encoded, 46,154 with repeats). docs/repeats.md, "Which GIFs get repeat pictures".
-    static func encodesShortHolds(_ options: VideoSettings, _ plan: OutputPlan, _ timeline: Timeline) -> Bool {
-        let shown = timeline.frames.count - plan.framesNeverShown
-        return options.codec == .h264 && shown > 0 && plan.outputFrames <= shortHoldOutputFrames * shown
     }
 
     /// Whether some GIF frame is shown for more than one output frame: a constant rate whose samples
