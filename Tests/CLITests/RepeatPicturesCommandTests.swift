@@ -23,36 +23,6 @@ struct RepeatPicturesCommandTests {
             .map { $0.split(separator: ",").dropFirst(2).joined(separator: ",") }
     }
 
-    /// A hold of 200 s at a 1 cs tick is 20,000 output frames: more than H.264's `maximumRun` (16,000 repeats,
-    /// where picture order counts would come within 2^15 of wrapping), so the held picture goes to the encoder a
-    /// second time and the rest of the hold repeats that. The frame count and duration are the GIF's, FFmpeg
-    /// decodes it with `-err_detect explode`, and `--stats` counts 4 encoded pictures (3 frames + 1 resent).
-    @Test("a hold longer than the splicer's longest run sends the picture to the encoder again")
-    func aVeryLongHoldIsSplit() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let delays = [3, 20_000, 2]
-        let input = try writeGIF(
-            FixtureGIF.solidFrames(width: 32, height: 32, colorIndices: [1, 2, 3], delays: delays), to: folder)
-        let output = folder.appendingPathComponent("long.mp4").path
-        let run = try runGifx(["to-mp4", input, "-o", output, "--stats", "--preset", "ultrafast"], timeout: 300)
-        #expect(run.status == 0, "\(run.stderr)")
-        let stats = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
-        let pictures = try #require(stats["pictures"] as? [String: Int])
-        #expect(pictures["encoded"] == 4)
-        #expect(pictures["repeats"] == 20_005 - 4)
-        let frames = try Self.framemd5(["-i", output])
-        #expect(frames.count == 20_005)
-        let hashes = frames.map { $0.split(separator: ",").last.map(String.init) ?? "" }
-        // the GIF's three pictures (the resent one may decode to a fourth, x264's refinement of the held picture)
-        #expect(Set(hashes).count == 3 || Set(hashes).count == 4, "\(Set(hashes).count) distinct pictures")
-        let probe = try CapturedRun.run("/usr/bin/ffprobe", [
-            "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", output,
-        ])
-        let seconds = Double(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(seconds.map { abs($0 - 200.05) < 0.0005 } == true, "\(String(describing: seconds))")
-    }
-
     @Test("--stats counts encoded and repeat pictures; the old path encodes every output frame")
     func statsCountPictures() throws {
         let folder = try temporaryFolder()

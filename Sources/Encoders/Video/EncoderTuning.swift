@@ -247,8 +247,8 @@ extension EncoderTuning {
     }
 
     /// The settings a stream with repeat pictures needs (docs/repeats.md). H.264: no B-frames, so decode
-    /// order is presentation order and every picture of x264's is a reference the repeats can copy; the preset's
-    /// references stay (the repeats are non-reference pictures: `H264RepeatSplicer`).
+    /// order is presentation order and x264 writes `pic_order_cnt_type` 2, and one reference frame, so x264's
+    /// picture after a run of repeats predicts from the last repeat, an exact copy of what it predicted from.
     /// VP9: libvpx's `error-resilient`, so that each of its frames starts from the default probabilities and
     /// predicts no motion vector from the frame before it, as the coded skip frames between them need
     /// (`VP9SkipFrame`); every packet of libvpx's ends with one shown frame whose slot its header names.
@@ -256,8 +256,8 @@ extension EncoderTuning {
     func forRepeatPictures(codec: VideoCodec = .h264) -> EncoderTuning {
         switch codec {
         case .h264:
-            var tuning = withParameters([.bframes(0)])
-            tuning.setting += ", no B-frames (repeat pictures)"
+            var tuning = withParameters([.bframes(0), .ref(1)])
+            tuning.setting += ", no B-frames, 1 reference (repeat pictures)"
             return tuning
         case .hevc:
             var tuning = withParameters([.bframes(0), .ref(1), .temporalMVP(false), .wavefronts(false)])

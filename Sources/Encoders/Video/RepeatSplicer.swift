@@ -10,13 +10,6 @@ protocol RepeatSplicer: AnyObject {
     /// Repeat pictures written and their bytes.
     var repeatsWritten: Int { get }
     var repeatBytes: Int { get }
-    /// The longest run of repeats after one encoded picture; `VideoSession` sends a longer hold's picture to the
-    /// encoder again before that (H.264: picture order counts must stay within 2^15 of the last reference).
-    var maximumRun: Int { get }
-}
-
-extension RepeatSplicer {
-    var maximumRun: Int { Int.max }
 }
 
 extension H264RepeatSplicer: RepeatSplicer {}

@@ -126,21 +126,14 @@ package final class VideoSession {
     /// control sees the true cadence, as in VFR) and the rest of the run is spliced in as repeat pictures. A
     /// key frame due goes on this picture, never inside the run (`KeyframeSchedule`); for VP9 and AV1 the copy after a
     /// key frame is encoded too, so no repeat shows a key frame.
-    /// A hold longer than the splicer's `maximumRun` repeats sends the picture to the encoder again (a copy,
-    /// coded as a near-empty inter picture) before each further `maximumRun`.
     private func encodeRun(start: Int64, samples: Int64) throws {
-        var start = start, samples = samples
-        var keyframe = keyframes.keyframeDue(at: start)
+        let keyframe = keyframes.keyframeDue(at: start)
         if keyframe && keyframes.codesCopyAfterKeyframe && samples > 1 {
             try encodePicture(start: start, count: 1, keyframe: true)
-            (start, samples, keyframe) = (start + 1, samples - 1, false)
+            try encodePicture(start: start + 1, count: samples - 1, keyframe: false)
+        } else {
+            try encodePicture(start: start, count: samples, keyframe: keyframe)
         }
-        let longest = Int64(min(splicer?.maximumRun ?? Int.max, Int(Int32.max))) + 1  // a picture and its repeats
-        while samples > longest {
-            try encodePicture(start: start, count: longest, keyframe: keyframe)
-            (start, samples, keyframe) = (start + longest, samples - longest, false)
-        }
-        try encodePicture(start: start, count: samples, keyframe: keyframe)
     }
 
     /// Sends the picture in `encoder.frame`, shown for `count` output frames from `start`, to the encoder.

@@ -7,8 +7,6 @@ struct H264SequenceParameters: Equatable {
     /// `log2_max_frame_num_minus4 + 4`: `frame_num` is this many bits and wraps at 2^this.
     var log2MaxFrameNum: Int
     var picOrderCountType: Int
-    /// Bit position of `pic_order_cnt_type` in the RBSP (the repeat splicer rewrites it).
-    var picOrderCountTypePosition = 0
     var maxNumRefFrames: Int
     var gapsInFrameNumAllowed: Bool
     var widthInMbs: Int
@@ -38,7 +36,6 @@ struct H264SequenceParameters: Equatable {
             }
         }
         log2MaxFrameNum = try r.ue() + 4
-        picOrderCountTypePosition = r.position
         picOrderCountType = try r.ue()
         if picOrderCountType == 0 {
             _ = try r.ue()  // log2_max_pic_order_cnt_lsb_minus4
