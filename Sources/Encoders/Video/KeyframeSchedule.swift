@@ -93,7 +93,13 @@ struct KeyframeSchedule {
     mutating func sent(at pts: Int64) {
         if pictureLimit != nil {
             inFlight.append((pts, picturesSent))
-            if inFlight.count - inFlightHead > 4096 { inFlightHead += 1 }  // never returned: keep it bounded
+            // Bounded whatever the frame count: an encoder holds far fewer pictures than this, so older entries
+            // (pictures it returned without a key frame) are dropped.
+            if inFlight.count - inFlightHead > 4096 { inFlightHead += 1 }
+            if inFlightHead >= 1024 {
+                inFlight.removeFirst(inFlightHead)
+                inFlightHead = 0
+            }
         }
         picturesSent += 1
     }
