@@ -118,7 +118,7 @@ final class VideoMuxer {
         guard let context, let stream else { return }
         gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
-        if layout != nil || container == .avif {
+        if layout != nil {
             presentationEnd = max(presentationEnd, packet.pointee.pts + packet.pointee.duration)
             presentationStart = min(presentationStart, packet.pointee.pts)
         }
