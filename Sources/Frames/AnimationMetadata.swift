@@ -23,6 +23,12 @@ package struct AnimationMetadata: Hashable, Sendable {
     package var format: SourceFormat = .gif
     /// APNG only: each frame's `delay_den`; empty otherwise.
     package var delayDenominators: [UInt16] = []
+    /// A container with its own time base (AVIF): the units of every stored delay, `nil` otherwise.
+    package var sourceTimescale: Int?
+    /// What the format's decoder library holds while it decodes, beyond gifx's own canvases (AVIF: the AV1
+    /// decoder's reference and output pictures): added to the decoder's share of the memory plan. 0 when the
+    /// reader decodes into gifx's buffers alone (GIF, WebP, APNG).
+    package var decoderWorkingBytes = 0
     package var canvas: CanvasSize
     /// The logical screen's background colour index (not used for compositing: cleared areas are transparent).
     package var backgroundIndex: Int
@@ -50,6 +56,7 @@ package struct AnimationMetadata: Hashable, Sendable {
         var input = TimelineInput(canvas: canvas, loopCount: loopCount, frames: frames, warnings: warnings)
         input.format = format
         input.delayDenominators = delayDenominators
+        input.sourceTimescale = sourceTimescale
         return input
     }
 

@@ -14,7 +14,12 @@ import Darwin
 package struct InputFormat: Sendable {
     /// The schedule's name for it (the timeline's `format`, its units).
     package let source: SourceFormat
-    /// Whether a file starting with these bytes (up to 12) is this format.
+    /// What the help calls it among the inputs ("GIF", "PNG/APNG").
+    package let helpName: String
+    /// The file names a folder search takes for it (`gifx batch`), lower case, with the dot; the content is still
+    /// told by its first bytes when the file is read.
+    package let fileExtensions: [String]
+    /// Whether a file starting with these bytes (up to `probeLength`, fewer when the file is shorter) is this format.
     let probe: @Sendable (_ head: [UInt8]) -> Bool
     /// Reads everything but the pixels.
     let readMetadata: @Sendable (_ path: String, _ limits: DecodeLimits) throws -> AnimationMetadata
@@ -33,31 +38,51 @@ extension InputFormat {
         .apng,
     ]
 
+    /// How many first bytes a probe is given: enough for a RIFF header (12) and for an ISO BMFF `ftyp` box with
+    /// its compatible brands past the major one (a box of a few dozen bytes in practice).
+    package static let probeLength = 512
+
     /// The format a schedule names.
     package static func of(_ source: SourceFormat) -> InputFormat { all.first { $0.source == source }! }
 
-    /// The container `path` holds, from its first 12 bytes. Anything else (an empty file too) is malformed data,
+    /// The container `path` holds, from its first `probeLength` bytes. Anything else (an empty file too) is malformed data,
     /// refused in one line.
     package static func sniff(path: String) throws -> SourceFormat {
         let source = try FileByteSource(path: path)
-        var head = [UInt8](repeating: 0, count: 12)
-        let count = head.withUnsafeMutableBytes { source.copyBytes(into: $0.baseAddress!, count: 12) }
-        if count < 12 && source.readErrno != 0 {
+        let length = probeLength
+        var head = [UInt8](repeating: 0, count: length)
+        let count = head.withUnsafeMutableBytes { source.copyBytes(into: $0.baseAddress!, count: length) }
+        if count < length && source.readErrno != 0 {
             throw GifDecodeError(.io, at: count, String(cString: strerror(source.readErrno)))
         }
-        head.removeLast(12 - count)
+        head.removeLast(length - count)
         if let format = sniff(head) { return format }
         let shown = head.prefix(8).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }
         let start = head.isEmpty ? "the file is empty" : "it starts with \(shown.joined(separator: " "))"
         throw GifDecodeError(.malformed, at: 0, "not a \(namesPhrase) file (\(start))")
     }
 
+    /// Every format as the help lists the inputs: "GIF, WebP or PNG/APNG" (`or: false`: "... and ...").
+    package static func helpPhrase(or: Bool = true) -> String { EnglishList.phrase(all.map(\.helpName), or: or) }
+
+    /// Every name a folder search takes, as the help lists them: "*.gif, *.webp, *.png, *.apng".
+    package static var folderPatterns: String {
+        EnglishList.joined(all.flatMap(\.fileExtensions).map { "*" + $0 }, separator: ", ")
+    }
+
+    /// Whether a folder search takes the file `name` (its extension, in any case).
+    package static func takesFileName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return all.contains { $0.fileExtensions.contains { lower.hasSuffix($0) } }
+    }
+
     /// Every format's name, as a refusal lists them: "GIF, WebP or PNG" (the CLI's and the service's).
     package static var namesPhrase: String { EnglishList.phrase(all.map(\.source.displayName), or: true) }
 
-    /// The container of a file starting with `head` (at least 12 bytes for WebP), `nil` when unknown.
+    /// The container of a file starting with `head` (its first `probeLength` bytes, or all of a shorter file;
+    /// at least 12 bytes for WebP), `nil` when unknown.
     package static func sniff(_ head: some Collection<UInt8>) -> SourceFormat? {
-        let bytes = Array(head.prefix(12))
+        let bytes = Array(head.prefix(probeLength))
         return all.first { $0.probe(bytes) }?.source
     }
 

@@ -52,6 +52,10 @@ public struct TimelineInput: Hashable, Sendable {
     public var format: SourceFormat = .gif
     /// APNG only: each frame's `delay_den` (0 means 100, as the APNG spec says); empty for other formats.
     public var delayDenominators: [UInt16] = []
+    /// A container with its own time base (an ISO BMFF track's media timescale): each frame's `rawDelay` counts
+    /// `1 / sourceTimescale` s, and the schedule keeps that time base, exact. `nil` for GIF, WebP and APNG,
+    /// whose units the format decides.
+    public var sourceTimescale: Int?
     public var canvas: CanvasSize
     /// Raw count of the first NETSCAPE2.0/ANIMEXTS1.0 extension, `nil` when there is none.
     public var loopCount: Int?

@@ -1,16 +1,46 @@
 /// The container an animation was read from, which decides the unit of its stored delays
-/// (docs/timeline.md, "Other formats"): GIF centiseconds, WebP milliseconds, APNG `num/den` seconds.
-public enum SourceFormat: String, Codable, Sendable, CaseIterable {
-    case gif, webp, apng
-
+/// (docs/timeline.md, "Other formats"): GIF centiseconds, WebP milliseconds, APNG `num/den` seconds, or a
+/// container's own time base (`TimelineInput.sourceTimescale`).
+///
+/// Open, not a closed enum: an input format declares its own value in its folder (`Sources/Frames/<format>/`,
+/// beside its probe and reader), so adding a format touches no switch here. Two values are equal when their
+/// `rawValue`s are; it is written to JSON as that string.
+public struct SourceFormat: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    /// The schedule's name for it (the timeline JSON's `format`): `gif`, `webp`, `apng`, ...
+    public let rawValue: String
     /// What the error messages call it.
-    public var displayName: String {
-        switch self {
-        case .gif: "GIF"
-        case .webp: "WebP"
-        case .apng: "PNG"
-        }
+    public let displayName: String
+
+    public init(rawValue: String, displayName: String) {
+        self.rawValue = rawValue
+        self.displayName = displayName
     }
+
+    /// A format named in JSON: its display name from the formats this module knows, else the name in capitals.
+    public init(rawValue: String) {
+        self = Self.known.first { $0.rawValue == rawValue } ?? SourceFormat(rawValue: rawValue, displayName: rawValue.uppercased())
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public static func == (a: SourceFormat, b: SourceFormat) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    public var description: String { rawValue }
+
+    public static let gif = SourceFormat(rawValue: "gif", displayName: "GIF")
+    public static let webp = SourceFormat(rawValue: "webp", displayName: "WebP")
+    public static let apng = SourceFormat(rawValue: "apng", displayName: "PNG")
+
+    /// The formats whose units this module decides itself (GIF cs, WebP ms, APNG num/den).
+    static let known: [SourceFormat] = [.gif, .webp, .apng]
 }
 
 extension Timeline {

@@ -130,7 +130,9 @@ public struct Timeline: Codable, Hashable, Sendable {
 
     /// Resolves the schedule of `input` under `policy` (docs/timeline.md).
     public init(_ input: TimelineInput, policy: TimelinePolicy = .flanimated) {
-        if input.format != .gif {
+        if let source = input.sourceTimescale, source > 0 {
+            self.init(ownTimescale: input, source: source, policy: policy)
+        } else if input.format != .gif {
             self.init(otherFormat: input, policy: policy)
         } else {
             self.init(gif: input, policy: policy)
@@ -211,6 +213,46 @@ public struct Timeline: Codable, Hashable, Sendable {
         self.duration = Duration(units: start, seconds: Double(start) / Double(scale))
         self.frames = frames
         self.warnings = warnings
+    }
+
+    /// A schedule in the container's own time base (`TimelineInput.sourceTimescale`: an AVIF track's media
+    /// timescale), exact: each frame's `rawDelay` units are its delay. Frames of at most 10 ms (`browser`:
+    /// Chromium, Firefox) or under 11 ms (`flanimated`: YYImage, WebKit) play 100 ms, as for WebP and APNG;
+    /// where one does, the timescale becomes the least multiple of the source's that is a multiple of 10, so
+    /// 100 ms is whole units. Plays as WebP's and APNG's: the total, 0 forever, none (a still image) once.
+    private init(ownTimescale input: TimelineInput, source: Int, policy: TimelinePolicy) {
+        let limit = policy == .browser ? MediaTime(10, timescale: 1000) : MediaTime(11, timescale: 1000)
+        func raised(_ raw: Int) -> Bool {
+            let delay = MediaTime(raw, timescale: source)
+            return policy == .browser ? delay <= limit : delay < limit
+        }
+        let tenths = MediaTime(1, timescale: 10).timescale
+        let anyRaised = input.frames.contains { raised($0.rawDelay ?? 0) }
+        let scale = anyRaised ? source / gcd(source, tenths) * tenths : source
+        let factor = scale / source
+        let hundredMs = (try? MediaTime(1, timescale: tenths).rounded(toUnitsPerSecond: scale)) ?? scale
+        var frames = Frames(sharing: input.frames)
+        var start = 0
+        var tick = 0
+        for descriptor in input.frames {
+            let raw = descriptor.rawDelay ?? 0
+            let (delay, rule) = raised(raw) ? (hundredMs, DelayRule.roundedUp) : (raw * factor, DelayRule.raw)
+            frames.appendSchedule(delay: delay, rule: rule, start: start)
+            start += delay
+            tick = gcd(tick, delay)
+        }
+        if tick == 0 { tick = hundredMs }
+        self.schema = Self.schemaID
+        self.policy = policy
+        self.format = input.format
+        self.timescale = scale
+        self.canvas = input.canvas
+        let plays: Int? = input.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        self.loop = Loop(count: input.loopCount, plays: plays)
+        self.tick = Tick(units: tick, fps: Rational(scale, tick))
+        self.duration = Duration(units: start, seconds: MediaTime(start, timescale: scale).seconds)
+        self.frames = frames
+        self.warnings = input.warnings
     }
 
     private enum UnitKeys: String, CodingKey { case units, fps, seconds }

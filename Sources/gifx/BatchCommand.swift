@@ -19,7 +19,7 @@ struct BatchCommand: ParsableCommand {
         abstract: "Run to-mp4, to-sprite, timeline or convert over many GIFs, in parallel, resumably.",
         usage: "gifx batch <command> <inputs> ... --out-dir <dir> [<options>] [-- <command options> ...]",
         discussion: """
-            Inputs are GIF, WebP or PNG/APNG files (told by content), folders (searched recursively for *.gif, *.webp, *.png, *.apng in any case, hidden entries \
+            Inputs are \(InputFormat.helpPhrase()) files (told by content), folders (searched recursively for \(InputFormat.folderPatterns) in any case, hidden entries \
             skipped, sorted) or - (newline-separated paths on standard input; a relative path read there \
             keeps its folders in the output name). Each output is OUT-DIR/<path relative to the input \
             folder> with the new extension: .mp4; .png (or pages -0.png, -1.png...) + .json; \

@@ -22,7 +22,7 @@ struct ConvertCommand: ParsableCommand {
             when every output is complete, or none is.
             """)
 
-    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
+    @Argument(help: "Input \(InputFormat.helpPhrase()) (told by content), or - for standard input.") var input: String
     @Option(name: .shortAndLong, help: ArgumentHelp(ConvertCommand.outputHelp, valueName: "out"))
     var output: [OutputArgument] = []
     @OptionGroup var options: ConvertOptions

@@ -15,7 +15,7 @@ struct FramesCommand: ParsableCommand {
         commandName: "frames", abstract: "Write each composited canvas as DIR/frame-NNNN.png (developer aid).",
         shouldDisplay: false)
 
-    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
+    @Argument(help: "Input \(InputFormat.helpPhrase()) (told by content), or - for standard input.") var input: String
     @Option(name: .long, help: "Folder for the PNGs (created if missing).") var out: String?
     @Flag(help: "Decode and composite only, write nothing; print throughput (like ffmpeg -f null).")
     var null = false

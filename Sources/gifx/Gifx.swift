@@ -1,6 +1,7 @@
 import ArgumentParser
 import CArguments
 import GifxEncoders
+import GifxFrames
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +12,9 @@ import Glibc
 struct Gifx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gifx",
-        abstract: "Animated GIF, WebP and APNG to video, animated WebP and sprite sheets, with the exact timing of the reference players.",
+        abstract: "Animated \(InputFormat.helpPhrase(or: false)) to video, animated WebP and sprite sheets, with the exact timing of the reference players.",
         discussion: """
-            Reads: GIF, animated WebP and APNG (told by their first bytes; a file, or - for standard input).
+            Reads: \(InputFormat.helpPhrase(or: false)), animated or still (told by their first bytes; a file, or - for standard input).
             Writes: MP4, WebM and AVIF video (H.264, HEVC, VP9, AV1), animated WebP, sprite sheets (PNG + JSON), \
             posters (PNG, JPEG) and the schedule as timeline JSON; convert writes any number of them from one decode.
             Serves: gifx serve does the same over HTTP, with a content-addressed cache (docs/serve.md).

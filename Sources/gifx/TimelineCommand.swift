@@ -11,7 +11,7 @@ struct TimelineCommand: ParsableCommand {
         commandName: "timeline",
         abstract: "Print the exact playback schedule of a GIF (reads metadata only).")
 
-    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input.") var input: String
+    @Argument(help: "Input \(InputFormat.helpPhrase()) (told by content), or - for standard input.") var input: String
     @OptionGroup var options: TimelineOptions
 
     func run() throws { try options.run(input: input) }

@@ -27,7 +27,7 @@ struct ToMP4Command: ParsableCommand {
             The file is written beside the target under a temporary name and renamed when complete.
             """)
 
-    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input (then -o is required).") var input: String
+    @Argument(help: "Input \(InputFormat.helpPhrase()) (told by content), or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Output MP4 (default: the input with .mp4); - (or mp4:-) for standard output, as fragmented MP4.")
     var output: OutputArgument?
     @OptionGroup var options: ToMP4Options

@@ -21,7 +21,7 @@ struct ToSpriteCommand: ParsableCommand {
             (a pre-pass, then the sheet); so does a GIF whose palettes cannot settle the colour type.
             """)
 
-    @Argument(help: "Input GIF, WebP or PNG/APNG (told by content), or - for standard input (then -o is required).") var input: String
+    @Argument(help: "Input \(InputFormat.helpPhrase()) (told by content), or - for standard input (then -o is required).") var input: String
     @Option(name: .shortAndLong, help: "Sheet PNG (default: the input with .png); - (or png:-) for standard output, with --json FILE.")
     var output: OutputArgument?
     @Option(help: "JSON file (default: the PNG's path with .json).") var json: String?

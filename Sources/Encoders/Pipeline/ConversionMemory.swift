@@ -55,8 +55,9 @@ enum ConversionMemory {
                     consumer: "gifx and its libraries",
                     bytes: runtimeBytes + (sinks.contains(where: \.usesLibav) ? libavBytes : 0), setting: "fixed"),
                 MemoryDemand(
-                    consumer: "decoder and compositor", bytes: 2 * canvasBytes + indexBytes,
-                    setting: "screen and previous screen"),
+                    consumer: "decoder and compositor", bytes: 2 * canvasBytes + indexBytes + metadata.decoderWorkingBytes,
+                    setting: metadata.decoderWorkingBytes > 0
+                        ? "screen and previous screen, the format library's pictures" : "screen and previous screen"),
             ]
             // Each sink's demand is the next one planned: its share is found by that position.
             for sink in sinks {

@@ -33,7 +33,7 @@ struct ConversionRunner: Sendable {
     /// from the bytes on (sniffing, cache key, single flight, admission, the response's headers).
     func respond(_ bytes: Data, _ query: ConvertQuery, request: Request, context: BasicRequestContext, conditional: Bool) async throws -> Response {
         // The same sniffing as every subcommand (GIF, WebP, PNG/APNG by their first bytes).
-        guard InputFormat.sniff(bytes.prefix(12)) != nil else { throw ServiceError.unsupportedFormat() }
+        guard InputFormat.sniff(bytes.prefix(InputFormat.probeLength)) != nil else { throw ServiceError.unsupportedFormat() }
         let key = cacheKey(bytes, query)
         let object: CachedObject
         if let hit = cache.lookup(key) {

@@ -90,12 +90,10 @@ enum BatchInputs {
         }
     }
 
-    /// The names a folder search takes (issue 35): `*.gif`, `*.webp`, `*.png`, `*.apng` in any case; what each
-    /// file holds is told by its first bytes when it is read.
-    static func isAnimationName(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return [".gif", ".webp", ".png", ".apng"].contains { lower.hasSuffix($0) }
-    }
+    /// The names a folder search takes (issue 35): each input format's extensions (`InputFormat.fileExtensions`:
+    /// `*.gif`, `*.webp`, `*.png`, `*.apng`) in any case; what each file holds is told by its first bytes when it
+    /// is read.
+    static func isAnimationName(_ name: String) -> Bool { InputFormat.takesFileName(name) }
 
     /// `./a/b.gif` → `a/b.gif`; nil for absolute paths or paths that climb with `..`.
     static func mirroredRelativePath(_ path: String) -> String? {
