@@ -53,6 +53,11 @@ let package = Package(
         .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // libwebp's animation encoder (libwebp-dev): animated WebP with exact frame durations and loop count.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
+        // libavif (libavif-dev): the AVIF input reader (Sources/Frames/AVIF), decoding AV1 with dav1d. A C target, not
+        // a system library: it also holds the wrapper that keeps dav1d from printing its errors on stderr (libavif
+        // 0.11 sets no dav1d logger; libdav1d-dev for its settings' layout). No pkg-config: libavif's only flag
+        // (-DAVIF_DLL, for Windows' dllimport) is one SwiftPM refuses with a warning on every build.
+        .target(name: "CAvif", linkerSettings: [.linkedLibrary("avif"), .linkedLibrary("dav1d"), .linkedLibrary("dl")]),
         // libpng's error path is setjmp/longjmp, which Swift cannot call: a small C target catches it.
         .target(name: "CPng", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("pthread")]),
 
@@ -68,9 +73,10 @@ let package = Package(
         // Streaming GIF reader, compositor and bounded frame cache.
         .target(
             name: "GifxFrames",
-            // CWebP, CPng: the WebP and APNG readers (Sources/Frames/WebP, Sources/Frames/APNG; issue 35).
+            // CWebP, CPng: the WebP and APNG readers (Sources/Frames/WebP, Sources/Frames/APNG; issue 35); CAvif:
+            // the AVIF reader (Sources/Frames/AVIF; issue 59).
             dependencies: [
-                "CGif", "CWebP", "CPng", "GifxPOSIXFiles", "GifxSystem", "GifxTimeline",
+                "CGif", "CWebP", "CPng", "CAvif", "GifxPOSIXFiles", "GifxSystem", "GifxTimeline",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/Frames"),
@@ -133,6 +139,8 @@ let package = Package(
         // The same for the WebP and the APNG reader alone, the container made valid around the fuzzed chunks.
         .executableTarget(name: "fuzz-webp", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzWebP"),
         .executableTarget(name: "fuzz-apng", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzAPNG"),
+        // The AVIF reader alone (libavif's parser and dav1d, gifx's edit-list walk), on fuzzed whole files.
+        .executableTarget(name: "fuzz-avif", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzAVIF"),
         // Writes the GIFs in Examples/ (`make examples`).
         .executableTarget(name: "make-examples", dependencies: ["GifFixtures"], path: "Examples/Generator"),
         .testTarget(name: "TimelineTests", dependencies: ["GifxTimeline"]),

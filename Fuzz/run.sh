@@ -7,7 +7,9 @@
 #   fuzz-webp (Fuzz/FuzzWebP/) and fuzz-apng (Fuzz/FuzzAPNG/): the WebP and the APNG reader alone. Their inputs
 #     are the chunks after the container's header, which the harness writes valid (WebP's RIFF size; PNG's
 #     signature and CRCs), seeded with Examples/ converted by gif2webp and FFmpeg's apng muxer, headers cut
-#     off, and a dictionary of the format's chunk names.
+#     off, and a dictionary of the format's chunk names;
+#   fuzz-avif (Fuzz/FuzzAVIF/): the AVIF reader alone (libavif, dav1d, gifx's ftyp and edit-list walk), on whole
+#     files, seeded with Examples/ converted by gifx's own AVIF writer and a few avifenc sequences (mixed durations, alpha, 10-bit, a still image), and a dictionary of box names.
 # New inputs go to .build-fuzz/corpus (fuzz-decoder) or .build-fuzz/corpus-TARGET; crashes to
 # .build-fuzz/crashes (named TARGET-...); SwiftPM's own files to .build-fuzz/swiftpm.
 #
@@ -24,8 +26,8 @@ JOBS=${FUZZ_JOBS:-1}
 TARGET=${FUZZ_TARGET:-fuzz-decoder}
 case "$TARGET" in
     fuzz-decoder) CORPUS=corpus ;;
-    fuzz-webp | fuzz-apng) CORPUS=corpus-${TARGET#fuzz-} ;;
-    *) echo "fuzz: unknown FUZZ_TARGET $TARGET (fuzz-decoder, fuzz-webp, fuzz-apng)" >&2; exit 64 ;;
+    fuzz-webp | fuzz-apng | fuzz-avif) CORPUS=corpus-${TARGET#fuzz-} ;;
+    *) echo "fuzz: unknown FUZZ_TARGET $TARGET (fuzz-decoder, fuzz-webp, fuzz-apng, fuzz-avif)" >&2; exit 64 ;;
 esac
 SWIFT=${SWIFT:-swift}
 mkdir -p "$OUT/$CORPUS" "$OUT/crashes" "$OUT/scratch"
@@ -77,6 +79,14 @@ find "$animated" -size +64k -delete
 if [ "$TARGET" = fuzz-decoder ]; then
     gif_seed_folders "$OUT"
     SEEDS+=("$animated")
+elif [ "$TARGET" = fuzz-avif ]; then
+    # Whole AVIFs, small (a few KiB each): avifenc sequences from Examples/ frames and gifx's own AVIF writer.
+    seed="$OUT/seeds/avif"
+    mkdir -p "$seed"
+    if [ -z "$(ls -A "$seed")" ]; then bash Fuzz/avif-seeds.sh "$seed" || true; fi
+    find "$seed" -size +64k -delete
+    SEEDS+=("$seed")
+    DICTIONARY=(-dict="$PWD/Fuzz/avif.dict")
 else
     # The chunks alone: the harness writes the header (12 bytes of RIFF for WebP, the 8-byte PNG signature).
     if [ "$TARGET" = fuzz-webp ]; then extension=webp; header=12; else extension=png; header=8; fi

@@ -94,7 +94,7 @@ combined='Statically linked into the gifx binary: the Swift runtime and Foundati
 swift-argument-parser and swift-system, all Apache License 2.0 with the Runtime Library Exception
 (texts in LICENSES/ of the tarball, and below in the .deb).
 Loaded at run time from the system, each under its own package and licence: giflib (MIT), libpng
-(libpng-2.0), libwebp (BSD-3-Clause), zlib (Zlib), and FFmpeg'"'"'s libavutil, libswscale, libavcodec and
+(libpng-2.0), libwebp (BSD-3-Clause), libavif (BSD-2-Clause) with dav1d (BSD-2-Clause), zlib (Zlib), and FFmpeg'"'"'s libavutil, libswscale, libavcodec and
 libavformat (opened with dlopen). Debian'"'"'s libavcodec is built with GPL parts (libx264, libx265), so
 it is GPL-2.0-or-later as a whole: a redistributed combination of gifx with it is under the GPL (3.0 or
 later, since Apache-2.0 code cannot be combined with GPL-2.0-only).'

@@ -36,6 +36,7 @@ extension InputFormat {
         .gif,
         .webp,
         .apng,
+        .avif,
     ]
 
     /// How many first bytes a probe is given: enough for a RIFF header (12) and for an ISO BMFF `ftyp` box with

@@ -58,7 +58,7 @@ struct AnimatedInputTests {
         for command in [["timeline"], ["to-mp4", "-o", folder.appendingPathComponent("o.mp4").path]] {
             let run = try runGifx(command + [path])
             #expect(run.status == 65)
-            #expect(run.stderrLines == ["gifx: \(path): malformed GIF at byte 0: not a GIF, WebP or PNG file (it starts with 42 4d 20 6e 6f 74 20 61)"])
+            #expect(run.stderrLines == ["gifx: \(path): malformed GIF at byte 0: not a GIF, WebP, PNG or AVIF file (it starts with 42 4d 20 6e 6f 74 20 61)"])
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["x.webp"])
     }

@@ -131,10 +131,10 @@ import Testing
         let path = try temporaryFile(Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8), name: "wave")
         let error = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: path) }
         #expect(error?.failureClass == .malformedData)
-        #expect(error?.description == "malformed GIF at byte 0: not a GIF, WebP or PNG file (it starts with 52 49 46 46 00 00 00 00)")
+        #expect(error?.description == "malformed GIF at byte 0: not a GIF, WebP, PNG or AVIF file (it starts with 52 49 46 46 00 00 00 00)")
         let empty = try temporaryFile(Data(), name: "empty")
         let none = #expect(throws: GifDecodeError.self) { try readAnimationMetadata(path: empty) }
-        #expect(none?.reason == "not a GIF, WebP or PNG file (the file is empty)")
+        #expect(none?.reason == "not a GIF, WebP, PNG or AVIF file (the file is empty)")
     }
 
     // MARK: - The oracle and the fixtures (libwebp)

@@ -163,7 +163,7 @@ import Testing
         let bitmap = try await server.send(.POST, "/v1/convert?format=mp4", body: Data("BM6\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}6\u{0}".utf8))
         expectError(bitmap, 415, "unsupported_format")
         // The formats named as the CLI names them (AnimatedInputTests), from the registry of input formats.
-        #expect(bitmap.json["message"] as? String == "the body is not a GIF, WebP or PNG file")
+        #expect(bitmap.json["message"] as? String == "the body is not a GIF, WebP, PNG or AVIF file")
         // 422: the header is cut inside the first image descriptor (the keep rule needs one frame).
         let cut = Self.gif.prefix(13 + 24 + 19 + 8 + 5)  // header and screen, palette, loop, GCE, 5 bytes of the descriptor
         let damaged = try await server.send(.POST, "/v1/convert?format=mp4", body: Data(cut))
