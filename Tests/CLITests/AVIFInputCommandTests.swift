@@ -165,6 +165,43 @@ struct AVIFInputCommandTests {
         }
     }
 
+    /// dav1d's pictures are in the memory plan: a 1920×1080 4:4:4 sequence with alpha (the AV1 decoder holds about
+    /// 10 colour and 10 alpha pictures: 83 MiB), converted just above the smallest budget gifx accepts, peaks within
+    /// the budget + 10 % (GNU time's `%M`, as MemoryBudgetTests measure it).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time (Debian package time) is not installed"),
+        arguments: [["convert", "-o", "o.webp"], ["to-mp4", "-o", "o.mp4", "--preset", "ultrafast"]])
+    func dav1dsPicturesStayInsideTheMemoryBudget(_ words: [String]) throws {
+        let folder = try temporaryFolder("memory\(words[0])")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let frames = folder.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        let draw = try CapturedRun.run(Oracle.tool("ffmpeg"), [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25", "-frames:v", "6",
+            "-vf", "format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='128+127*sin(X/20)'", frames.path + "/%d.png",
+        ], timeout: 120)
+        #expect(draw.status == 0)
+        let avif = folder.appendingPathComponent("big.avif").path
+        let encode = try CapturedRun.run(
+            Oracle.tool("avifenc"),
+            ["-s", "10", "-j", "2", "--fps", "25", "-y", "444", "-a", "end-usage=q", "-a", "cq-level=40"]
+                + (1...6).map { frames.path + "/\($0).png" } + ["-o", avif], timeout: 300)
+        #expect(encode.status == 0, "\(String(decoding: encode.stderr, as: UTF8.self))")
+        let arguments = [words[0], avif] + words.dropFirst().map { $0.hasPrefix("o.") ? folder.appendingPathComponent($0).path : $0 }
+            + ["--threads", "2", "--quiet"]
+        let refused = try runGifx(arguments + ["--memory-budget", "1M"], timeout: 60)
+        #expect(refused.status == 78, "\(refused.stderr)")
+        let smallest = try #require(refused.stderrLines.first?.split(separator: " ").dropLast().last.flatMap { Int($0) })
+        #expect(smallest >= 83 + 24, "the plan counts dav1d's pictures: \(refused.stderr)")
+        let budget = (smallest + 24) << 20
+        let report = folder.appendingPathComponent("time.txt").path
+        let run = try CapturedRun.run(
+            "/usr/bin/time", ["-f", "%M", "-o", report, gifxExecutable().path] + arguments + ["--memory-budget", "\(budget)"],
+            timeout: 300 * testTimeScale)
+        #expect(run.status == 0, "\(String(decoding: run.stderr, as: UTF8.self))")
+        let kibibytes = try #require(Int(String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").last ?? ""))
+        #expect(Double(kibibytes << 10) <= Double(budget) * 1.10, "peak \(kibibytes >> 10) MiB over a budget of \(budget >> 20) MiB")
+    }
+
     /// A `mif1` major brand with `avis` compatible is an AVIF (the old 12-byte sniff missed it); an MP4 is not.
     @Test func theProbeReadsTheCompatibleBrands() throws {
         let folder = try temporaryFolder()
