@@ -139,16 +139,40 @@ final class AVIFDecoder {
         if let refused = refusedColour() {
             throw GifDecodeError(.malformed, at: nil, "frame \(index): \(refused)", format: .avif)
         }
+        // As avifdec writes its PNG (apps/shared/avifpng.c): RGBA where the frame has alpha, else RGB. The two take
+        // different paths in libavif (libyuv has RGBA routines for some formats, limited-range 10-bit 4:2:0 among
+        // them, whose rounding differs by up to 3 levels from libavif's own), so an opaque frame is converted as
+        // RGB, into the first three quarters of each row, and spread to RGBA (alpha 255) in place.
+        let opaque = image.pointee.alphaPlane == nil
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
         rgb.depth = 8
-        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.format = opaque ? AVIF_RGB_FORMAT_RGB : AVIF_RGB_FORMAT_RGBA
         rgb.alphaPremultiplied = 0
         rgb.pixels = rgba
         rgb.rowBytes = UInt32(canvas.width * 4)
         let converted = avifImageYUVToRGB(image, &rgb)
         guard converted == AVIF_RESULT_OK else {
             throw Self.error(converted, decoder, what: "frame \(index): libavif cannot convert it to RGB")
+        }
+        if opaque { Self.spreadRGBToRGBA(rgba, width: canvas.width, height: canvas.height) }
+    }
+
+    /// Each row's first `3 × width` bytes (packed RGB) become `4 × width` bytes of RGBA with alpha 255, from the
+    /// row's end backwards (a pixel's RGBA never overwrites an RGB pixel not yet moved).
+    static func spreadRGBToRGBA(_ pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int) {
+        for y in 0..<height {
+            let row = pixels + y * width * 4
+            var x = width - 1
+            while x >= 0 {
+                let source = row + 3 * x, destination = row + 4 * x
+                let (r, g, b) = (source[0], source[1], source[2])
+                destination[0] = r
+                destination[1] = g
+                destination[2] = b
+                destination[3] = 255
+                x -= 1
+            }
         }
     }
 
