@@ -108,9 +108,15 @@ extension Timeline {
     /// or after the end, the crop leaves the canvas, or the speed leaves less than 1 cs.
     public func applying(_ edit: TimelineEdit) throws(TimelineEditError) -> EditedTimeline {
         if let problem = edit.problem { throw problem }
+        // The cut is given in cs; a WebP's or APNG's schedule counts in finer units (timescale a multiple of 100). A
+        // schedule in a container's own time base (an AVIF's 1/30 s) is first restated, exactly, in the least
+        // multiple of its timescale that counts whole centiseconds.
+        let centiseconds = MediaTime(1, timescale: 100).timescale
+        if timescale % centiseconds != 0 {
+            return try restated(times: centiseconds / gcd(timescale, centiseconds)).applying(edit)
+        }
         let end = duration.units
-        // The cut is given in cs; a WebP's or APNG's schedule counts in finer units (timescale a multiple of 100).
-        let unitsPerCentisecond = Swift.max(1, timescale / 100)
+        let unitsPerCentisecond = Swift.max(1, timescale / centiseconds)
         let from = (edit.from ?? 0) * unitsPerCentisecond
         if from >= end { throw .cutAfterEnd(from: edit.from ?? 0, duration: end / unitsPerCentisecond) }
         let to = min(edit.to.map { $0 * unitsPerCentisecond } ?? end, end)
@@ -172,6 +178,24 @@ extension Timeline {
         result.duration = Duration(units: scaledEnd, seconds: Double(scaledEnd) / Double(timescale))
         if let crop = edit.crop { result.canvas = CanvasSize(width: crop.width, height: crop.height) }
         return EditedTimeline(timeline: result, sourceFrames: sourceFrames, edit: edit, framesDroppedBySpeed: dropped)
+    }
+
+    /// The same schedule in units `factor` times finer (timescale × factor): every delay, start, the tick and the
+    /// duration multiplied, nothing rounded.
+    func restated(times factor: Int) -> Timeline {
+        var result = self
+        var scaled = Frames()
+        for frame in frames {
+            var copy = frame
+            copy.delay *= factor
+            copy.start *= factor
+            scaled.append(copy)
+        }
+        result.frames = scaled
+        result.timescale = timescale * factor
+        result.tick = Tick(units: tick.units * factor, fps: tick.fps)
+        result.duration = Duration(units: duration.units * factor, seconds: duration.seconds)
+        return result
     }
 
     /// `time / speed` in cs, rounded half up (exact integer arithmetic).

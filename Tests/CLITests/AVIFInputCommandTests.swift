@@ -45,6 +45,19 @@ struct AVIFInputCommandTests {
         #expect((t["duration"] as? [String: Any])?["units"] as? Int == 6)
     }
 
+    /// A cut is given in cs: at 1/30 s (avifenc's default), 0.15 s is 4.5 units, so the schedule is restated in
+    /// 1/300 s first, exactly; frames of 0.1, 0.2 and 0.3 s cut to [0.15, 0.45) keep 0.15 s of the second and of
+    /// the third (before, the cut read the units as cs: one frame of 0.1 s).
+    @Test func aCutOnAThirtiethOfASecondTimescaleIsExact() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let avif = try AVIFCLIFixtures.sequence(in: folder, durations: [3, 6, 9], timescale: 30)
+        let t = try timelineJSON([avif, "--from", "0.15", "--to", "0.45"])
+        #expect(t["timescale"] as? Int == 300)
+        #expect(delays(t) == [45, 45])
+        #expect((t["duration"] as? [String: Any])?["units"] as? Int == 90)
+    }
+
     /// Frames of 10 ms or less play 100 ms in browsers (in every image format); under `flanimated`, below 11 ms.
     /// At 1/1001 s, 10/1001 s (9.99 ms) is raised: the schedule's timescale becomes 10010 so 100 ms is whole.
     @Test func shortFramesAreRaisedTo100msAsForWebPAndAPNG() throws {
