@@ -254,16 +254,16 @@ examples: deps
 	$(SWIFT) run make-examples Examples
 
 ## fuzz: libFuzzer + ASan (Fuzz/run.sh) for FUZZ_SECONDS (default 60) over FUZZ_TARGET: fuzz-decoder (default:
-## the GIF decoder and compositor, seeded with ../shared/corpus and Examples/), fuzz-webp or fuzz-apng (the
-## WebP or APNG reader alone); crashes land in .build-fuzz/crashes/.
+## the GIF decoder and compositor, seeded with ../shared/corpus and Examples/), fuzz-webp, fuzz-apng or fuzz-avif
+## (the WebP, APNG or AVIF reader alone); crashes land in .build-fuzz/crashes/.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET ?= fuzz-decoder
 fuzz: deps
 	FUZZ_TARGET=$(FUZZ_TARGET) FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash Fuzz/run.sh
 
-## fuzz-smoke: each of the three targets for 60 s, output in .build-fuzz/smoke-TARGET.log and one closing line
-## each; fails on a crash, sanitizer report, leak, hang or out-of-memory (Fuzz/smoke.sh). .ci/run calls it
-## before `make test`.
+## fuzz-smoke: each of the four targets (fuzz-decoder, fuzz-webp, fuzz-apng, fuzz-avif) for 60 s, output in
+## .build-fuzz/smoke-TARGET.log and one closing line each; fails on a crash, sanitizer report, leak, hang or
+## out-of-memory (Fuzz/smoke.sh). .ci/run calls it before `make test`.
 fuzz-smoke: deps
 	@FUZZ_SECONDS=60 SWIFT=$(SWIFT) bash Fuzz/smoke.sh
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make fuzz-smoke`: builds each fuzz target of FUZZ_TARGETS (default: fuzz-decoder, fuzz-webp, fuzz-apng) and
+# `make fuzz-smoke`: builds each fuzz target of FUZZ_TARGETS (default: fuzz-decoder, fuzz-webp, fuzz-apng, fuzz-avif) and
 # fuzzes it for FUZZ_SECONDS (default 60) with Fuzz/run.sh, its output kept in .build-fuzz/smoke-TARGET.log,
 # then prints one closing line per target. Fails on a crash (a Swift trap, a precondition of the target, a
 # signal), an AddressSanitizer or LeakSanitizer report, a hang (one input over run.sh's 10 s, or the whole run
@@ -55,7 +55,7 @@ smoke() {
 }
 
 failed=0
-for target in ${FUZZ_TARGETS:-fuzz-decoder fuzz-webp fuzz-apng}; do
+for target in ${FUZZ_TARGETS:-fuzz-decoder fuzz-webp fuzz-apng fuzz-avif}; do
     smoke "$target" || failed=1
 done
 exit $failed
