@@ -148,7 +148,8 @@ public struct VideoSettings: Sendable, Hashable {
     }
 
     /// `codec` and `crf` default to the container's codec and that codec's `defaultCRF`; `keyframeInterval` to
-    /// none (key frames by ``keyframePictureLimit``).
+    /// none (key frames by ``keyframePictureLimit``); `timing` to the container's, as the CLI's: the tick, but one
+    /// sample per frame for an AVIF unless a rate or a rate cap is given (browsers time image frames their way).
     public init(
         container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
         background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
@@ -160,7 +161,7 @@ public struct VideoSettings: Sendable, Hashable {
         let codec = codec ?? container.defaultCodec
         self.container = container; self.codec = codec; self.crf = crf ?? codec.defaultCRF; self.preset = preset
         self.background = background; self.loops = loops; self.size = size; self.lowMemory = lowMemory
-        self.timing = timing ?? frameRate.map { .rate($0) } ?? .tick
+        self.timing = timing ?? frameRate.map { .rate($0) } ?? container.defaultTiming(capped: maxFrameRate != nil)
         self.maxFrameRate = maxFrameRate
         self.level = level
     }
