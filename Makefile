@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch conformance-matrix encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -98,7 +98,7 @@ cli-reference-check: deps
 
 ## test: build and run every test (Swift Testing), the library example and the documentation build, then one
 ## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary); then the
-## encoder matrix's sample, the conformance files and `make api-check`'s run. Fails if a test fails or none ran,
+## encoder matrix's sample, the conformance matrix's sample, the conformance files and `make api-check`'s run. Fails if a test fails or none ran,
 ## or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
 TEST_MINUTES ?= 30
@@ -113,6 +113,7 @@ test: deps library-usage docs conformance-fetch check-units
 		wait $$pid || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
+		python3 Tests/ConformanceMatrix/conformance_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 packaging/api-check/api_check.py --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
@@ -170,6 +171,15 @@ conformance: deps conformance-fetch
 MATRIX_ARGS ?=
 encoder-matrix: build
 	python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) $(MATRIX_ARGS)
+
+## conformance-matrix: every input format (GIF, WebP, APNG) x schedule (mixed delays with 0 and 1 cs under both
+## policies, APNG's 1/30 s, a 5 s pause, one frame) x loops (once, 3, forever) x output kind x delivery path (a
+## file, a pipe, batch, serve with a POST and with stream=1, GifxKit), generated from the registries (`gifx formats
+## --json`): gifx verify, what each file declares (boxes, Matroska Duration, webpmux, acTL/fcTL, the sheet's
+## JSON) against `timeline --json`, X-Gifx-Timeline and batch's report (Tests/ConformanceMatrix; docs/conformance.md
+## "The conformance matrix" has the table per kind and the run's duration). `make test` runs its sample.
+conformance-matrix: build library-usage
+	python3 Tests/ConformanceMatrix/conformance_matrix.py --gifx $(GIFX) $(MATRIX_ARGS)
 
 ## asan: every test under AddressSanitizer + LeakSanitizer (its own scratch path .build-asan; slow, not
 ## part of `make test`). Known third-party leaks are suppressed by Tests/lsan-suppressions.txt (each with
