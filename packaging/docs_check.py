@@ -11,12 +11,16 @@ Rules, each failure one line `docs-check: FILE:LINE: ...`:
    `Tests/APNGKitTests/...`) and folders made at run time are marked with an HTML comment, invisible when rendered:
    - `<!-- docs-check: foreign PROJECT -->` or `<!-- docs-check: absent WHY -->` at the end of a line: that
      line's paths are not checked;
-   - the same comment alone on a line: nothing is checked from there to the next heading.
+   - the same comment alone on a line: nothing is checked from there to the next heading, or, where the next
+     line opens a fenced code block, in that block only (a transcript of an older commit's files).
    A path written after a project's name and a slash or colon (`FFmpeg/libavcodec/...`, `Pillow:Tests/...`) is
    not taken for ours either.
 3. Make targets. Every `make TARGET` in inline code or a fenced code block of docs/*.md and README.md
    (`VAR=value` and `-flags` before the target skipped) is a target of the Makefile (rules parsed from it).
 4. Docs named in Sources. Every `docs/NAME` that Sources/ (Swift, C, headers: comments and strings) names exists.
+   A section named beside a doc, `docs/NAME.md, "Title"` or `docs/NAME.md ("Title"`, in Sources/, docs/*.md or
+   the README, is a heading of that doc, or a bold run-in heading (`**Title.**`), containing Title (case and
+   backticks aside).
 5. Environment variables. Every variable Sources/ reads or sets (a string literal in UPPER_CASE with an
    underscore, such as "GIFX_REPEATS", or the name in getenv/setenv/unsetenv/environment[...]/
    EnvironmentVariable.value(...)/environment(...), such as "TMPDIR") is documented exactly once: one row of
@@ -90,19 +94,26 @@ def expand_braces(pattern):
 def checked_lines(path):
     """(line number, text, in a fenced block) of each line whose paths are checked: marked lines and regions left out."""
     lines = []
-    region = False
+    region = None  # "heading": left out up to the next heading; "block": up to the end of the next fenced block
     fenced = False
+    previous_mark = False
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             stripped = line.strip()
             if stripped.startswith("```"):
+                if previous_mark and not fenced:
+                    region = "block"
                 fenced = not fenced
+                previous_mark = False
+                if not fenced and region == "block":
+                    region = None
                 continue
             if not fenced and HEADING.match(line):
-                region = False
+                region = None
             mark = MARK.search(line)
-            if mark and MARK.sub("", line).strip() == "":
-                region = True
+            previous_mark = bool(mark) and MARK.sub("", line).strip() == ""
+            if previous_mark:
+                region = "heading"
                 continue
             if region or mark:
                 continue
@@ -130,8 +141,7 @@ def check_paths(root, findings):
     skip = ignored(root, sorted({p.rstrip("/") for _, _, p in missing}))
     for doc, number, path in missing:
         if path.rstrip("/") not in skip:
-            findings.append(f"{doc}:{number}: names {path}, which does not exist "
-                            f"(mark another project's path: <!-- docs-check: foreign PROJECT -->)")
+            findings.append(f"{doc}:{number}: names {path}, which does not exist")
     return len(named)
 
 
@@ -180,6 +190,44 @@ def check_docs_in_sources(root, findings):
                     count += 1
                     if not exists(root, match.group(1)):
                         findings.append(f"{relative}:{number}: names {match.group(1)}, which does not exist")
+    return count
+
+
+SECTION = re.compile(r"(?<![\w/.-])(docs/[\w.-]+\.md)(?:,\s*|\s*\()\"([^\"]+)\"")
+_headings = {}
+
+
+def headings(root, doc):
+    """The headings and bold run-in headings of `doc`, lowercased and without backticks; None when it is missing."""
+    if doc not in _headings:
+        path = os.path.join(root, doc)
+        if not os.path.exists(path):
+            _headings[doc] = None
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            titles = [re.sub(r"^#+\s*", "", line) for line in text.splitlines() if HEADING.match(line)]
+            titles += re.findall(r"\*\*([^*]+)\*\*", text)
+            _headings[doc] = [t.replace("`", "").strip().lower() for t in titles]
+    return _headings[doc]
+
+
+def check_sections(root, findings):
+    count = 0
+    files = list(source_files(root)) + doc_files(root)
+    for path in files:
+        relative = os.path.relpath(path, root)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                for match in SECTION.finditer(line):
+                    titles = headings(root, match.group(1))
+                    if titles is None:
+                        continue  # the missing doc is reported by the path rules
+                    count += 1
+                    wanted = match.group(2).replace("`", "").strip().lower()
+                    if not any(wanted in title for title in titles):
+                        findings.append(f"{relative}:{number}: names the section \"{match.group(2)}\" of "
+                                        f"{match.group(1)}, which has no such heading")
     return count
 
 
@@ -268,11 +316,13 @@ def main():
     paths = check_paths(root, findings)
     targets = check_make_targets(root, findings)
     cited = check_docs_in_sources(root, findings)
+    sections = check_sections(root, findings)
     read, rows = check_environment(root, findings)
     for line in findings:
         print(f"docs-check: {line}")
     print(f"docs-check: {'ok' if not findings else 'FAILED'}: {paths} paths and {targets} make commands in "
-          f"{len(doc_files(root))} docs, {cited} docs named in Sources, {read} environment variables read "
+          f"{len(doc_files(root))} docs, {cited} docs named in Sources, {sections} sections named, "
+          f"{read} environment variables read "
           f"({rows} documented in {ENV_FILE}); {len(findings)} findings")
     return 1 if findings else 0
 
