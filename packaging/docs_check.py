@@ -27,6 +27,7 @@ Rules, each failure one line `docs-check: FILE:LINE: ...`:
    a table in docs/environment.md whose first cell names it in backticks (`NAME` or `NAME=value`). Other docs
    may mention a variable and link there; they do not define it. A row naming a variable that nothing in
    Sources/, Tests/, Fuzz/, Benchmarks/, packaging/, Examples/, .ci/ or the Makefile mentions is stale and fails.
+6. The map. docs/architecture.md is one screen: at most 60 lines, each at most 100 characters.
 
 Usage: docs_check.py [--root DIR]. Exit 0: clean; 1: findings, one line each, then a summary line.
 """
@@ -307,6 +308,23 @@ def check_environment(root, findings):
     return len(read), len(by_name)
 
 
+MAP = os.path.join("docs", "architecture.md")
+MAP_LINES, MAP_COLUMNS = 60, 100
+
+
+def check_map(root, findings):
+    path = os.path.join(root, MAP)
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if len(lines) > MAP_LINES:
+        findings.append(f"{MAP}: {len(lines)} lines, more than the {MAP_LINES} of one screen (move detail to a topic doc)")
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAP_COLUMNS:
+            findings.append(f"{MAP}:{number}: {len(line)} columns, more than {MAP_COLUMNS}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -318,6 +336,7 @@ def main():
     cited = check_docs_in_sources(root, findings)
     sections = check_sections(root, findings)
     read, rows = check_environment(root, findings)
+    check_map(root, findings)
     for line in findings:
         print(f"docs-check: {line}")
     print(f"docs-check: {'ok' if not findings else 'FAILED'}: {paths} paths and {targets} make commands in "
