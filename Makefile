@@ -124,7 +124,8 @@ test: deps library-usage docs conformance-fetch check-units
 ## (another project's tree) or `<!-- docs-check: absent WHY -->` (made at run time): at the end of a line for that
 ## line, alone on a line up to the next heading; every `make TARGET` they name is a target here; every docs/ file
 ## and section ("Title" beside it) that Sources/ or a doc names exists; every environment variable Sources/ reads
-## or sets has exactly one row in docs/environment.md, and each row's variable is read somewhere. Under a second.
+## or sets has exactly one row in docs/environment.md, and each row's variable is read somewhere; docs/architecture.md
+## is one screen (at most 60 lines of at most 100 characters). Under a second.
 docs-check:
 	@python3 packaging/docs_check.py
 
