@@ -187,6 +187,8 @@ def check_docs_in_sources(root, findings):
         relative = os.path.relpath(path, root)
         with open(path, encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):
+                if "docs/" not in line:
+                    continue
                 for match in re.finditer(r"(?<![\w/.-])(docs/[A-Za-z0-9_./-]*[A-Za-z0-9_])", line):
                     count += 1
                     if not exists(root, match.group(1)):
@@ -220,6 +222,8 @@ def check_sections(root, findings):
         relative = os.path.relpath(path, root)
         with open(path, encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):
+                if "docs/" not in line:
+                    continue
                 for match in SECTION.finditer(line):
                     titles = headings(root, match.group(1))
                     if titles is None:
@@ -267,22 +271,19 @@ def documented_rows(root):
 
 def mentioned_anywhere(root, names):
     """The names among `names` that the code, tests, tools, CI or the Makefile mention (as a whole word)."""
-    pattern = re.compile(r"\b(%s)\b" % "|".join(map(re.escape, sorted(names)))) if names else None
+    word = re.compile(r"\b[A-Z][A-Z0-9_]*[A-Z0-9]\b")
     seen = set()
-    if not pattern:
-        return seen
     paths = [os.path.join(root, "Makefile")]
     for top in MENTION_FOLDERS:
-        for folder, _, files in os.walk(os.path.join(root, top)):
-            if "/.build" in folder or "/out" in folder:
-                continue
+        for folder, folders, files in os.walk(os.path.join(root, top)):
+            folders[:] = [f for f in folders if not f.startswith(".build") and f != "out"]
             paths += [os.path.join(folder, name) for name in files]
     for path in paths:
         if not os.path.isfile(path) or os.path.getsize(path) > 2_000_000:
             continue
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
-                seen.update(pattern.findall(f.read()))
+                seen.update(names.intersection(word.findall(f.read())))
         except OSError:
             continue
     return seen
