@@ -68,11 +68,10 @@ struct VideoOptions: ParsableArguments {
 
     /// The timing of a `container` output: the options' own, and when none is asked (no --fps, --vfr or
     /// --max-fps) the tick, except for AVIF: one sample per GIF frame (VFR). An AVIF is an image, and
-    /// browsers time image frames their way: Firefox shows a frame of 10 ms or less for 100 ms (the
+    /// browsers time image frames their way: Firefox 153 shows a frame of 10 ms or less for 100 ms (the
     /// GIF rule it applies to every animated image format) and rounds each duration to whole ms, so a
     /// 1 cs tick plays 10 times slow there. VFR durations are the GIF's delays (20 ms or more after the
-    /// sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox. Firefox 153 is the version
-    /// measured (docs/browsers.md, "Animated AVIF").
+    /// sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox (docs/browsers.md).
     func timing(for container: VideoContainer) -> OutputPlan.Request {
         if vfr { return .vfr }
         switch fps {
