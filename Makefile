@@ -7,7 +7,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch conformance-matrix encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test check-units docs-check warnings-check api-check conformance conformance-fetch conformance-matrix encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -67,9 +67,10 @@ library-usage: deps
 ## docs/cli.md, the flag reference, is generated from the ArgumentParser declarations
 ## (packaging/cli_reference.py over `gifx --experimental-dump-help`): `make cli-reference` writes it, and
 ## `make docs` (so `make test`, so CI) fails when the checked-in file differs from what the code says.
+## It runs docs-check first.
 LIBRARY_PRODUCTS := GifxTimeline GifxKit
 CLI_REFERENCE := docs/cli.md
-docs: deps cli-reference-check
+docs: deps docs-check cli-reference-check
 	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
@@ -117,6 +118,17 @@ test: deps library-usage docs conformance-fetch check-units
 		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 packaging/api-check/api_check.py --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
+
+## docs-check: the docs name only what exists (packaging/docs_check.py; issue 58): every repository path
+## (Sources/, Tests/, Fuzz/, packaging/, Benchmarks/, docs/, Examples/) and relative link named in docs/*.md and
+## README.md exists, unless git ignores it or an HTML comment marks it `<!-- docs-check: foreign PROJECT -->`
+## (another project's tree) or `<!-- docs-check: absent WHY -->` (made at run time): at the end of a line for that
+## line, alone on a line up to the next heading; every `make TARGET` they name is a target here; every docs/ file
+## and section ("Title" beside it) that Sources/ or a doc names exists; every environment variable Sources/ reads
+## or sets has exactly one row in docs/environment.md, and each row's variable is read somewhere; docs/architecture.md
+## is one screen (at most 60 lines of at most 100 characters). Under a second.
+docs-check:
+	@python3 packaging/docs_check.py
 
 ## check-units: no time literal (10, 100, 1000, 10_000, 1_000_000) in arithmetic outside
 ## Sources/Timeline/MediaTime.swift but the lines packaging/units-allowlist.txt names, each with its reason

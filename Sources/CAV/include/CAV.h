@@ -57,9 +57,10 @@ int gifx_descriptor_avio_close(AVIOContext **context);
 #endif
 
 /// Takes CAP_SYS_NICE out of this process's *effective* capabilities (it stays permitted, so a host that
-/// needs it may raise it again). SVT-AV1 1.4 creates its threads with SCHED_FIFO priority 99 whenever the
+/// needs it may raise it again). SVT-AV1 creates its threads with SCHED_FIFO priority 99 whenever the
 /// process may (root): 70 real-time threads for one AVIF, and any thread they start inherits it; on a
-/// 2-core machine two of them spinning leave every other process 5 % of the CPU. Without CAP_SYS_NICE the
+/// 2-core machine two of them spinning leave every other process 5 % of the CPU (SVT-AV1 1.4, the version
+/// measured: docs/reliability.md, "Fixes made"). Without CAP_SYS_NICE the
 /// request fails and SVT-AV1 runs its threads at normal priority (its warning is below the SVT_LOG level
 /// gifx sets). Returns 0, or -1 with errno (not Linux: ENOSYS).
 static inline int gifx_drop_realtime_scheduling(void) {

@@ -3,11 +3,11 @@ import Foundation
 /// Writes an animated AVIF's play count into its track's edit list (docs/conformance.md, "AVIF plays").
 ///
 /// An image sequence carries its repetition in the edit list (ISO/IEC 23008-12 §9.6.1; ISO/IEC 14496-12 §8.6.6):
-/// the `elst` flag 1 repeats the edit. FFmpeg 5.1's AVIF muxer writes no `edts` at all, which Chromium's AVIF
-/// decoder reads as "loop forever" (it treats an unknown count as infinite, for compatibility), so a GIF that
-/// plays three times became an AVIF that loops without end. The readers were read before writing this (libavif
-/// 1.x `avifDecoderParse` of `elst`, mozilla/mp4parse-rust, Chromium's `AVIFImageDecoder`); the one encoding they
-/// all read the same way:
+/// the `elst` flag 1 repeats the edit. FFmpeg's AVIF muxer (5.1, the version measured) writes no `edts` at all,
+/// which Chromium's AVIF decoder reads as "loop forever" (it treats an unknown count as infinite, for
+/// compatibility), so a GIF that plays three times became an AVIF that loops without end. The readers were read
+/// before writing this (libavif 1.x `avifDecoderParse` of `elst`, mozilla/mp4parse-rust, Chromium's
+/// `AVIFImageDecoder`); the one encoding they all read the same way:
 /// - `mvhd`'s timescale = `mdhd`'s, so one play `D` (the `mdhd` duration, the `stts` sum) is an exact integer;
 /// - one `edts/elst` entry: `segment_duration` D, `media_time` 0, rate 1 (libavif ≥ 1.0 fails a repeating list of
 ///   more than one entry);

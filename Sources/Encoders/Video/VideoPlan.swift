@@ -152,8 +152,9 @@ package final class VideoPlan {
             && (options.codec != .av1 || plan.timeBase.num <= plan.timeBase.den)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
-        // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
-        // sample as a still image without a `moov`, which its own reader cannot open. One line instead.
+        // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg's AVIF muxer writes one
+        // sample as a still image without a `moov`, which its own reader cannot open (FFmpeg 5.1, the version
+        // measured: docs/reliability.md, "Encoder matrix"). One line instead.
         let encoder = codec.encoderName(for: size)
         if encoder == "libaom-av1" && plan.timeBase.num > plan.timeBase.den {
             throw VideoPlanError(
