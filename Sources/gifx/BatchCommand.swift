@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import GifxEncoders
 import GifxFrames
@@ -203,10 +204,10 @@ struct BatchCommand: ParsableCommand {
         }.count
         let jobs = BatchTarget.runningJobs(requested: self.jobs, toConvert: toConvert)
 
-        // From here on SIGINT/SIGTERM end the batch through the run loop (which forwards them), so
-        // the scratch folder below is always removed.
-        let signals = SignalForwarder()
-        signals.install()
+        // From here on SIGINT/SIGTERM end the batch through the run loop (the pool forwards them to every worker
+        // and starts none), so the scratch folder below is always removed.
+        let pool = BatchWorker.pool(command: command, outDir: outDir, maxMemory: maxMemory?.bytes)
+        SignalRoute.install { pool.stop(forwarding: $0) }
         guard let scratch = Self.makeScratchFolder() else {
             printError("batch", "cannot create a temporary folder: \(String(cString: strerror(errno)))")
             throw ExitCode(ExitStatus.cannotCreate)
@@ -228,7 +229,7 @@ struct BatchCommand: ParsableCommand {
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
                 showBar: progress.mode == .bar,
                 inputsPerWorker: DeveloperSwitches.current.batchProcessPerInput ? 1 : nil),
-            report: reportFile, signals: signals, scratch: scratch)
+            report: reportFile, pool: pool, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)
         counts = [

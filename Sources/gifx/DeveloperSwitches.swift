@@ -1,5 +1,6 @@
 import GifxEncoders
 import Foundation
+import GifxServer
 import GifxPipeline
 
 #if canImport(Glibc)

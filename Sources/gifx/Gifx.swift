@@ -1,6 +1,7 @@
 import ArgumentParser
 import CArguments
 import GifxEncoders
+import GifxServer
 
 #if canImport(Glibc)
 import Glibc
@@ -25,8 +26,8 @@ struct Gifx: ParsableCommand {
             ServeCommand.self,
         ])
 
-    /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise); a batch's
-    /// worker then serves its jobs and exits (`BatchWorker`).
+    /// A worker of `gifx batch` or `gifx serve` (`WorkerChannel.adopt`) serves its jobs and exits (`BatchWorker`,
+    /// `ServeWorker`); any other run parses its command line.
     static func main() {
         guard let arguments = ProcessArguments.all else {
             // Never the help and 0: a script would read that as success with its arguments ignored.
@@ -41,9 +42,8 @@ struct Gifx: ParsableCommand {
         // sets it here, before any thread starts and unless the user set it: errors only (1), or warnings too (2)
         // with GIFX_AV_LOG=1. The library leaves the process's environment alone.
         setenv("SVT_LOG", DeveloperSwitches.current.diagnostics.libavLogging ? "2" : "1", 0)
-        BatchChildSetup.applyFromEnvironment()
         BatchWorker.serveIfRequested()
-        ServeWorker.serveIfRequested()
+        ServeWorker.serveIfRequested(progress: { DeveloperSwitches.current.progressed(done: $0) })
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()
