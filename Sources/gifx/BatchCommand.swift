@@ -24,8 +24,8 @@ struct BatchCommand: ParsableCommand {
             skipped, sorted) or - (newline-separated paths on standard input; a relative path read there \
             keeps its folders in the output name). Each output is OUT-DIR/<path relative to the input \
             folder> with the new extension: .mp4; .png (or pages -0.png, -1.png...) + .json; \
-            .timeline.json; for convert, one file per --formats entry (mp4, webm, avif, webp, png and jpg \
-            posters, timeline.json; sheet: .sheet.png + .sheet.json), all from one decode, all \
+            .timeline.json; for convert, one file per --formats entry (each with its kind's file ending, \
+            .mp4, .webm, .apng, .timeline.json…; sheet: .sheet.png + .sheet.json), all from one decode, all \
             committed together, listed on one report line. A file named directly keeps just its base \
             name. Two inputs with the same output: the first is converted, the others fail.
 
@@ -70,7 +70,7 @@ struct BatchCommand: ParsableCommand {
     var command: BatchSubcommand
 
     @Option(help: ArgumentHelp(
-        "convert's outputs, e.g. mp4,webm,png: mp4, webm, avif, webp, png or jpg (poster), timeline.json, sheet.",
+        "convert's outputs, e.g. mp4,webm,png: \(EnglishList.phrase(OutputKind.all.map(\.name), or: true)) (gifx formats).",
         valueName: "list"))
     var formats: String?
 

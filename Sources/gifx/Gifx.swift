@@ -1,6 +1,7 @@
 import ArgumentParser
 import CArguments
 import GifxEncoders
+import GifxFrames
 import GifxServer
 
 #if canImport(Glibc)
@@ -12,11 +13,11 @@ import Glibc
 struct Gifx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gifx",
-        abstract: "Animated GIF, WebP and APNG to video, animated WebP and sprite sheets, with the exact timing of the reference players.",
+        abstract: "Animated \(inputNames) to video, animated images and sprite sheets, with the exact timing of the reference players.",
         discussion: """
-            Reads: GIF, animated WebP and APNG (told by their first bytes; a file, or - for standard input).
-            Writes: MP4, WebM and AVIF video (H.264, HEVC, VP9, AV1), animated WebP, sprite sheets (PNG + JSON), \
-            posters (PNG, JPEG) and the schedule as timeline JSON; convert writes any number of them from one decode.
+            Reads: \(inputNames), animated or still (told by their first bytes; a file, or - for standard input).
+            Writes: \(EnglishList.phrase(OutputKind.all.map(\.displayName))) (gifx formats lists each with its \
+            settings; video in H.264, HEVC, VP9 or AV1); convert writes any number of them from one decode.
             Serves: gifx serve does the same over HTTP, with a content-addressed cache (docs/serve.md).
             """,
         version: VersionText.short,
@@ -25,6 +26,9 @@ struct Gifx: ParsableCommand {
             VerifyCommand.self, FormatsCommand.self,
             ServeCommand.self,
         ])
+
+    /// The input formats, from the registry (`InputFormat.all`): "GIF, WebP and PNG".
+    static var inputNames: String { EnglishList.phrase(InputFormat.all.map(\.source.displayName)) }
 
     /// A worker of `gifx batch` or `gifx serve` (`WorkerChannel.adopt`) serves its jobs and exits (`BatchWorker`,
     /// `ServeWorker`); any other run parses its command line.
