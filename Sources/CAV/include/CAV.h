@@ -82,6 +82,7 @@ static inline int gifx_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int gifx_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline unsigned int gifx_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 static inline int64_t gifx_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline int gifx_av_time_base(void) { return AV_TIME_BASE; }
 
 /* AVFrame's data/linesize are fixed C arrays (tuples in Swift): plain accessors keep the Swift side simple. */
 static inline uint8_t *gifx_frame_plane(const AVFrame *frame, int plane) { return frame->data[plane]; }

@@ -244,8 +244,8 @@ package final class VideoPlan {
         let muxer = try VideoMuxer(
             path: path, streamingTo: stream?.descriptor, container: options.container, layout: layout,
             displayPath: stream?.displayName ?? path, avifPlays: avifPlays)
-        let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
-        let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
+        let avRate = frameRate.avRational
+        let timeBase = plan.timeBase.avRational
         let forcesKeyframes = Self.forcesKeyframes(tuning)
         let encoder = try VideoEncoder(
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
