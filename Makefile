@@ -8,7 +8,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test check-units warnings-check api-check conformance conformance-fetch encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test check-units docs-check warnings-check api-check conformance conformance-fetch conformance-matrix encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -68,9 +68,10 @@ library-usage: deps
 ## docs/cli.md, the flag reference, is generated from the ArgumentParser declarations
 ## (packaging/cli_reference.py over `gifx --experimental-dump-help`): `make cli-reference` writes it, and
 ## `make docs` (so `make test`, so CI) fails when the checked-in file differs from what the code says.
+## It runs docs-check first.
 LIBRARY_PRODUCTS := GifxTimeline GifxKit
 CLI_REFERENCE := docs/cli.md
-docs: deps cli-reference-check
+docs: deps docs-check cli-reference-check
 	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
@@ -99,7 +100,7 @@ cli-reference-check: deps
 
 ## test: build and run every test (Swift Testing), the library example and the documentation build, then one
 ## line "N passed, F failed, K skipped" and every skipped test with its reason (.ci/test-summary); then the
-## encoder matrix's sample, the conformance files and `make api-check`'s run. Fails if a test fails or none ran,
+## encoder matrix's sample, the conformance matrix's sample, the conformance files and `make api-check`'s run. Fails if a test fails or none ran,
 ## or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
 TEST_MINUTES ?= 30
@@ -114,9 +115,21 @@ test: deps library-usage docs conformance-fetch check-units
 		wait $$pid || status=$$?; \
 		bash .ci/test-summary $(TEST_LOG) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
+		python3 Tests/ConformanceMatrix/conformance_matrix.py --gifx $(GIFX) --sample || { [ $$status -ne 0 ] || status=1; }; \
 		python3 Tests/Conformance/conformance.py $(CONFORMANCE_DIR) --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		python3 packaging/api-check/api_check.py --gifx $(GIFX) || { [ $$status -ne 0 ] || status=1; }; \
 		exit $$status
+
+## docs-check: the docs name only what exists (packaging/docs_check.py; issue 58): every repository path
+## (Sources/, Tests/, Fuzz/, packaging/, Benchmarks/, docs/, Examples/) and relative link named in docs/*.md and
+## README.md exists, unless git ignores it or an HTML comment marks it `<!-- docs-check: foreign PROJECT -->`
+## (another project's tree) or `<!-- docs-check: absent WHY -->` (made at run time): at the end of a line for that
+## line, alone on a line up to the next heading; every `make TARGET` they name is a target here; every docs/ file
+## and section ("Title" beside it) that Sources/ or a doc names exists; every environment variable Sources/ reads
+## or sets has exactly one row in docs/environment.md, and each row's variable is read somewhere; docs/architecture.md
+## is one screen (at most 60 lines of at most 100 characters). Under a second.
+docs-check:
+	@python3 packaging/docs_check.py
 
 ## check-units: no time literal (10, 100, 1000, 10_000, 1_000_000) in arithmetic outside
 ## Sources/Timeline/MediaTime.swift but the lines packaging/units-allowlist.txt names, each with its reason
@@ -171,6 +184,15 @@ conformance: deps conformance-fetch
 MATRIX_ARGS ?=
 encoder-matrix: build
 	python3 Tests/EncoderMatrix/encoder_matrix.py --gifx $(GIFX) $(MATRIX_ARGS)
+
+## conformance-matrix: every input format (GIF, WebP, APNG, AVIF) x schedule (mixed delays with 0 and 1 cs under
+## both policies, APNG's and AVIF's 1/30 s, a 5 s pause, one frame) x loops (once, 3, forever) x output kind x delivery path (a
+## file, a pipe, batch, serve with a POST and with stream=1, GifxKit), generated from the registries (`gifx formats
+## --json`): gifx verify, what each file declares (boxes, Matroska Duration, webpmux, acTL/fcTL, the sheet's
+## JSON) against `timeline --json`, X-Gifx-Timeline and batch's report (Tests/ConformanceMatrix; docs/conformance.md
+## "The conformance matrix" has the table per kind and the run's duration). `make test` runs its sample.
+conformance-matrix: build library-usage
+	python3 Tests/ConformanceMatrix/conformance_matrix.py --gifx $(GIFX) $(MATRIX_ARGS)
 
 ## asan: every test under AddressSanitizer + LeakSanitizer (its own scratch path .build-asan; slow, not
 ## part of `make test`). Known third-party leaks are suppressed by Tests/lsan-suppressions.txt (each with

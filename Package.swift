@@ -39,7 +39,7 @@ let package = Package(
     targets: [
         // C libraries, imported through module maps (Debian -dev packages, found with pkg-config).
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
-        // prctl(2) for batch children (variadic in C, so Swift needs a wrapper); header only, libc.
+        // prctl(2) for the pool's workers (variadic in C, so Swift needs a wrapper), and the signal route; header only, libc.
         .systemLibrary(name: "CProcess"),
         // mallopt(3) constants live in malloc.h, which Glibc's Swift module leaves out (header only, libc).
         .systemLibrary(name: "CMalloc"),
@@ -63,8 +63,11 @@ let package = Package(
 
         // What swift-system lacks, written once: a unique file under the umask, link, rename, durable rename.
         .target(name: "GifxPOSIXFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")], path: "Sources/POSIXFiles"),
-        // posix_spawn and wait4 written once, for batch's children and the tests' runs (docs/architecture.md).
-        .target(name: "ChildProcesses", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // posix_spawn and wait4 written once, for the tests' runs and the one worker pool of batch and serve
+        // (WorkerPool: spawning, pipes, the line protocol, reaping, the parent-death signal; docs/architecture.md).
+        .target(name: "ChildProcesses", dependencies: [
+            "CProcess", "GifxPOSIXFiles", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Pure schedule: no C, no I/O.
         .target(name: "GifxTimeline", path: "Sources/Timeline"),
         // What this process may use of the machine (cgroup, affinity, /proc/meminfo) and every thread count
@@ -162,6 +165,8 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "POSIXFilesTests", dependencies: ["GifxPOSIXFiles", "ChildProcesses"]),
+        // The worker pool on its own, with /bin/sh and cat as workers (batch's and serve's run in CLITests, ServerTests).
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         // libFuzzer: gifx's LZW decoder against giflib (Fuzz/differential.sh); a plain build is a replayer.
         .executableTarget(name: "fuzz-differential", dependencies: ["FuzzSupport", "GifxFrames"], path: "Fuzz/FuzzDifferential"),
     ],

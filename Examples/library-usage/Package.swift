@@ -9,6 +9,8 @@ let package = Package(
     dependencies: [.package(name: "gifx", path: "../..")],
     targets: [
         .executableTarget(name: "library-usage", dependencies: [.product(name: "GifxKit", package: "gifx")]),
+        // The conformance matrix's GifxKit delivery path (Tests/ConformanceMatrix).
+        .executableTarget(name: "gifxkit-convert", dependencies: [.product(name: "GifxKit", package: "gifx")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,7 @@ import Glibc
 /// One admitted and planned conversion, as data: the upload's spooled file, the query it came with (parsed again
 /// where the conversion runs, by the same parser), where the output goes, and the grant it runs under. Plain
 /// values only, so the same job runs in this process (`LibraryConverter`) or is handed to a worker process
-/// (`WorkerConverter`) as one JSON line.
+/// (`ServeWorkers`) as one JSON line.
 package struct ConversionJob: Codable, Sendable, Equatable {
     /// The upload, spooled to a file of the service's.
     package var input: String
@@ -66,7 +66,7 @@ package struct ConversionOutcome: Codable, Sendable, Equatable {
 }
 
 /// What runs a conversion once it has been admitted and planned: the library's `GifConverter` in the service
-/// (`LibraryConverter`) or in a worker process (`WorkerConverter`); in tests, one whose duration the test controls
+/// (`LibraryConverter`) or in a worker process (`ServeWorkers`); in tests, one whose duration the test controls
 /// (one that blocks until it is cancelled, say), so that timeouts and shutdown are tested without depending on
 /// how long a real conversion takes.
 package protocol Converting: Sendable {

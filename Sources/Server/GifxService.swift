@@ -31,7 +31,7 @@ package final class GifxService: Sendable {
     let converter: any Converting
     private let state = ServiceState()
 
-    /// `converter`: what runs the conversions; `nil`: worker processes with `--workers` (`WorkerConverter`), else
+    /// `converter`: what runs the conversions; `nil`: worker processes with `--workers` (`ServeWorkers`), else
     /// the library in this process (`LibraryConverter`).
     package init(
         configuration: ServerConfiguration, logger: Logger = Logger(label: "gifx.serve"),
@@ -45,7 +45,7 @@ package final class GifxService: Sendable {
         if let converter {
             self.converter = converter
         } else if configuration.workers {
-            self.converter = WorkerConverter(
+            self.converter = ServeWorkers(
                 executable: configuration.workerExecutable, environment: configuration.workerEnvironment,
                 maxIdle: configuration.resolvedJobs, crashed: { metrics.workerCrashed(cause: $0) })
         } else {
@@ -89,7 +89,7 @@ package final class GifxService: Sendable {
         group.maximumCancellationDuration = Duration.seconds(10)
         let serviceGroup = ServiceGroup(configuration: group)
         state.setGroup(serviceGroup)
-        defer { (converter as? WorkerConverter)?.shutdown() }
+        defer { (converter as? ServeWorkers)?.shutdown() }
         try await serviceGroup.run()
     }
 

@@ -54,7 +54,7 @@ package struct ServerConfiguration: Sendable {
     package var maxRedirects = 5
     /// The version that is part of every cache key (a new gifx never serves an old gifx's outputs).
     package var version: String
-    /// `--workers`: each conversion runs in a long-lived `gifx` worker process (`WorkerConverter`), so a crash,
+    /// `--workers`: each conversion runs in a long-lived `gifx` worker process (`ServeWorkers`), so a crash,
     /// the OOM killer or a hang costs one request; off: conversions run in this process.
     package var workers = false
     /// The `gifx` binary the workers run (the service's own); tests give the built binary.

@@ -59,7 +59,8 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
     static func overBudget(smallest: Int, budget: Int) -> ServiceError {
         ServiceError(
             .contentTooLarge, "over_budget",
-            "this conversion needs at least \(mebibytes(smallest)) (\(smallest) bytes); the service's whole budget is \(mebibytes(budget)) (\(budget) bytes)")
+            "this conversion needs at least \(MemoryPlanner.mebibytes(smallest, roundingUp: true)) (\(smallest) bytes); "
+                + "the service's whole budget is \(MemoryPlanner.mebibytes(budget, roundingUp: true)) (\(budget) bytes)")
     }
     static func internalError(_ message: String) -> ServiceError { ServiceError(.internalServerError, "internal", message) }
     static func unauthorized(_ message: String) -> ServiceError {
@@ -132,5 +133,3 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }
-
-func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\((bytes + (1 << 20) - 1) >> 20) MiB" }

@@ -23,7 +23,7 @@ final class ServiceMetrics: Sendable {
             .record(seconds)
     }
 
-    /// A worker process died mid-conversion (`WorkerConverter`), by the signal's name (`SIGSEGV`) or `exit`, or went
+    /// A worker process died mid-conversion (`ServeWorkers`), by the signal's name (`SIGSEGV`) or `exit`, or went
     /// over its memory grant (`memory_grant`).
     func workerCrashed(cause: String) {
         Counter(label: "gifx_worker_crashes_total", dimensions: [("signal", cause)], factory: factory).increment()

@@ -12,13 +12,9 @@ enum TimelineHeader {
     }
 
     /// `units / timescale` seconds in decimal: at least two places (a GIF's whole cs, `0.28`), more where the
-    /// value needs them (a WebP's ms, `0.245`), exact to six places; finer than a microsecond (an APNG's
-    /// 1/30 s) it is rounded to the nearest microsecond (`0.033333`).
+    /// value needs them (a WebP's ms, `0.245`), exact to six places; finer than a microsecond (an APNG's 1/30 s)
+    /// it is rounded to the nearest microsecond (`0.033333`).
     static func seconds(_ units: Int, per timescale: Int) -> String {
-        let microseconds = (2 * units * 1_000_000 + timescale) / (2 * timescale)
-        var fraction = String(microseconds % 1_000_000)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-        while fraction.count > 2 && fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(microseconds / 1_000_000).\(fraction)"
+        (try? MediaTime(units, timescale: timescale).decimalSeconds()) ?? "inf"
     }
 }

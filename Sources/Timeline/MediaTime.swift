@@ -71,6 +71,25 @@ public struct MediaTime: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Milliseconds, rounded to the nearest (WebP's frame-duration unit).
     public func milliseconds() throws(MediaTimeOverflow) -> Int { try rounded(toUnitsPerSecond: 1000) }
 
+    /// Centiseconds, rounded to the nearest (GIF's delay unit, and the JSON fields whose schema is in cs).
+    public func centiseconds() throws(MediaTimeOverflow) -> Int { try rounded(toUnitsPerSecond: 100) }
+
+    /// The time in milliseconds as a floating-point number (`value × 1000 / timescale`, one rounding), for the
+    /// verifier's error figures and people; never for arithmetic on time.
+    public var approximateMilliseconds: Double { Double(value) * 1000 / Double(timescale) }
+
+    /// Seconds in decimal, as a header or a log line shows them: at least `minimumPlaces` decimals (`0.28`), more
+    /// where the value needs them (`0.245`), up to six; a time finer than a microsecond (1/30 s) is rounded to
+    /// the nearest microsecond (`0.033333`). Throws where the microseconds do not fit.
+    public func decimalSeconds(minimumPlaces: Int = 2) throws(MediaTimeOverflow) -> String {
+        let micro = try microseconds()
+        let (whole, part) = micro.magnitude.quotientAndRemainder(dividingBy: 1_000_000)
+        var fraction = String(part)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.count > Swift.max(0, minimumPlaces) && fraction.hasSuffix("0") { fraction.removeLast() }
+        return (micro < 0 ? "-" : "") + "\(whole)" + (fraction.isEmpty ? "" : ".\(fraction)")
+    }
+
     public static func < (a: MediaTime, b: MediaTime) -> Bool {
         // Cross-multiplied in double width: exact for every pair of Int numerators and timescales.
         let left = a.value.multipliedFullWidth(by: b.timescale)

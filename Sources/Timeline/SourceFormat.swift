@@ -47,16 +47,17 @@ extension Timeline {
     /// `units` of this schedule (`delay`, `start`, `duration.units`) in milliseconds: × 10 for a GIF's
     /// cs, × 1 for WebP's ms, exact as a `Double` for a finer APNG time base.
     public func milliseconds(_ units: Int) -> Double {
-        timescale == 100 ? Double(units * 10) : Double(units) * 1000 / Double(timescale)
+        MediaTime(units, timescale: timescale).approximateMilliseconds
     }
 
     /// `units` in whole milliseconds, rounded to nearest (what a millisecond container such as WebP stores).
     public func wholeMilliseconds(_ units: Int) -> Int {
-        timescale == 100 ? units * 10 : (2 * units * 1000 + timescale) / (2 * timescale)
+        // A schedule's units are at most a few hours at a 16-bit-denominator time base: ms always fit.
+        (try? MediaTime(units, timescale: timescale).milliseconds()) ?? Int.max
     }
 
     /// `units` in whole centiseconds, rounded to nearest (outputs whose schema is in cs: sprite sheets' JSON).
     public func wholeCentiseconds(_ units: Int) -> Int {
-        timescale == 100 ? units : (2 * units * 100 + timescale) / (2 * timescale)
+        (try? MediaTime(units, timescale: timescale).centiseconds()) ?? Int.max
     }
 }

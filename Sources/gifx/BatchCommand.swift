@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import GifxEncoders
 import GifxFrames
@@ -23,8 +24,8 @@ struct BatchCommand: ParsableCommand {
             skipped, sorted) or - (newline-separated paths on standard input; a relative path read there \
             keeps its folders in the output name). Each output is OUT-DIR/<path relative to the input \
             folder> with the new extension: .mp4; .png (or pages -0.png, -1.png...) + .json; \
-            .timeline.json; for convert, one file per --formats entry (mp4, webm, avif, webp, png and jpg \
-            posters, timeline.json; sheet: .sheet.png + .sheet.json), all from one decode, all \
+            .timeline.json; for convert, one file per --formats entry (each with its kind's file ending, \
+            .mp4, .webm, .apng, .timeline.json…; sheet: .sheet.png + .sheet.json), all from one decode, all \
             committed together, listed on one report line. A file named directly keeps just its base \
             name. Two inputs with the same output: the first is converted, the others fail.
 
@@ -69,7 +70,7 @@ struct BatchCommand: ParsableCommand {
     var command: BatchSubcommand
 
     @Option(help: ArgumentHelp(
-        "convert's outputs, e.g. mp4,webm,png: mp4, webm, avif, webp, png or jpg (poster), timeline.json, sheet.",
+        "convert's outputs, e.g. mp4,webm,png: \(EnglishList.phrase(OutputKind.all.map(\.name), or: true)) (gifx formats).",
         valueName: "list"))
     var formats: String?
 
@@ -203,10 +204,10 @@ struct BatchCommand: ParsableCommand {
         }.count
         let jobs = BatchTarget.runningJobs(requested: self.jobs, toConvert: toConvert)
 
-        // From here on SIGINT/SIGTERM end the batch through the run loop (which forwards them), so
-        // the scratch folder below is always removed.
-        let signals = SignalForwarder()
-        signals.install()
+        // From here on SIGINT/SIGTERM end the batch through the run loop (the pool forwards them to every worker
+        // and starts none), so the scratch folder below is always removed.
+        let pool = BatchWorker.pool(command: command, outDir: outDir, maxMemory: maxMemory?.bytes)
+        SignalRoute.install { pool.stop(forwarding: $0) }
         guard let scratch = Self.makeScratchFolder() else {
             printError("batch", "cannot create a temporary folder: \(String(cString: strerror(errno)))")
             throw ExitCode(ExitStatus.cannotCreate)
@@ -228,7 +229,7 @@ struct BatchCommand: ParsableCommand {
                 quiet: quiet, timeout: timeout, maxMemory: maxMemory?.bytes, events: events,
                 showBar: progress.mode == .bar,
                 inputsPerWorker: DeveloperSwitches.current.batchProcessPerInput ? 1 : nil),
-            report: reportFile, signals: signals, scratch: scratch)
+            report: reportFile, pool: pool, scratch: scratch)
         let summary = runner.run(selected)
         let seconds = Date().timeIntervalSince(started)
         counts = [

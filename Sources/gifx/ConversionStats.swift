@@ -63,6 +63,8 @@ struct ConversionStats: Codable {
         peakRSSBytes = peakResidentBytes()
         memory = report.memory
         if liftsOutput, outputs.count == 1 { lift(outputs[0]) }
+        // convert's outputs each say their own; the run's figure is one play of the schedule (batch's `duration`).
+        if durationSeconds == nil { durationSeconds = report.playDuration.seconds }
     }
 
     /// Copies an output's own figures to the top level.

@@ -1,5 +1,6 @@
 import GifxEncoders
 import Foundation
+import GifxServer
 import GifxPipeline
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Glibc
 
 /// The environment variables that change how a run works (not what it writes), for benchmarks, tests and
 /// debugging. Read here, once, and nowhere else: the library takes them as one `Diagnostics` value, which no
-/// public type carries. Each is listed in docs/architecture.md ("Environment switches"); a value that does
+/// public type carries. Each has its row in docs/environment.md; a value that does
 /// not parse, or is out of range, is ignored, as before.
 struct DeveloperSwitches {
     /// `GIFX_SERIAL_SINKS=1`: feed the outputs one after another (the benchmark's baseline);

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import GifxEncoders
+import GifxFrames
 
-/// `gifx formats`: the registry of output kinds, as `ffmpeg -formats` lists its muxers. The table a person reads and
+/// `gifx formats`: the registries of output kinds and input formats, as `ffmpeg -formats` lists its muxers and
+/// demuxers. The table a person reads and
 /// the JSON that docs/openapi.yaml is generated from (packaging/openapi_gen.py) are the same list the commands and
 /// the service read.
 struct FormatsCommand: ParsableCommand {
@@ -37,11 +39,15 @@ struct FormatsCommand: ParsableCommand {
             var served, streams: Bool
         }
         struct Setting: Encodable { var name, help, schema: String }
+        /// An input format (`InputFormat.all`): its schedule name (`timeline --json`'s `format`) and display name.
+        struct Input: Encodable { var name, displayName: String }
         var outputs = OutputKind.all.map {
             Kind(name: $0.name, displayName: $0.displayName, summary: $0.summary, mediaType: $0.mediaType,
                  storedExtension: $0.storedExtension, prefixNames: $0.prefixNames, extensions: $0.extensions,
                  settings: $0.settings.map(\.rawValue), served: $0.isServed, streams: $0.streams)
         }
         var settings = OutputSettingName.allCases.map { Setting(name: $0.rawValue, help: $0.help, schema: $0.schema) }
+        /// What the conformance matrix (Tests/ConformanceMatrix) crosses with the outputs.
+        var inputs = InputFormat.all.map { Input(name: $0.source.rawValue, displayName: $0.source.displayName) }
     }
 }

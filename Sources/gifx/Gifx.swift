@@ -2,6 +2,7 @@ import ArgumentParser
 import CArguments
 import GifxEncoders
 import GifxFrames
+import GifxServer
 
 #if canImport(Glibc)
 import Glibc
@@ -12,11 +13,11 @@ import Glibc
 struct Gifx: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gifx",
-        abstract: "Animated \(InputFormat.helpPhrase(or: false)) to video, animated WebP and sprite sheets, with the exact timing of the reference players.",
+        abstract: "Animated \(inputNames) to video, animated images and sprite sheets, with the exact timing of the reference players.",
         discussion: """
-            Reads: \(InputFormat.helpPhrase(or: false)), animated or still (told by their first bytes; a file, or - for standard input).
-            Writes: MP4, WebM and AVIF video (H.264, HEVC, VP9, AV1), animated WebP, sprite sheets (PNG + JSON), \
-            posters (PNG, JPEG) and the schedule as timeline JSON; convert writes any number of them from one decode.
+            Reads: \(inputNames), animated or still (told by their first bytes; a file, or - for standard input).
+            Writes: \(EnglishList.phrase(OutputKind.all.map(\.displayName))) (gifx formats lists each with its \
+            settings; video in H.264, HEVC, VP9 or AV1); convert writes any number of them from one decode.
             Serves: gifx serve does the same over HTTP, with a content-addressed cache (docs/serve.md).
             """,
         version: VersionText.short,
@@ -26,8 +27,11 @@ struct Gifx: ParsableCommand {
             ServeCommand.self,
         ])
 
-    /// A conversion started by `gifx batch` first takes on the limits its batch set (no-op otherwise); a batch's
-    /// worker then serves its jobs and exits (`BatchWorker`).
+    /// The input formats, from the registry (`InputFormat.all`): "GIF, WebP and PNG".
+    static var inputNames: String { EnglishList.phrase(InputFormat.all.map(\.source.displayName)) }
+
+    /// A worker of `gifx batch` or `gifx serve` (`WorkerChannel.adopt`) serves its jobs and exits (`BatchWorker`,
+    /// `ServeWorker`); any other run parses its command line.
     static func main() {
         guard let arguments = ProcessArguments.all else {
             // Never the help and 0: a script would read that as success with its arguments ignored.
@@ -42,9 +46,8 @@ struct Gifx: ParsableCommand {
         // sets it here, before any thread starts and unless the user set it: errors only (1), or warnings too (2)
         // with GIFX_AV_LOG=1. The library leaves the process's environment alone.
         setenv("SVT_LOG", DeveloperSwitches.current.diagnostics.libavLogging ? "2" : "1", 0)
-        BatchChildSetup.applyFromEnvironment()
         BatchWorker.serveIfRequested()
-        ServeWorker.serveIfRequested()
+        ServeWorker.serveIfRequested(progress: { DeveloperSwitches.current.progressed(done: $0) })
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()

@@ -25,7 +25,7 @@ struct SheetLayoutOptions: ParsableArguments {
     @Flag(help: "Power-of-two page sizes.") var pot = false
     @Option(help: "PNG compression: fast, default or max.") var pngLevel: PNGLevel = .default
     @Option(help: "Cells per row (default: the most square sheet).") var columns: Int?
-    @Option(help: "Largest sheet side in pixels; more frames go on further pages.") var maxSize = 4096
+    @Option(help: "Largest sheet side in pixels; more frames go on further pages.") var maxSize = SpriteLayout.defaultMaxSize
     @Option(help: "Transparent pixels between cells.") var padding = 0
     @Option(help: "Repeat each cell's edge pixels outward this many pixels (against bleeding when sampled).")
     var extrude = 0

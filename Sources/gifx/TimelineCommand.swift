@@ -72,9 +72,9 @@ struct TimelineOptions: ParsableArguments {
                 try TimelineJSONWriter(timeline, extraMembers: extra).write { FileHandle.standardOutput.write(Data($0)) }
                 FileHandle.standardOutput.write(Data("\n".utf8))
             } else if let plan {
-                PlanTable(plan: plan, timeline: timeline).write(to: FileHandle.standardOutput)
+                try PlanTable(plan: plan, timeline: timeline).write(to: FileHandle.standardOutput)
             } else {
-                TimelineTable(timeline, sources: edited?.sourceFrames).write(to: FileHandle.standardOutput)
+                try TimelineTable(timeline, sources: edited?.sourceFrames).write(to: FileHandle.standardOutput)
             }
             printWarnings(timeline.warnings, input: input, quiet: quiet || json)
         }
@@ -90,12 +90,12 @@ struct TimelineTable {
 
     /// Writes the table in 64 KiB pieces, so a GIF with a million frames never builds one huge string.
     /// Warnings go to stderr only (printed by the command).
-    func write(to handle: FileHandle) {
-        var output = ChunkedTextOutput(handle)
+    func write(to handle: FileHandle) throws {
+        let output = TextOutput { handle.write(Data($0)) }
         if sources == nil {
-            output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal"))
+            try output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal"))
         } else {
-            output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal", "source"))
+            try output.writeLine(row("frame", "raw", "delay", "rule", "start(s)", "rect", "disposal", "source"))
         }
         for frame in timeline.frames {
             let r = frame.rect
@@ -104,10 +104,10 @@ struct TimelineTable {
                 seconds(frame.start), "\(r.width)x\(r.height)+\(r.x)+\(r.y)", frame.disposal.rawValue,
             ]
             if let sources { cells.append("\(sources[frame.index])") }
-            output.writeLine(row(cells))
+            try output.writeLine(row(cells))
         }
-        output.writeLine(summary)
-        output.flush()
+        try output.writeLine(summary)
+        try output.flush()
     }
 
     /// `12 frames, 1.17 s, tick 1 cs (100 fps), loop forever (count 0), policy flanimated`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GifxEncoders
 import GifxTimeline
 
 /// `timeline --fps`: `auto`, `vfr`, or a rate (`30`, `30000/1001`).
@@ -89,22 +90,22 @@ struct PlanTable {
     let plan: OutputPlan
     let timeline: Timeline
 
-    /// Writes in 64 KiB pieces (`ChunkedTextOutput`), like `TimelineTable`.
-    func write(to handle: FileHandle) {
-        var output = ChunkedTextOutput(handle)
-        output.writeLine(row("frame", "start(s)", "out(s)", "error(ms)", "samples"))
+    /// Writes in 64 KiB pieces (`TextOutput`), like `TimelineTable`.
+    func write(to handle: FileHandle) throws {
+        let output = TextOutput { handle.write(Data($0)) }
+        try output.writeLine(row("frame", "start(s)", "out(s)", "error(ms)", "samples"))
         for index in timeline.frames.indices {
             let start = timeline.frames[index].start
             let out = plan.outputStart(of: index, in: timeline)
             let error = plan.startError(of: index, in: timeline)
-            output.writeLine(row(
+            try output.writeLine(row(
                 "\(index)", String(format: "%.3f", timeline.milliseconds(start) / 1000),
                 out.map { String(format: "%.4f", $0.doubleValue / Double(timeline.timescale)) } ?? "never",
                 error.map { String(format: "%+.2f", $0.doubleValue * 1000 / Double(timeline.timescale)) } ?? "-",
                 "\(plan.placement(of: index, in: timeline).samples)"))
         }
-        output.writeLine(summary)
-        output.flush()
+        try output.writeLine(summary)
+        try output.flush()
     }
 
     /// `plan auto: 30 fps, 30 output frames, worst start error 6.667 ms, 0 GIF frames never shown (…)`.

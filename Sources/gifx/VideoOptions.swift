@@ -66,16 +66,12 @@ struct VideoOptions: ParsableArguments {
     /// The timing the options ask for.
     var timing: OutputPlan.Request { timing(for: .mp4) }
 
-    /// The timing of a `container` output: the options' own, and when none is asked (no --fps, --vfr or
-    /// --max-fps) the tick, except for AVIF: one sample per GIF frame (VFR). An AVIF is an image, and
-    /// browsers time image frames their way: Firefox 153 shows a frame of 10 ms or less for 100 ms (the
-    /// GIF rule it applies to every animated image format) and rounds each duration to whole ms, so a
-    /// 1 cs tick plays 10 times slow there. VFR durations are the GIF's delays (20 ms or more after the
-    /// sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox (docs/browsers.md).
+    /// The timing of a `container` output: the options' own, and when none is asked (no --fps or --vfr) the
+    /// container's default, capped or not by --max-fps (`VideoContainer.defaultTiming`: VFR for an AVIF).
     func timing(for container: VideoContainer) -> OutputPlan.Request {
         if vfr { return .vfr }
         switch fps {
-        case nil: return container == .avif && maxFps == nil ? .vfr : .tick
+        case nil: return container.defaultTiming(capped: maxFps != nil)
         case .tick?: return .tick
         case .auto?: return .auto
         case .rate(let rate)?: return .rate(rate)

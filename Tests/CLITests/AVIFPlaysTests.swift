@@ -100,3 +100,31 @@ struct AVIFPlaysTests {
         #expect(verify.status == 0, "\(verify.stderr)")
     }
 }
+
+/// `gifx verify` reads an AVIF's plays from its edit list (issue 57 item 4): a file whose `elst` says another count
+/// than the schedule's fails, in one line naming both.
+@Suite(.enabled(if: ffprobeAvailable(), "ffprobe/ffmpeg (Debian package ffmpeg), the oracle, is not installed"))
+struct VerifyAVIFPlaysTests {
+    @Test func verifyFailsAnAVIFWhoseEditListSaysAnotherCount() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var gif = FixtureGIF.solidFrames(width: 64, height: 64, colorIndices: [1, 2, 3], delays: [10, 20, 30])
+        gif.loopCounts = [3]
+        let input = try writeGIF(gif, to: folder)
+        let avif = folder.appendingPathComponent("a.avif").path
+        let run = try runGifx(["convert", input, "-o", avif, "--preset", "ultrafast", "--quiet"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let good = try runGifx(["verify", input, avif, "--json"], timeout: 120)
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdoutText.contains("\"loopCount\" : 3"), "\(good.stdoutText)")
+        // Clear the repeat flag (elst flags 1 -> 0): the file now says "once" for a schedule of 3 plays.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: avif)))
+        let elst = try #require((0..<(bytes.count - 8)).first { bytes[$0..<($0 + 4)].elementsEqual("elst".utf8) })
+        #expect(bytes[elst + 7] == 1)
+        bytes[elst + 7] = 0
+        try Data(bytes).write(to: URL(fileURLWithPath: avif))
+        let bad = try runGifx(["verify", input, avif], timeout: 120)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("loop count 1, the schedule's is 3"), "\(bad.stderr)")
+    }
+}

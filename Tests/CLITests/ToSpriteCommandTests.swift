@@ -102,3 +102,38 @@ import Testing
         }
     }
 }
+
+/// A sheet's durations are the schedule's, exact (issue 57): an APNG of 1/30 s frames gave `duration: 0.03` (its
+/// whole cs / 100) in `gifx.sprite/1` and 30 ms in TexturePacker's. Only the fields whose schema is in cs
+/// (`gifx.sprite/1`'s `delay`) are rounded to cs. Expected values are the fractions the file was written with.
+@Suite struct SheetDurationTests {
+    @Test func anAPNGsThirtiethsAreExactInTheSheet() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let frames: [[UInt8]] = (0..<3).map { i in
+            let pixel: [UInt8] = [UInt8(60 * i), 0, 0, 255]
+            return [[UInt8]](repeating: pixel, count: 64).flatMap { $0 }
+        }
+        let input = folder.appendingPathComponent("thirtieths.png")
+        try PNGWriter.apng(width: 8, height: 8, frames: frames, delays: [(1, 30), (2, 30), (1, 10)]).write(to: input)
+        let yy = folder.appendingPathComponent("yy.json").path
+        let packer = folder.appendingPathComponent("tp.json").path
+        for (json, format) in [(yy, "yy"), (packer, "texturepacker-array")] {
+            let run = try runGifx(["to-sprite", input.path, "-o", json.replacingOccurrences(of: ".json", with: ".png"),
+                                   "--json", json, "--format", format, "--quiet"])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let sheet = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: yy))) as? [String: Any])
+        let sheetFrames = sheet["frames"] as? [[String: Any]] ?? []
+        let durations: [Double] = sheetFrames.compactMap { $0["duration"] as? Double }
+        let delays: [Int] = sheetFrames.compactMap { $0["delay"] as? Int }
+        let thirtieths: [Double] = [1.0 / 30, 2.0 / 30, 1.0 / 10]
+        // Foundation's JSON parser on Linux reads 0.06666666666666667 as …68: within 1e-12, where cs gave 0.07.
+        #expect(durations.count == 3 && zip(durations, thirtieths).allSatisfy { abs($0 - $1) < 1e-12 }, "\(durations)")
+        #expect(delays == [3, 7, 10])
+        #expect(abs((sheet["duration"] as? Double ?? 0) - 0.2) < 1e-12)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: packer))) as? [String: Any])
+        let packed: [Int] = (array["frames"] as? [[String: Any]] ?? []).compactMap { $0["duration"] as? Int }
+        #expect(packed == [33, 67, 100])
+    }
+}

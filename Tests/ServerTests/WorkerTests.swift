@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifFixtures
 import GifxServer
@@ -26,11 +27,12 @@ struct WorkerTests {
     @Test("a worker outlives the thread that asked for it")
     func aWorkerOutlivesTheThreadThatStartedIt() async throws {
         let binary = try #require(workerBinary)
-        final class Box: @unchecked Sendable { var worker: ServiceWorker?; var error: (any Error)? }
+        final class Box: @unchecked Sendable { var worker: PoolWorker?; var error: (any Error)? }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
+        let pool = ServeWorker.pool(executable: binary, environment: [:])
         let thread = Thread {
-            do { box.worker = try ServiceWorker.start(executable: binary, environment: [:]) } catch { box.error = error }
+            do { box.worker = try pool.start()?.get() } catch { box.error = error }
             // Alive while the worker starts and asks for its parent-death signal, then ends.
             Thread.sleep(forTimeInterval: 1)
             done.signal()
@@ -39,9 +41,8 @@ struct WorkerTests {
         done.wait()
         let worker = try #require(box.worker, "\(box.error.map { "\($0)" } ?? "")")
         try await Task.sleep(for: .milliseconds(500))  // the asking thread has ended by now
-        #expect(!worker.hasEnded, "the worker died with the thread that asked for it")
-        worker.close()  // end of its job pipe: it exits 0
-        let ending = worker.reap()
+        #expect(!pool.hasEnded(worker), "the worker died with the thread that asked for it")
+        let ending = pool.reap(worker)  // end of its job pipe: it exits 0
         #expect(ending?.signal == nil && ending?.exitStatus == 0, "\(String(describing: ending))")
     }
 
@@ -232,7 +233,7 @@ struct WorkerTests {
              "memoryBudget": 1048576, "threads": 1, "scratchFolder": "\(cache)"}
             """
         let job = try JSONDecoder().decode(ConversionJob.self, from: Data(line.utf8))
-        WorkerConverter.removeTemporaries(of: job)
+        ServeWorkers.removeTemporaries(of: job)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: cache)) == ["\(other).png", "\(other).meta"])
     }
 }

@@ -56,4 +56,22 @@ import Testing
         #expect(webp.playDuration == MediaTime(6, timescale: 25))
         #expect(apng.playDuration == MediaTime(19, timescale: 75))
     }
+
+    /// The conversions the readers and writers share: whole cs (the JSON fields in cs), ms as a double (the
+    /// verifier's figures), and decimal seconds (X-Gifx-Timeline), each against values worked by hand.
+    @Test func centisecondsMillisecondsAndDecimalSeconds() throws {
+        #expect(try MediaTime(1, timescale: 30).centiseconds() == 3)      // 3.33 cs
+        #expect(try MediaTime(2, timescale: 30).centiseconds() == 7)      // 6.67 cs
+        #expect(try MediaTime(25, timescale: 1000).centiseconds() == 3)   // 2.5 cs: halves away from zero
+        #expect(MediaTime(3, timescale: 100).approximateMilliseconds == 30)
+        #expect(MediaTime(1, timescale: 30).approximateMilliseconds == 1000.0 / 30)
+        #expect(try MediaTime(28, timescale: 100).decimalSeconds() == "0.28")
+        #expect(try MediaTime(245, timescale: 1000).decimalSeconds() == "0.245")
+        #expect(try MediaTime(1, timescale: 30).decimalSeconds() == "0.033333")
+        #expect(try MediaTime(2, timescale: 3).decimalSeconds() == "0.666667")
+        #expect(try MediaTime(5, timescale: 1).decimalSeconds() == "5.00")
+        #expect(try MediaTime(5, timescale: 1).decimalSeconds(minimumPlaces: 0) == "5")
+        #expect(try MediaTime(-1, timescale: 4).decimalSeconds() == "-0.25")
+        #expect(throws: MediaTimeOverflow.self) { try MediaTime(Int.max, timescale: 1).decimalSeconds() }
+    }
 }

@@ -57,9 +57,10 @@ int gifx_descriptor_avio_close(AVIOContext **context);
 #endif
 
 /// Takes CAP_SYS_NICE out of this process's *effective* capabilities (it stays permitted, so a host that
-/// needs it may raise it again). SVT-AV1 1.4 creates its threads with SCHED_FIFO priority 99 whenever the
+/// needs it may raise it again). SVT-AV1 creates its threads with SCHED_FIFO priority 99 whenever the
 /// process may (root): 70 real-time threads for one AVIF, and any thread they start inherits it; on a
-/// 2-core machine two of them spinning leave every other process 5 % of the CPU. Without CAP_SYS_NICE the
+/// 2-core machine two of them spinning leave every other process 5 % of the CPU (SVT-AV1 1.4, the version
+/// measured: docs/reliability.md, "Fixes made"). Without CAP_SYS_NICE the
 /// request fails and SVT-AV1 runs its threads at normal priority (its warning is below the SVT_LOG level
 /// gifx sets). Returns 0, or -1 with errno (not Linux: ENOSYS).
 static inline int gifx_drop_realtime_scheduling(void) {
@@ -81,6 +82,7 @@ static inline int gifx_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int gifx_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline unsigned int gifx_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 static inline int64_t gifx_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline int gifx_av_time_base(void) { return AV_TIME_BASE; }
 
 /* AVFrame's data/linesize are fixed C arrays (tuples in Swift): plain accessors keep the Swift side simple. */
 static inline uint8_t *gifx_frame_plane(const AVFrame *frame, int plane) { return frame->data[plane]; }

@@ -1,7 +1,7 @@
 #ifndef GIFX_CARGUMENTS_H
 #define GIFX_CARGUMENTS_H
 
-/// The command line as the C runtime handed it over (docs/architecture.md, "Arguments"). The Swift runtime
+/// The command line as the C runtime handed it over (docs/packaging.md, "What `make dist-check` verifies"). The Swift runtime
 /// linked statically reads its arguments from /proc/self/cmdline, which a chroot or a sandbox may lack;
 /// glibc passes argc, argv and envp to every .init_array function, in static and dynamic executables, so a
 /// constructor here keeps them before any Swift code runs.

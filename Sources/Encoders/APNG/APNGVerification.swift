@@ -59,7 +59,7 @@ final class APNGFrameReader {
     /// The canvas of the frame last read (width × height RGBA).
     private(set) var pixels: [UInt8]
     /// Where the frame read last ends, as an exact fraction of a second.
-    private(set) var end = ExactSeconds()
+    private(set) var end = MediaTime.zero
 
     var width: Int { metadata.canvas.width }
     var height: Int { metadata.canvas.height }
@@ -86,7 +86,7 @@ final class APNGFrameReader {
     deinit { stream.close() }
 
     /// The next frame's start and end (exact fractions of a second); its canvas in `pixels`.
-    func next() throws -> (start: ExactSeconds, end: ExactSeconds)? {
+    func next() throws -> (start: MediaTime, end: MediaTime)? {
         guard index < metadata.images.count else { return nil }
         let got: Void?
         do {
@@ -100,35 +100,9 @@ final class APNGFrameReader {
         let numerator = metadata.images.descriptors[index].rawDelay ?? 0
         let stored = Int(metadata.delayDenominators[index])
         let start = end
-        end = end.adding(numerator, over: stored == 0 ? 100 : stored)  // den 0 means 100 (the APNG spec)
+        end = try MediaTime.adding(end, MediaTime(numerator, timescale: stored == 0 ? 100 : stored))  // den 0 means 100 (the APNG spec)
         index += 1
         return (start, end)
-    }
-}
-
-/// A sum of APNG delays, kept exact as a reduced fraction of a second.
-struct ExactSeconds: Equatable {
-    private(set) var numerator = 0
-    private(set) var denominator = 1
-
-    init() {}
-    init(_ numerator: Int, over denominator: Int) {
-        let divisor = Self.gcd(numerator, denominator)
-        self.numerator = numerator / divisor
-        self.denominator = denominator / divisor
-    }
-
-    func adding(_ n: Int, over d: Int) -> ExactSeconds {
-        let common = denominator / Self.gcd(denominator, d) * d
-        return ExactSeconds(numerator * (common / denominator) + n * (common / d), over: common)
-    }
-
-    var milliseconds: Double { Double(numerator) * 1000 / Double(denominator) }
-
-    private static func gcd(_ a: Int, _ b: Int) -> Int {
-        var (x, y) = (abs(a), abs(b))
-        while y != 0 { (x, y) = (y, x % y) }
-        return max(x, 1)
     }
 }
 
@@ -156,20 +130,19 @@ extension Verifier {
             source: given ?? CanvasReferenceSource(
                 feed: StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run), maker: maker),
             plays: 1, bound: nil, memoryBudget: memoryBudget ?? run.memoryBudget)
-        var end = ExactSeconds()
+        var end = MediaTime.zero
         while let (start, stop) = try reader.next() {
             end = stop
             try reader.pixels.withUnsafeBufferPointer {
                 try matcher.add(ShownFrame(
-                    pixels: $0.baseAddress!, stride: reader.width, startMs: start.milliseconds, endMs: stop.milliseconds))
+                    pixels: $0.baseAddress!, stride: reader.width, startMs: start.approximateMilliseconds, endMs: stop.approximateMilliseconds))
             }
         }
         matcher.finish(into: &report, settings: settings)
-        let expected = ExactSeconds(timeline.duration.units, over: timeline.timescale)
+        let expected = timeline.playDuration
         if end != expected {
             report.failures.append(
-                "delays add up to \(end.numerator)/\(end.denominator) s, the schedule lasts "
-                    + "\(expected.numerator)/\(expected.denominator) s")
+                "delays add up to \(end), the schedule lasts \(expected)")
         }
         if reader.loopCount != report.expectedLoopCount {
             report.failures.append(

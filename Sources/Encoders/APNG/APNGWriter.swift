@@ -2,6 +2,7 @@ internal import CPng
 import Foundation
 import GifxPOSIXFiles
 import GifxPipeline
+import GifxTimeline
 import SystemPackage
 
 /// How an APNG's pixels are stored: one palette for every frame (colour type 3, alpha in tRNS), or RGBA (colour
@@ -290,7 +291,8 @@ final class APNGWriter {
         guard units > 0 else { return [(0, 1)] }
         var (numerator, denominator) = reduced(units, timescale)
         if denominator > 65535 {
-            (numerator, denominator) = reduced((units * 1000 + timescale / 2) / timescale, 1000)
+            let ms = (try? MediaTime(units, timescale: timescale).milliseconds()) ?? Int(UInt16.max)
+            (numerator, denominator) = reduced(ms, 1000)
             if numerator == 0 { return [(0, 1)] }
         }
         var pieces: [(numerator: UInt16, denominator: UInt16)] = []

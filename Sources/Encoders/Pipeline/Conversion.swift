@@ -6,6 +6,8 @@ import GifxTimeline
 public struct ConversionReport: Sendable {
     /// GIF frames.
     public var frames: Int
+    /// One play of the schedule the outputs follow (under the run's policy; after an edit, the edited one).
+    public var playDuration: MediaTime
     /// The GIF's canvas.
     public var canvas: CanvasSize
     /// Seconds spent reading the GIF's structure (step 1), before any pixel was decoded.
@@ -101,7 +103,8 @@ package final class Conversion {
             throw error
         }
         return ConversionReport(
-            frames: metadata.images.count, canvas: metadata.canvas, metadataSeconds: metadataSeconds,
+            frames: metadata.images.count, playDuration: context.timeline.playDuration, canvas: metadata.canvas,
+            metadataSeconds: metadataSeconds,
             outputs: sinks.map(\.result), warnings: warnings,
             peakCacheBytes: peakCacheBytes,
             cacheCapacity: ringCapacity,

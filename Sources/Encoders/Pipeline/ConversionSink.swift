@@ -18,7 +18,7 @@ import GifxFrames
 ///
 /// The pipeline knows sinks only through this protocol (and `VerifiableSink` for `RunSettings.verify`): what a
 /// sink costs, whether it loads libav and how it is verified are asked of the sink, so an output kind is its own
-/// folder plus one line of `OutputKind.all` (docs/architecture.md, "Adding an output").
+/// folder plus one line of `OutputKind.all` (docs/registries.md, "Adding an output").
 package protocol ConversionSink: AnyObject {
     /// Whether the sink needs every canvas once before `open`.
     var needsPrePass: Bool { get }

@@ -1,6 +1,6 @@
 /// How a run works, not what it writes: the switches of benchmarks, differential tests and debugging, in one
 /// value that no public type carries (issue 49). The CLI sets it from its environment (`GIFX_*`, read once in
-/// `DeveloperSwitches`; docs/architecture.md, "Environment switches") and tests set it directly; a library
+/// `DeveloperSwitches`; docs/environment.md) and tests set it directly; a library
 /// user always gets the defaults, which are what gifx ships.
 package struct Diagnostics: Sendable, Equatable {
     /// Feed the outputs one after another instead of side by side (the benchmark's baseline).

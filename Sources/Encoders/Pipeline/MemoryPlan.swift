@@ -148,6 +148,9 @@ package enum MemoryPlanner {
 
     static func roundedUpToMebibyte(_ bytes: Int) -> Int { ((bytes + (1 << 20) - 1) >> 20) << 20 }
 
-    /// `56 MiB`, or `100 KiB` below 1 MiB.
-    package static func mebibytes(_ bytes: Int) -> String { bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\(bytes >> 20) MiB" }
+    /// `56 MiB`, or `100 KiB` below 1 MiB: every byte count gifx words for people (the planner's, the service's).
+    /// `roundingUp`: part of a MiB counts as a whole one (a need stated as "at least"); else it is dropped.
+    package static func mebibytes(_ bytes: Int, roundingUp: Bool = false) -> String {
+        bytes < 1 << 20 ? "\(bytes >> 10) KiB" : "\((roundingUp ? roundedUpToMebibyte(bytes) : bytes) >> 20) MiB"
+    }
 }

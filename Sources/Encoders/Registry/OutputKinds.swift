@@ -5,7 +5,7 @@ import GifxPipeline
 // The registry of output kinds: each kind is one `OutputKind`, declared in its own folder (its descriptor, its sink,
 // its result, how it is verified), and one line of `OutputKind.all` below. Nothing else names a kind: the pipeline
 // knows sinks through `ConversionSink`, the CLI and the service know kinds through this list.
-// docs/architecture.md ("Adding an output") shows the commit that added APNG.
+// docs/registries.md ("Adding an output") shows the commit that added APNG.
 
 extension OutputKind {
     /// Every kind of output, in the order every list of them shows (help texts, errors, docs).

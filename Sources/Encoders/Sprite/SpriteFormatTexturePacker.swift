@@ -63,6 +63,6 @@ extension SpriteSheetDescription {
     func frameFields(_ f: Frame) -> String {
         let trimmedHere = f.source != PixelRect(x: 0, y: 0, width: frameSize.width, height: frameSize.height)
         return "\"frame\": \(xywh(f.rect)), \"rotated\": false, \"trimmed\": \(trimmedHere), "
-            + "\"spriteSourceSize\": \(xywh(f.source)), \"sourceSize\": \(wh(frameSize)), \"duration\": \(f.delay * 10)"
+            + "\"spriteSourceSize\": \(xywh(f.source)), \"sourceSize\": \(wh(frameSize)), \"duration\": \((try? f.duration.milliseconds()) ?? 0)"
     }
 }

@@ -5,8 +5,9 @@ import GifxTimeline
 /// (`null` has a meaning); `cellsSaved` only when deduplicating.
 extension SpriteSheetDescription {
     func writeYY(to out: TextOutput) throws {
-        var total = 0
-        for index in 0..<frameCount { total += frame(index).delay }
+        // One play, exact (the sum of the resolved delays, not of their whole cs).
+        var total = MediaTime.zero
+        for index in 0..<frameCount { total = (try? MediaTime.adding(total, frame(index).duration)) ?? total }
         try out.write("{\n  \"schema\": \"gifx.sprite/1\",\n  \"images\": [")
         for (k, image) in images.enumerated() {
             try out.write(k == 0 ? "\n" : ",\n")
@@ -18,7 +19,7 @@ extension SpriteSheetDescription {
         try out.write("  \"padding\": \(padding),\n  \"extrude\": \(extrude),\n  \"policy\": \(jsonQuoted(policy.rawValue)),\n")
         try out.write("  \"loopCount\": \(loopCount.map(String.init) ?? "null"),\n")
         try out.write("  \"plays\": \(plays.map(String.init) ?? "null"),\n")
-        try out.write("  \"duration\": \(Double(total) / 100),\n")
+        try out.write("  \"duration\": \(total.seconds),\n")
         if let cellsSaved { try out.write("  \"cellsSaved\": \(cellsSaved),\n") }
         try out.write("  \"frames\": [")
         for index in 0..<frameCount {
@@ -31,7 +32,7 @@ extension SpriteSheetDescription {
                     + "\"rect\": {\"x\": \(r.x), \"y\": \(r.y), \"width\": \(r.width), \"height\": \(r.height)}, "
                     + "\"contentsRect\": {\"x\": \(Double(r.x) / w), \"y\": \(Double(r.y) / h), "
                     + "\"width\": \(Double(r.width) / w), \"height\": \(Double(r.height) / h)}, "
-                    + "\"duration\": \(Double(f.delay) / 100), \"delay\": \(f.delay)}")
+                    + "\"duration\": \(f.duration.seconds), \"delay\": \(f.delay)}")
         }
         try out.write("\n  ]\n}\n")
     }

@@ -40,10 +40,14 @@ package struct SpriteSheetDescription {
         package var rect: PixelRect
         /// Where `rect`'s pixels sit in the frame (`frameSize`); all of it unless trimmed.
         package var source: PixelRect
-        /// Resolved delay in centiseconds.
+        /// Resolved delay in whole centiseconds, for the fields whose schema is in cs (`gifx.sprite/1`'s `delay`,
+        /// Godot's frame durations).
         package var delay: Int
-        package init(cell: Int, page: Int, rect: PixelRect, source: PixelRect, delay: Int) {
+        /// The resolved delay, exact (a WebP's ms, an APNG's 1/30 s): the fields in seconds or ms.
+        package var duration: MediaTime
+        package init(cell: Int, page: Int, rect: PixelRect, source: PixelRect, delay: Int, duration: MediaTime? = nil) {
             self.cell = cell; self.page = page; self.rect = rect; self.source = source; self.delay = delay
+            self.duration = duration ?? MediaTime(delay, timescale: 100)
         }
     }
 

@@ -86,7 +86,7 @@ public struct SpriteLayout: Hashable, Sendable {
     /// pages are as full as `maxSize` allows (fewest pages). Throws when one slot alone exceeds `maxSize`
     /// or `columns` slots do not fit in `maxSize`.
     public init(
-        cellSize: CanvasSize, cellCount: Int, padding: Int = 0, extrude: Int = 0, maxSize requested: Int = 4096,
+        cellSize: CanvasSize, cellCount: Int, padding: Int = 0, extrude: Int = 0, maxSize requested: Int = SpriteLayout.defaultMaxSize,
         columns: Int? = nil, powerOfTwo: Bool = false
     ) throws {
         precondition(cellSize.width > 0 && cellSize.height > 0 && padding >= 0 && extrude >= 0 && requested > 0)
@@ -135,6 +135,10 @@ public struct SpriteLayout: Hashable, Sendable {
 
     /// Most bytes one row of slots may take in memory (RGBA).
     public static let maxRowBytes = 1 << 30
+
+    /// The largest page side, in pixels, when none is asked (`--max-size`, `SpriteOptions.maxSize`; the service's
+    /// sheets always): more cells go on further pages.
+    public static let defaultMaxSize = 4096
 
     /// The column count whose sheet is closest to square (ratio of long to short side), ties going to the
     /// smaller area, then to fewer rows.

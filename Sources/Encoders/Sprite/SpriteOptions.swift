@@ -10,7 +10,7 @@ public struct SpriteOptions: Sendable {
     public var json: OutputTarget
     public var format: SpriteJSONFormat = .yy
     public var columns: Int?
-    public var maxSize = 4096
+    public var maxSize = SpriteLayout.defaultMaxSize
     public var size: SizeRequest = .original
     public var padding = 0
     public var extrude = 0

@@ -236,9 +236,12 @@ package final class SpriteSheetSink: ConversionSink {
         let timeline = context.timeline
         let geometry = self.geometry!
         let deduper = self.deduper
-        func frameOf(cell: Int, delay: Int) -> SpriteSheetDescription.Frame {
+        func frameOf(cell: Int, frame index: Int) -> SpriteSheetDescription.Frame {
             let (page, rect) = geometry.region(ofCell: cell)
-            return .init(cell: cell, page: page, rect: rect, source: geometry.source(ofCell: cell), delay: delay)
+            let delay = timeline.frames[index].delay
+            return .init(
+                cell: cell, page: page, rect: rect, source: geometry.source(ofCell: cell),
+                delay: timeline.wholeCentiseconds(delay), duration: MediaTime(delay, timescale: timeline.timescale))
         }
         return SpriteSheetDescription(
             name: options.name ?? URL(fileURLWithPath: sheetName).deletingPathExtension().lastPathComponent,
@@ -247,14 +250,12 @@ package final class SpriteSheetSink: ConversionSink {
             },
             frameCount: frameCount,
             frame: { index in
-                frameOf(
-                    cell: deduper.map { Int($0.cellOfFrame[index]) } ?? index,
-                    delay: timeline.wholeCentiseconds(timeline.frames[index].delay))
+                frameOf(cell: deduper.map { Int($0.cellOfFrame[index]) } ?? index, frame: index)
             },
             cellCount: cellCount,
             cellFrame: { cell in
                 let source = deduper.map { $0.sourceFrameOfCell[cell] } ?? cell
-                return frameOf(cell: cell, delay: timeline.wholeCentiseconds(timeline.frames[source].delay))
+                return frameOf(cell: cell, frame: source)
             },
             sourceSize: context.canvas, frameSize: cellSize, trimmed: options.trim,
             loopCount: timeline.loop.count, plays: timeline.loop.plays, policy: timeline.policy,

@@ -8,32 +8,49 @@ import SystemPackage
 import Glibc
 #endif
 
-/// A buffered text stream into one file descriptor: sprite JSON and `.tres` documents are written as
-/// they are generated, so a 5-million-frame sheet never holds its document in memory.
-final class TextOutput {
-    private let fd: FileDescriptor
-    private let path: String
+/// gifx's one buffered text writer: text is gathered and handed on in pieces of `capacity` bytes (64 KiB), so that a
+/// document of millions of frames is written as it is generated and never held whole: sprite JSON and `.tres`
+/// documents (into a file descriptor), the `timeline` command's tables (to standard output).
+package final class TextOutput {
+    private let sink: ([UInt8]) throws -> Void
     private var buffer: [UInt8] = []
     private let capacity: Int
 
-    init(fileDescriptor: Int32, path: String, capacity: Int = 1 << 16) {
-        fd = FileDescriptor(rawValue: fileDescriptor)
-        self.path = path
+    /// Text handed to `sink` a piece at a time.
+    package init(capacity: Int = 1 << 16, sink: @escaping ([UInt8]) throws -> Void) {
+        self.sink = sink
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
     }
 
-    func write(_ text: String) throws {
+    /// Text written to `fileDescriptor`; a failed write throws `OutputError.writing` naming `path`.
+    convenience init(fileDescriptor: Int32, path: String, capacity: Int = 1 << 16) {
+        let fd = FileDescriptor(rawValue: fileDescriptor)
+        self.init(capacity: capacity) { bytes in
+            do throws(Errno) {
+                try POSIXFiles.writeAll(fd, bytes)
+            } catch {
+                throw OutputError.writing(path, errno: error.rawValue)
+            }
+        }
+    }
+
+    package func write(_ text: String) throws {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= capacity { try flush() }
     }
 
-    func flush() throws {
-        do throws(Errno) {
-            try POSIXFiles.writeAll(fd, buffer)
-        } catch {
-            throw OutputError.writing(path, errno: error.rawValue)
-        }
+    /// `line` and a newline.
+    package func writeLine(_ line: String) throws {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= capacity { try flush() }
+    }
+
+    /// Hands on whatever is buffered.
+    package func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try sink(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

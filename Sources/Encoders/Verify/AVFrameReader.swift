@@ -66,11 +66,10 @@ final class AVFrameReader {
         frame = gifx_av_frame_alloc()
         width = Int(parameters.pointee.width)
         height = Int(parameters.pointee.height)
-        let tb = Double(timeBase.num) / Double(timeBase.den)
-        if stream.pointee.duration > 0 {
-            durationMs = Double(stream.pointee.duration) * tb * 1000
+        if stream.pointee.duration > 0, let duration = MediaTime(ticks: stream.pointee.duration, of: timeBase) {
+            durationMs = duration.approximateMilliseconds
         } else if context.pointee.duration > 0 {
-            durationMs = Double(context.pointee.duration) / 1000
+            durationMs = MediaTime(avTimeBaseUnits: context.pointee.duration).approximateMilliseconds
         } else {
             durationMs = nil
         }
@@ -111,9 +110,9 @@ final class AVFrameReader {
                 let pts = frame.pointee.best_effort_timestamp != gifx_av_nopts_value()
                     ? frame.pointee.best_effort_timestamp : frame.pointee.pts
                 if firstPts == nil { firstPts = pts }
-                let tb = Double(timeBase.num) / Double(timeBase.den) * 1000
-                let duration = Double(frame.pointee.pkt_duration) * tb
-                return (Double(pts - (firstPts ?? 0)) * tb, duration)
+                let start = MediaTime(ticks: pts - (firstPts ?? 0), of: timeBase)?.approximateMilliseconds ?? 0
+                let duration = MediaTime(ticks: frame.pointee.pkt_duration, of: timeBase)?.approximateMilliseconds ?? 0
+                return (start, duration)
             }
             if received == gifx_averror_eof() { return nil }
             if received != gifx_averror_eagain() { throw LibavError("decoding the output failed", code: received) }
@@ -158,16 +157,15 @@ final class AVFrameReader {
             first = min(first, packet.pointee.pts)
             end = max(end, packet.pointee.pts + max(0, packet.pointee.duration))
         }
-        guard end > first, video.timeBase.num > 0, video.timeBase.den > 0 else { return nil }
-        let (units, overflow) = Int(end - first).multipliedReportingOverflow(by: Int(video.timeBase.num))
-        return overflow ? nil : MediaTime(units, timescale: Int(video.timeBase.den))
+        guard end > first else { return nil }
+        return MediaTime(ticks: end - first, of: video.timeBase)
     }
 
     /// The first frame's presentation time in ms from the stream's zero (times are reported from it).
     var startOffsetMs: Double {
         guard let firstPts else { return 0 }
         let start = stream.start_time == gifx_av_nopts_value() ? 0 : stream.start_time
-        return Double(firstPts - start) * Double(timeBase.num) / Double(timeBase.den) * 1000
+        return MediaTime(ticks: firstPts - start, of: timeBase)?.approximateMilliseconds ?? 0
     }
 
     /// Row stride of `rgba` in pixels.

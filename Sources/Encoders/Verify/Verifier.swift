@@ -162,6 +162,17 @@ public final class Verifier {
         }
         let declaredMs = reader.durationMs.map { $0 - reader.startOffsetMs }
         matcher.finish(into: &report, settings: settings, knownTolerance: known(expected), endMs: declaredMs)
+        // An AVIF's loop count, from its edit list: the schedule's plays, or once for a `--loops k` AVIF, whose
+        // frames hold the k plays.
+        if AVIFRepetition.isAVIF(path: path) {
+            let declared = try AVIFRepetition.declaredPlays(path: path)
+            let wanted = plays > 1 ? AVIFRepetition.Plays.once : AVIFRepetition.Plays(timeline.loop.plays)
+            report.loopCount = declared.loopCount
+            report.expectedLoopCount = wanted.loopCount
+            if declared != wanted {
+                report.failures.append("loop count \(declared.loopCount), the schedule's is \(wanted.loopCount) (0: forever)")
+            }
+        }
         // What the file declares (the container's length: MP4 mvhd/tkhd/mdhd, the Matroska Duration) against the
         // schedule's plays: within the timing mode's tolerance (one output frame at a resampled rate, whose last
         // frame ends on its own grid) and at least a millisecond (WebM counts whole ms).

@@ -93,11 +93,11 @@ final class VideoTap {
             }
             let pts = frame.pointee.best_effort_timestamp != gifx_av_nopts_value()
                 ? frame.pointee.best_effort_timestamp : frame.pointee.pts
-            let unit = Double(timeBase.num) / Double(timeBase.den) * 1000
-            let start = Double(pts) * unit
+            let start = MediaTime(ticks: pts, of: timeBase)?.approximateMilliseconds ?? 0
+            let duration = MediaTime(ticks: frame.pointee.pkt_duration, of: timeBase)?.approximateMilliseconds ?? 0
             try matcher.add(ShownFrame(
                 planes: planes, pixels: planes.pointers[0], stride: planes.strides[0], startMs: start,
-                endMs: start + Double(frame.pointee.pkt_duration) * unit))
+                endMs: start + duration))
         }
     }
 
@@ -232,11 +232,10 @@ struct PacketReadback {
         if gifx_avformat_find_stream_info(context, nil) < 0 { throw LibavError("cannot read the output's streams") }
         guard let stream = gifx_format_stream(context, 0) else { throw LibavError("the output has no stream") }
         let framing = NALFraming(stream.pointee.codecpar)
-        let tb = Double(stream.pointee.time_base.num) / Double(stream.pointee.time_base.den) * 1000
-        if stream.pointee.duration > 0 {
-            durationMs = Double(stream.pointee.duration) * tb
+        if stream.pointee.duration > 0, let duration = MediaTime(ticks: stream.pointee.duration, of: stream.pointee.time_base) {
+            durationMs = duration.approximateMilliseconds
         } else if context.pointee.duration > 0 {
-            durationMs = Double(context.pointee.duration) / 1000
+            durationMs = MediaTime(avTimeBaseUnits: context.pointee.duration).approximateMilliseconds
         }
         guard let packet = gifx_av_packet_alloc() else { throw LibavError("out of memory (packet)") }
         defer {

@@ -3,11 +3,11 @@ import Foundation
 /// Writes an animated AVIF's play count into its track's edit list (docs/conformance.md, "AVIF plays").
 ///
 /// An image sequence carries its repetition in the edit list (ISO/IEC 23008-12 §9.6.1; ISO/IEC 14496-12 §8.6.6):
-/// the `elst` flag 1 repeats the edit. FFmpeg 5.1's AVIF muxer writes no `edts` at all, which Chromium's AVIF
-/// decoder reads as "loop forever" (it treats an unknown count as infinite, for compatibility), so a GIF that
-/// plays three times became an AVIF that loops without end. The readers were read before writing this (libavif
-/// 1.x `avifDecoderParse` of `elst`, mozilla/mp4parse-rust, Chromium's `AVIFImageDecoder`); the one encoding they
-/// all read the same way:
+/// the `elst` flag 1 repeats the edit. FFmpeg's AVIF muxer (5.1, the version measured) writes no `edts` at all,
+/// which Chromium's AVIF decoder reads as "loop forever" (it treats an unknown count as infinite, for
+/// compatibility), so a GIF that plays three times became an AVIF that loops without end. The readers were read
+/// before writing this (libavif 1.x `avifDecoderParse` of `elst`, mozilla/mp4parse-rust, Chromium's
+/// `AVIFImageDecoder`); the one encoding they all read the same way:
 /// - `mvhd`'s timescale = `mdhd`'s, so one play `D` (the `mdhd` duration, the `stts` sum) is an exact integer;
 /// - one `edts/elst` entry: `segment_duration` D, `media_time` 0, rate 1 (libavif ≥ 1.0 fails a repeating list of
 ///   more than one entry);
@@ -33,6 +33,24 @@ enum AVIFRepetition {
             guard let plays else { self = .forever; return }
             self = plays <= 1 ? .once : .times(plays)
         }
+
+        /// As a loop count is reported (WebP's, APNG's): the plays, 0 for forever.
+        var loopCount: Int {
+            switch self {
+            case .once: 1
+            case .times(let n): n
+            case .forever: 0
+            }
+        }
+    }
+
+    /// Whether the file at `path` is an AVIF (`ftyp` with the major brand `avis` or `avif`).
+    static func isAVIF(path: String) -> Bool {
+        guard let input = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? input.close() }
+        guard let head = try? input.read(upToCount: 12), head.count == 12 else { return false }
+        let brand = String(decoding: head[8..<12], as: UTF8.self)
+        return String(decoding: head[4..<8], as: UTF8.self) == "ftyp" && (brand == "avis" || brand == "avif")
     }
 
     /// Rewrites the AVIF at `path` in place (through a sibling file renamed over it).
@@ -40,27 +58,7 @@ enum AVIFRepetition {
         let url = URL(fileURLWithPath: path)
         guard let input = FileHandle(forReadingAtPath: path) else { throw LibavError("reopening the AVIF", path: path) }
         defer { try? input.close() }
-        // The boxes before mdat: small (ftyp, meta, moov); read box by box up to mdat.
-        var prefix: [UInt8] = []
-        while true {
-            guard let header = try input.read(upToCount: 8), header.count == 8 else {
-                throw LibavError("the AVIF has no mdat box", failure: .internalError, path: path)
-            }
-            let size = Int(UInt32(header[0]) << 24 | UInt32(header[1]) << 16 | UInt32(header[2]) << 8 | UInt32(header[3]))
-            let kind = String(decoding: header[4..<8], as: UTF8.self)
-            if kind == "mdat" {
-                try input.seek(toOffset: UInt64(prefix.count))
-                break
-            }
-            guard size >= 8, prefix.count + size < 1 << 28 else {
-                throw LibavError("an AVIF box of \(size) bytes before mdat", failure: .internalError, path: path)
-            }
-            prefix += header
-            guard let body = try input.read(upToCount: size - 8), body.count == size - 8 else {
-                throw LibavError("the AVIF ends inside its \(kind) box", failure: .internalError, path: path)
-            }
-            prefix += body
-        }
+        let prefix = try boxesBeforeMediaData(input, path: path)
         let rewritten: [UInt8]
         do { rewritten = try rewrite(prefix: prefix, plays: plays) } catch let error as BitstreamError {
             throw LibavError("writing the AVIF's play count: \(error)", failure: .internalError, path: path)
@@ -81,6 +79,64 @@ enum AVIFRepetition {
             try? FileManager.default.removeItem(at: temporary)
             throw LibavError("replacing the AVIF", path: path)
         }
+    }
+
+    /// The plays the AVIF at `path` declares, read as Chromium and Firefox read them (docs/conformance.md, "AVIF
+    /// plays"): no edit list is forever; an `elst` whose flags are exactly 1 repeats, for the track's duration
+    /// (`tkhd`, in the movie's timescale) over one entry's (all ones at version 1: forever); flags 0 is once.
+    /// `verify` compares it with the schedule's plays.
+    static func declaredPlays(path: String) throws -> Plays {
+        guard let input = FileHandle(forReadingAtPath: path) else { throw LibavError("reopening the AVIF", path: path) }
+        defer { try? input.close() }
+        let prefix = try boxesBeforeMediaData(input, path: path)
+        do {
+            let boxes = try Box.parse(prefix[...])
+            guard let trak = boxes.first(where: { $0.kind == "moov" })?.children.first(where: { $0.kind == "trak" }),
+                  let tkhd = trak.find(["tkhd"])
+            else { throw BitstreamError("no moov/trak/tkhd") }
+            guard let elst = trak.find(["edts", "elst"]) else { return .forever }
+            let body = elst.body
+            guard body.count >= 8 else { throw BitstreamError("a short elst") }
+            let wide = body[0] == 1
+            let flags = read32(body[...], 0) & 0xFF_FFFF
+            guard flags == 1 else { return .once }
+            guard read32(body[...], 4) == 1, body.count >= (wide ? 16 : 12) else { throw BitstreamError("a repeating elst of other than one entry") }
+            let segment = wide ? read64(body[...], 8) : UInt64(read32(body[...], 8))
+            guard let version = tkhd.body.first, tkhd.body.count >= (version == 1 ? 36 : 24) else { throw BitstreamError("a short tkhd") }
+            let track = version == 1 ? read64(tkhd.body[...], 28) : UInt64(read32(tkhd.body[...], 20))
+            if version == 1 && track == .max { return .forever }
+            guard segment > 0 else { throw BitstreamError("a repeating edit of no length") }
+            // The nearest whole count (a track of N plays is exactly N x one play when gifx wrote it).
+            let plays = Int(min(track / segment + (track % segment > (segment - 1) / 2 ? 1 : 0), UInt64(Int.max)))
+            return plays <= 1 ? .once : .times(plays)
+        } catch let error as BitstreamError {
+            throw LibavError("reading the AVIF's play count: \(error)", failure: .malformedData, path: path)
+        }
+    }
+
+    /// The boxes before `mdat` (small: `ftyp`, `meta`, `moov`), read box by box; `input` is left at `mdat`.
+    private static func boxesBeforeMediaData(_ input: FileHandle, path: String) throws -> [UInt8] {
+        var prefix: [UInt8] = []
+        while true {
+            guard let header = try input.read(upToCount: 8), header.count == 8 else {
+                throw LibavError("the AVIF has no mdat box", failure: .internalError, path: path)
+            }
+            let size = Int(UInt32(header[0]) << 24 | UInt32(header[1]) << 16 | UInt32(header[2]) << 8 | UInt32(header[3]))
+            let kind = String(decoding: header[4..<8], as: UTF8.self)
+            if kind == "mdat" {
+                try input.seek(toOffset: UInt64(prefix.count))
+                break
+            }
+            guard size >= 8, prefix.count + size < 1 << 28 else {
+                throw LibavError("an AVIF box of \(size) bytes before mdat", failure: .internalError, path: path)
+            }
+            prefix += header
+            guard let body = try input.read(upToCount: size - 8), body.count == size - 8 else {
+                throw LibavError("the AVIF ends inside its \(kind) box", failure: .internalError, path: path)
+            }
+            prefix += body
+        }
+        return prefix
     }
 
     /// The boxes before `mdat` (`prefix`: `ftyp`, `meta`, `moov`, in any order) with the play count written and

@@ -60,7 +60,7 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     /// - libx264: the preset; `rc-lookahead=10`; 1 B-frame, 1 reference, lookahead 1; the same with sliced
     ///   threads (one frame in flight).
     /// - libx265: the preset; `rc-lookahead=10`; lookahead 5, 2 B-frames, 1 reference, 1 frame thread; at widths
-    ///   up to 48 each without its CU-tree (`cutree=0`: libx265 3.5 writes out of bounds there).
+    ///   up to 48 each without its CU-tree (`cutree=0`: libx265 writes out of bounds there; below, `.hevc`).
     /// - libvpx-vp9: libvpx's 25-frame lag; `lag-in-frames=10`; no lag and no alt-ref frames.
     /// - SVT-AV1 and libaom: their own settings only.
     /// `threads` 0: the encoder's own choice (x264 runs 1.5 threads a core: 8-10 % faster than one a core on
@@ -109,9 +109,10 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
                     parameters: [.slicedThreads] + lean))
             }
         case .hevc:
-            // libx265 3.5's lookahead writes out of bounds in `Lookahead::cuTree` at widths up to 48 (valgrind:
+            // libx265's lookahead writes out of bounds in `Lookahead::cuTree` at widths up to 48 (valgrind:
             // invalid writes at 34-48 wide, none at 50-72; the ffmpeg CLI with periodic key frames aborts with
-            // "free(): invalid next size"): its CU-tree is off there (docs/repeats.md, "How (HEVC)").
+            // "free(): invalid next size"; libx265 3.5, the version measured): its CU-tree is off there
+            // (docs/repeats.md, "How (HEVC)").
             let quiet: EncoderParameters = frameSize.width <= 48 ? [.logLevel(.error), .cuTree(false)] : [.logLevel(.error)]
             levels = [
                 tuning("x265 preset \(options.preset)", frames: 20 + 4 + 3 + held, parameters: quiet + pools),
@@ -205,8 +206,9 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
             ]
         case .av1:
             let preset = [12, 11, 10, 9, 8, 7, 6, 5, 4, 2][rank]
-            // SVT-AV1 1.4.1 ignores a key frame asked for (`pict_type` I) unless told to take them (measured
-            // with the ffmpeg CLI's -force_key_frames: none without it; `KeyframeSchedule`).
+            // SVT-AV1 ignores a key frame asked for (`pict_type` I) unless told to take them (measured with the
+            // ffmpeg CLI's -force_key_frames: none without it; SVT-AV1 1.4.1, the version measured: docs/repeats.md,
+            // "Key frames"; `KeyframeSchedule`).
             return [
                 EncoderOption("preset", "\(preset)"), EncoderOption("crf", "\(Int(options.crf.rounded()))"),
                 EncoderOption("svtav1-params", "enable-force-key-frames=1"),
@@ -270,7 +272,8 @@ extension EncoderTuning {
             return tuning
         case .av1:
             // libaom real-time, whatever the size: it stores every frame it shows in a reference slot, which a
-            // `show_existing_frame` repeat needs (SVT-AV1 1.4.1 leaves half its shown frames out of every slot).
+            // `show_existing_frame` repeat needs (SVT-AV1 leaves half its shown frames out of every slot: 1.4.1, the
+            // version measured, docs/repeats.md, "How (AV1)").
             var tuning = self
             tuning.encoder = "libaom-av1"
             tuning.codecOptions = Self.realtimeAV1Options(preset: preset, crf: crf)

@@ -17,10 +17,11 @@ import GifxTimeline
 /// `1 << 30`, x264's "infinite"), so every periodic key frame is this rule's; an encoder's scene-cut key frame
 /// (always at a distinct picture: a copy is no scene cut) restarts the count.
 ///
-/// libaom in good-quality mode (AV1 under 64 pixels a side, without repeat pictures) is the exception: libaom 3.6
+/// libaom in good-quality mode (AV1 under 64 pixels a side, without repeat pictures) is the exception: libaom
 /// in good-quality mode without lag answers a forced key frame with two (the forced frame and the next,
-/// measured with the ffmpeg CLI), so it gets its own maximum instead, `kf_max_dist`: the picture limit in
-/// frames (every frame is coded there), or the interval in whole output frames at the peak rate.
+/// measured with the ffmpeg CLI; libaom 3.6, the version measured: docs/repeats.md, "Key frames"), so it gets
+/// its own maximum instead, `kf_max_dist`: the picture limit in frames (every frame is coded there), or the
+/// interval in whole output frames at the peak rate.
 struct KeyframeSchedule {
     /// The interval in time-base units, rounded down (at least one unit); `nil` under the picture rule.
     let intervalUnits: Int64?

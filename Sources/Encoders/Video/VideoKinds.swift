@@ -54,10 +54,11 @@ extension OutputRequest {
 
 extension VideoContainer {
     /// The timing of an output that asks for none: the tick, except for AVIF: one sample per GIF frame (VFR), unless a
-    /// rate cap is given. An AVIF is an image, and browsers time image frames their way: Firefox 153 shows a frame
+    /// rate cap is given. An AVIF is an image, and browsers time image frames their way: Firefox shows a frame
     /// of 10 ms or less for 100 ms (the GIF rule it applies to every animated image format) and rounds each
     /// duration to whole ms, so a 1 cs tick plays 10 times slow there. VFR durations are the GIF's delays (20 ms or
-    /// more after the sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox (docs/browsers.md).
+    /// more after the sub-minimum rule, whole multiples of 10 ms): exact in Chromium and Firefox. Firefox 153 is
+    /// the version measured (docs/browsers.md, "Animated AVIF").
     package func defaultTiming(capped: Bool) -> OutputPlan.Request {
         self == .avif && !capped ? .vfr : .tick
     }

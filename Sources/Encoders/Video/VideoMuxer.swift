@@ -160,8 +160,9 @@ final class VideoMuxer {
         try check(gifx_av_write_trailer(context), "finishing the \(container.rawValue)", path: displayPath)
         fileOpen = false
         try check(closeOutput(context), "closing the output", path: displayPath)
-        // AVIF: FFmpeg 5.1's muxer in avif mode writes 0 as the `mvhd` and `tkhd` durations (only `mdhd`, the
-        // `stts` sum, is right) and no edit list, which browsers read as "loop forever". AV1 has no reordering
+        // AVIF: FFmpeg's muxer in avif mode writes 0 as the `mvhd` and `tkhd` durations (only `mdhd`, the
+        // `stts` sum, is right) and no edit list, which browsers read as "loop forever" (FFmpeg 5.1, the version
+        // measured: docs/conformance.md, "AVIF plays"). AV1 has no reordering
         // (pts = dts), so the samples cover one play exactly: `AVIFRepetition` writes the edit list of that play,
         // its repetition, and the movie and track durations of every play.
         if container == .avif {

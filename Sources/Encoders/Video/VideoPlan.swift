@@ -51,14 +51,21 @@ package final class VideoPlan {
     /// keeps the old path (`begin` decides: the alpha plane is a second libvpx stream).
     package private(set) var repeatsAsPictures: Bool
 
-    /// The longest duration in output frames the encoder is shown for one picture: 0.1 s (rounded up, at
+    /// The longest time the encoder is shown one picture for, under `.capped`.
+    static let repeatCap = MediaTime(1, timescale: 10)
+
+    /// The longest duration in output frames the encoder is shown for one picture: `repeatCap` (rounded up, at
     /// least one frame) for `.capped`, one frame for `.dense`, 0 (no cap: real timestamps) for `.real`.
     var repeatDurationCap: Int64 {
         guard let rate = plan.rate else { return 0 }
         switch diagnostics.repeatTimestamps {
         case .real: return 0
         case .dense: return 1
-        case .capped: return Int64(max(1, (rate.num + 10 * rate.den - 1) / (10 * rate.den)))
+        case .capped:
+            // Output frames in `repeatCap`, rounded up: cap × rate = (value × num) / (timescale × den).
+            let cap = Self.repeatCap
+            let whole = cap.timescale * rate.den
+            return Int64(max(1, (cap.value * rate.num + whole - 1) / whole))
         }
     }
 
@@ -152,8 +159,9 @@ package final class VideoPlan {
             && (options.codec != .av1 || plan.timeBase.num <= plan.timeBase.den)
         tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
-        // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg 5.1's AVIF muxer writes one
-        // sample as a still image without a `moov`, which its own reader cannot open. One line instead.
+        // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg's AVIF muxer writes one
+        // sample as a still image without a `moov`, which its own reader cannot open (FFmpeg 5.1, the version
+        // measured: docs/reliability.md, "Encoder matrix"). One line instead.
         let encoder = codec.encoderName(for: size)
         if encoder == "libaom-av1" && plan.timeBase.num > plan.timeBase.den {
             throw VideoPlanError(
@@ -243,8 +251,8 @@ package final class VideoPlan {
         let muxer = try VideoMuxer(
             path: path, streamingTo: stream?.descriptor, container: options.container, layout: layout,
             displayPath: stream?.displayName ?? path, avifPlays: avifPlays)
-        let avRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
-        let timeBase = AVRational(num: Int32(plan.timeBase.num), den: Int32(plan.timeBase.den))
+        let avRate = frameRate.avRational
+        let timeBase = plan.timeBase.avRational
         let forcesKeyframes = Self.forcesKeyframes(tuning)
         let encoder = try VideoEncoder(
             codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
@@ -327,7 +335,8 @@ package final class VideoPlan {
     /// below the GIF's pace): how many and the worst start error, never silently.
     package var droppedFramesWarning: String? {
         guard plan.framesNeverShown > 0, let rate = plan.rate else { return nil }
-        let worst = String(format: "%.1f", Double(plan.worstStartErrorMicroseconds) / 1000)
+        let worst = String(
+            format: "%.1f", MediaTime(Int(plan.worstStartErrorMicroseconds), timescale: 1_000_000).approximateMilliseconds)
         return "at \(rate) fps \(plan.framesNeverShown) of \(timeline.frames.count) GIF frames are never shown; "
             + "worst start error of the others \(worst) ms"
     }
@@ -336,10 +345,14 @@ package final class VideoPlan {
     /// keep: Firefox shows an image frame of 10 ms or less for 100 ms and rounds every duration to whole ms
     /// (measured, docs/browsers.md), so at 100 fps (a 1 cs tick) the AVIF plays 10 times slow there and
     /// at 30 fps it drifts. VFR (AVIF's default) and periods of whole ms above 10 are exact.
+    /// Browsers show an image frame of this or less for 100 ms (docs/browsers.md).
+    static let browserImageFrameMinimum = MediaTime(1, timescale: 100)
+
     package var imageTimingWarning: String? {
         guard options.container == .avif, let rate = plan.rate else { return nil }
-        let wholeMs = (1000 * rate.den) % rate.num == 0
-        guard !wholeMs || 1000 * rate.den / rate.num <= 10 else { return nil }
+        let period = MediaTime(rate.den, timescale: rate.num)
+        let wholeMs = (try? period.milliseconds()).map { MediaTime($0, timescale: 1000) == period } ?? false
+        guard !wholeMs || period <= Self.browserImageFrameMinimum else { return nil }
         return "AVIF at \(rate) fps: browsers time image frames in whole ms and Firefox shows frames of 10 ms or "
             + "less for 100 ms, so this AVIF will not keep the GIF's timing there"
     }

@@ -34,9 +34,9 @@ public enum VideoCodec: String, CaseIterable, Codable, Sendable {
     public var maximumSide: Int { 16384 }
 
     /// Smallest frame side: yuv420p needs 2. libx265 refuses anything under 16×16 ("Image size is too small"),
-    /// and libx265 3.5 (Debian 12) corrupts its heap on some frames under 32 pixels high (36×16 to 48×30:
-    /// aborts and segfaults under MALLOC_CHECK_=3, the ffmpeg CLI's too; 2026-11-25), so HEVC takes 32×32
-    /// and up: a clear refusal rather than a crash.
+    /// and libx265 corrupts its heap on some frames under 32 pixels high (36×16 to 48×30: aborts and segfaults
+    /// under MALLOC_CHECK_=3, the ffmpeg CLI's too; 2026-11-25, libx265 3.5 of Debian 12, the version measured:
+    /// docs/reliability.md, "Encoder matrix"), so HEVC takes 32×32 and up: a clear refusal rather than a crash.
     public var minimumSide: Int { self == .hevc ? 32 : 2 }
 
     /// The encoder for frames of `size`: SVT-AV1 refuses pictures under 64 pixels a side ("Source Width must
@@ -80,8 +80,9 @@ public enum VideoContainer: String, CaseIterable, Codable, Sendable {
     case mp4
     /// WebM (Matroska's web subset): VP9 or AV1.
     case webm
-    /// Animated AVIF (an AV1 image sequence in ISO BMFF, brand `avis`): AV1 only. FFmpeg 5.1's muxer takes
-    /// one stream, so transparency is composited over the background (an alpha auxiliary track came in 6.0).
+    /// Animated AVIF (an AV1 image sequence in ISO BMFF, brand `avis`): AV1 only. FFmpeg's muxer takes one
+    /// stream (in 5.1, the version gifx is built and measured against; an alpha auxiliary track came in 6.0), so
+    /// transparency is composited over the background.
     case avif
 
     /// The codec used when none is asked for: H.264 in MP4, VP9 in WebM, AV1 in AVIF.
@@ -148,7 +149,8 @@ public struct VideoSettings: Sendable, Hashable {
     }
 
     /// `codec` and `crf` default to the container's codec and that codec's `defaultCRF`; `keyframeInterval` to
-    /// none (key frames by ``keyframePictureLimit``).
+    /// none (key frames by ``keyframePictureLimit``); `timing` to the container's, as the CLI's: the tick, but one
+    /// sample per frame for an AVIF unless a rate or a rate cap is given (browsers time image frames their way).
     public init(
         container: VideoContainer = .mp4, codec: VideoCodec? = nil, crf: Double? = nil, preset: String = "medium",
         background: RGBColor = .white, loops: Int = 1, size: SizeRequest = .original, frameRate: Rational? = nil,
@@ -160,7 +162,7 @@ public struct VideoSettings: Sendable, Hashable {
         let codec = codec ?? container.defaultCodec
         self.container = container; self.codec = codec; self.crf = crf ?? codec.defaultCRF; self.preset = preset
         self.background = background; self.loops = loops; self.size = size; self.lowMemory = lowMemory
-        self.timing = timing ?? frameRate.map { .rate($0) } ?? .tick
+        self.timing = timing ?? frameRate.map { .rate($0) } ?? container.defaultTiming(capped: maxFrameRate != nil)
         self.maxFrameRate = maxFrameRate
         self.level = level
     }

@@ -180,7 +180,7 @@ struct ConversionRunner: Sendable {
                 cache.discardFiles(of: key)
                 throw ServiceError(
                     .unprocessableContent, "sheet_too_large",
-                    "the sheet needs \(pages) pages of at most 4096 pixels; ask for a smaller width, height or scale")
+                    "the sheet needs \(pages) pages of at most \(SpriteLayout.defaultMaxSize) pixels; ask for a smaller width, height or scale")
             }
             describedBy = (paths.description as NSString).lastPathComponent
         }

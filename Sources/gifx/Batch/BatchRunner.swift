@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GifxFrames
 import GifxPOSIXFiles
@@ -7,9 +8,9 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Runs the conversions of a batch, at most `jobs` at a time, each in a worker process (`BatchWorker`)
-/// that converts input after input until the batch ends or the worker dies; and reports each input as it
-/// ends. A worker that dies (crash, `--timeout`, `--max-memory`, a signal) costs only its input in flight,
+/// Runs the conversions of a batch, at most `jobs` at a time, each in a worker process of the batch's `WorkerPool`
+/// (`BatchWorker`) that converts input after input until the batch ends or the worker dies; and reports each input
+/// as it ends. A worker that dies (crash, `--timeout`, `--max-memory`, a signal) costs only its input in flight,
 /// reported from its wait status as a process of its own would have been; a fresh worker takes the next.
 /// Memory is bounded: one record per worker, no queue beyond the input list.
 final class BatchRunner {
@@ -29,12 +30,25 @@ final class BatchRunner {
         var timedOut: Bool { terminatedAt != nil }
     }
 
+    /// One of the batch's workers: the pool's handle on it, and what the batch counts of it.
+    private final class Worker {
+        let process: PoolWorker
+        /// Jobs answered so far.
+        var completed = 0
+        /// Signalled (a `--timeout`): it gets no further job, whatever it answers.
+        var retiring = false
+        var pid: pid_t { process.pid }
+
+        init(_ process: PoolWorker) { self.process = process }
+    }
+
     private let settings: Settings
     private let report: BatchReport?
-    private let signals: SignalForwarder
+    /// The batch's workers (`BatchWorker.pool`); stopped by SIGINT/SIGTERM, which it forwards to every worker.
+    private let pool: WorkerPool
     private let scratch: String
     /// Every live worker, busy or idle.
-    private var workers: [WorkerProcess] = []
+    private var workers: [Worker] = []
     /// The job each busy worker converts, by the worker's pid.
     private var inFlight: [pid_t: Running] = [:]
     /// Inputs whose conversion failed to allocate under `--max-memory` in a worker that had converted others:
@@ -47,10 +61,10 @@ final class BatchRunner {
     /// Inputs of this run (the JSON lines' `total`).
     private var total = 0
 
-    init(settings: Settings, report: BatchReport?, signals: SignalForwarder, scratch: String) {
+    init(settings: Settings, report: BatchReport?, pool: WorkerPool, scratch: String) {
         self.settings = settings
         self.report = report
-        self.signals = signals
+        self.pool = pool
         self.scratch = scratch
     }
 
@@ -61,11 +75,9 @@ final class BatchRunner {
         progress = bar
         summary.leftoversRemoved += LeftoverTemporaries.sweep(
             bases: inputs.filter { $0.problem == nil }.map(base(of:)), target: settings.target)
-        // A worker that died has its pipe closed: writing a job to it must fail with EPIPE, not kill the batch.
-        signal(SIGPIPE, SIG_IGN)
         var next = 0
         while true {
-            while inFlight.count < settings.jobs, signals.stoppingSignal == nil {
+            while inFlight.count < settings.jobs, pool.stoppingSignal == nil {
                 if !retries.isEmpty {
                     start(retries.removeFirst(), freshWorker: true)
                 } else if next < inputs.count {
@@ -79,13 +91,10 @@ final class BatchRunner {
             waitForAnswers(until: nextDeadline())
         }
         // Idle workers exit 0 once their jobs pipe closes; a stopping batch's have the signal already.
-        for worker in workers {
-            worker.closeJobs()
-            _ = worker.reap(signals: signals)
-        }
+        for worker in workers { pool.reap(worker.process) }
         workers.removeAll()
         bar.finish()
-        summary.stoppedBy = signals.stoppingSignal
+        summary.stoppedBy = pool.stoppingSignal
         summary.notStarted += inputs.count - next + retries.count
         return summary
     }
@@ -94,7 +103,7 @@ final class BatchRunner {
 
     /// Sleeps in poll(2) until a worker answers or exits, or `deadline` (a `--timeout`) passes.
     private func waitForAnswers(until deadline: Date?) {
-        var descriptors = workers.map { pollfd(fd: $0.resultsFD, events: Int16(POLLIN), revents: 0) }
+        var descriptors = workers.map { pollfd(fd: $0.process.answersFD, events: Int16(POLLIN), revents: 0) }
         let timeout = deadline.map { Int32(max(0, min(($0.timeIntervalSinceNow * 1000).rounded(.up), 3_600_000))) } ?? -1
         let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
         if ready > 0 {
@@ -107,17 +116,17 @@ final class BatchRunner {
 
     /// Reports the jobs `worker` has answered; on its end-of-file, reaps it and reports its job in flight
     /// (if any) from its wait status.
-    private func handleAnswers(of worker: WorkerProcess) {
-        let (statuses, ended) = worker.readAnswers()
-        for status in statuses {
+    private func handleAnswers(of worker: Worker) {
+        let (lines, ended) = worker.process.readAnswers()
+        for status in lines.compactMap({ Int32(String(decoding: $0, as: UTF8.self)) }) {
             guard let job = inFlight.removeValue(forKey: worker.pid) else { continue }
             let earlier = worker.completed
             worker.completed += 1
-            if worker.retiring || worker.completed >= (settings.inputsPerWorker ?? .max) { worker.closeJobs() }
+            if worker.retiring || worker.completed >= (settings.inputsPerWorker ?? .max) { worker.process.closeJobs() }
             conclude(job, waitStatus: (status & 0xFF) << 8, earlierJobs: earlier)
         }
         guard ended else { return }
-        let waitStatus = worker.reap(signals: signals)
+        let waitStatus = pool.reap(worker.process)?.waitStatus ?? 0
         workers.removeAll { $0 === worker }
         guard let job = inFlight.removeValue(forKey: worker.pid) else { return }
         conclude(job, waitStatus: waitStatus, earlierJobs: worker.completed)
@@ -127,7 +136,7 @@ final class BatchRunner {
     /// other inputs before (`earlierJobs`): its heap may hold what they freed, so the input runs once more as
     /// the first job of a fresh worker and is judged as a process of its own would judge it.
     private func conclude(_ job: Running, waitStatus: Int32, earlierJobs: Int) {
-        if earlierJobs > 0, settings.maxMemory != nil, !job.timedOut, signals.stoppingSignal == nil,
+        if earlierJobs > 0, settings.maxMemory != nil, !job.timedOut, pool.stoppingSignal == nil,
            !retried.contains(job.input.path), ChildOutcome(waitStatus: waitStatus).exitStatus != 0,
            AllocationFailure.isMentioned(in: ChildProcess.tail(ofFile: job.stderrPath)) {
             discard(job, waitStatus: waitStatus)
@@ -140,22 +149,28 @@ final class BatchRunner {
 
     /// An idle worker that may take another job, or a new one; nil when the batch is stopping (the
     /// failure is reported by the caller).
-    private func worker(fresh: Bool) -> Result<WorkerProcess, any Error>? {
+    private func worker(fresh: Bool) -> Result<Worker, any Error>? {
         while !fresh, settings.inputsPerWorker != 1,
-              let idle = workers.first(where: { inFlight[$0.pid] == nil && !$0.retiring && $0.jobsFD != nil }) {
+              let idle = workers.first(where: { inFlight[$0.pid] == nil && !$0.retiring && $0.process.takesJobs }) {
             // An idle worker that died meanwhile (killed from outside) must not take the input: its end of
             // file would be reported as this input's. Whatever it left readable is handled first.
-            var descriptor = pollfd(fd: idle.resultsFD, events: Int16(POLLIN), revents: 0)
+            var descriptor = pollfd(fd: idle.process.answersFD, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 0) > 0 else { return .success(idle) }
             handleAnswers(of: idle)
-            idle.closeJobs()  // still there (a stray line): it exits once idle, and takes no more jobs
+            idle.process.closeJobs()  // still there (a stray line): it exits once idle, and takes no more jobs
         }
-        let started = WorkerProcess.start(
-            signals: signals, executable: ChildProcess.currentExecutable,
-            label: [settings.target.command.rawValue, settings.outDir], environment: childEnvironment,
-            settings: jobSettingsLine)
-        if case .success(let worker) = started { workers.append(worker) }
-        return started
+        switch pool.start() {
+        case .success(let process):
+            let worker = Worker(process)
+            workers.append(worker)
+            // The settings first: every worker parses the batch's options once.
+            process.send(jobSettingsLine)
+            return .success(worker)
+        case .failure(let error):
+            return .failure(POSIXError(POSIXErrorCode(rawValue: error.rawValue) ?? .EIO))
+        case nil:
+            return nil
+        }
     }
 
     private var done: Int { summary.converted + summary.skipped + summary.failed }
@@ -182,14 +197,15 @@ final class BatchRunner {
         for (pid, job) in inFlight {
             if let terminatedAt = job.terminatedAt {
                 if !job.killed, now >= terminatedAt.addingTimeInterval(settings.terminationGrace) {
-                    signals.signalChild(pid, SIGKILL)
+                    if let worker = workers.first(where: { $0.pid == pid }) { pool.signal(worker.process, SIGKILL) }
                     inFlight[pid]?.killed = true
                 }
             } else if let deadline = job.deadline, now >= deadline {
-                signals.signalChild(pid, SIGTERM)
+                let worker = workers.first { $0.pid == pid }
+                if let worker { pool.signal(worker.process, SIGTERM) }
                 inFlight[pid]?.terminatedAt = now
                 // Its answer may be on the way already: it still gets no further job.
-                workers.first { $0.pid == pid }?.retiring = true
+                worker?.retiring = true
             }
         }
     }
@@ -247,7 +263,7 @@ final class BatchRunner {
             inFlight[worker.pid] = Running(
                 input: input, base: base, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath,
                 temporaryOutput: temporaryOutput, deadline: settings.timeout.map { started.addingTimeInterval($0) })
-            worker.send(job)
+            worker.process.send(BatchJob.line(job))
         case .failure(let error):
             if let temporaryOutput { unlink(temporaryOutput) }
             fail("\(displayName(input.path)): cannot start a child process: \(error)", 70)
@@ -260,17 +276,6 @@ final class BatchRunner {
 
     /// The settings every worker is sent first, encoded once.
     private lazy var jobSettingsLine = BatchJob.line(settings.job)
-
-    /// What every child is told besides its jobs: who its batch is, and its memory limit. A crash
-    /// report from the Swift runtime's backtracer would be thrown away with the child's stderr (only its
-    /// last line reaches the report) and can take seconds, so it is off unless the user set it.
-    private lazy var childEnvironment: [String: String] = {
-        var environment = BatchChildSetup.environment(maxMemory: settings.maxMemory)
-        if ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil {
-            environment["SWIFT_BACKTRACE"] = "enable=no"
-        }
-        return environment
-    }()
 
     /// Forgets a job that will run again: its captured streams, its output's temporary, and whatever
     /// hidden temporaries its death left.
@@ -294,7 +299,7 @@ final class BatchRunner {
             // A child killed by a signal could not remove its own hidden temporary files.
             summary.leftoversRemoved += LeftoverTemporaries.remove(base: job.base, target: settings.target)
         }
-        if code != 0, !job.timedOut, let signal = signals.stoppingSignal,
+        if code != 0, !job.timedOut, let signal = pool.stoppingSignal,
            code == 128 + signal || code == ExitStatus.interrupted || code == ExitStatus.terminated {
             // Stopped by the signal we forwarded: not a failure of this input; a rerun redoes it.
             if let temporary = job.temporaryOutput { unlink(temporary) }

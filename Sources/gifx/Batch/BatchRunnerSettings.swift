@@ -12,7 +12,7 @@ extension BatchRunner {
         var quiet: Bool
         /// `--timeout`: seconds a conversion may run before it gets SIGTERM, then SIGKILL after `terminationGrace`.
         var timeout: Double? = nil
-        /// `--max-memory`: bytes of data each child may map (`BatchChildSetup`).
+        /// `--max-memory`: bytes of data each child may map (each worker's RLIMIT_DATA, `WorkerRole.batch`).
         var maxMemory: Int? = nil
         /// Seconds between SIGTERM (the child removes its temporary files and exits 143) and SIGKILL.
         var terminationGrace: Double = 5

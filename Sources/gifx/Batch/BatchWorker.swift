@@ -1,9 +1,8 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import GifxEncoders
-import GifxPOSIXFiles
 import GifxPipeline
-import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +13,8 @@ import Glibc
 /// conformance scans: 8 ms for `timeline`, 45 ms for `to-mp4` on 2 cores, docs/batch-scaling.md) once per
 /// worker instead of once per input.
 ///
-/// Protocol: the batch starts `/proc/self/exe` with `GIFX_BATCH_WORKER=1`, standard input a pipe of JSON lines
-/// and standard output a pipe of results. The first line is the batch's `BatchJob.Settings` (the subcommand and its
+/// Protocol: the batch's `WorkerPool` (`WorkerRole.batch`) starts `/proc/self/exe`, its jobs a pipe of JSON lines and
+/// its answers a pipe of results (`WorkerChannel`). The first line is the batch's `BatchJob.Settings` (the subcommand and its
 /// options, which the worker parses once, with the subcommand's own parser); every later line is one `BatchJob`: an
 /// input, its outputs (kinds of the registry and their files), and the files for the conversion's standard output
 /// and error. For each job the worker points its standard output and error at the job's files, runs the conversion
@@ -26,34 +25,35 @@ import Glibc
 /// child of its own, and the batch reports that input from the wait status exactly as before; no other
 /// input was in flight in this process, and a fresh worker takes the rest.
 enum BatchWorker {
-    static let variable = "GIFX_BATCH_WORKER"
-
-    /// In a process started as a worker, serves jobs and exits; anywhere else returns at once.
-    static func serveIfRequested() {
-        guard EnvironmentVariable.value(variable) == "1" else { return }
-        unsetenv(variable)  // not inherited by whatever a conversion starts
-        exit(serve())
+    /// The batch's workers: this binary, `--batch-worker COMMAND OUT-DIR` on their command line (for `ps`), their
+    /// standard error /dev/null (each job points it at a file of its own), and `--max-memory` as each worker's
+    /// RLIMIT_DATA. A crash report from the Swift runtime's backtracer would be thrown away with a job's stderr
+    /// (only its last line reaches the report) and can take seconds, so it is off unless the user set it.
+    static func pool(command: BatchSubcommand, outDir: String, maxMemory: Int?) -> WorkerPool {
+        let environment = ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil ? ["SWIFT_BACKTRACE": "enable=no"] : [:]
+        return WorkerPool(
+            role: .batch, executable: ChildProcess.currentExecutable, label: [command.rawValue, outDir],
+            environment: environment, memoryLimit: maxMemory, standardError: .null)
     }
 
-    private static func serve() -> Int32 {
-        // The pipes move off 0 and 1 (close-on-exec, so a program a conversion starts does not hold them
-        // open); the conversions see /dev/null as standard input, as a batch child always has.
-        let jobs = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
-        let results = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
-        guard jobs >= 0, results >= 0 else { return ExitStatus.software }
-        pointAtNull(STDIN_FILENO, STDOUT_FILENO)
-        var reader = LineReader(fd: jobs)
+    /// In a process started as a batch's worker, serves jobs and exits; anywhere else returns at once.
+    static func serveIfRequested() {
+        guard var channel = WorkerChannel.adopt(.batch) else { return }
+        exit(serve(&channel))
+    }
+
+    private static func serve(_ channel: inout WorkerChannel) -> Int32 {
         let decoder = JSONDecoder()
-        guard let first = reader.next(), let settings = try? decoder.decode(BatchJob.Settings.self, from: first) else {
+        guard let first = channel.nextJob(), let settings = try? decoder.decode(BatchJob.Settings.self, from: first) else {
             return ExitStatus.software
         }
         // Checked by the batch with the same parser before any job ran: a failure here is reported with each job.
         let command = Result { try BatchConversion(settings) }
-        while let line = reader.next() {
+        while let line = channel.nextJob() {
             guard let job = try? decoder.decode(BatchJob.self, from: line) else { return ExitStatus.software }
             let status = run(job, command)
             // The batch is gone when its end of the pipe is closed.
-            guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: results), "\(status)\n".utf8)) != nil else { return 0 }
+            guard channel.answer(Data("\(status)".utf8)) else { return 0 }
         }
         return 0
     }
@@ -144,60 +144,6 @@ enum BatchConversion {
                 throw ValidationError("no output kind is named \(output.kind)")
             }
             return ConversionOutput(kind: kind, path: output.path, description: output.description)
-        }
-    }
-}
-
-/// Newline-separated lines from a descriptor, read in blocks (a pipe may deliver part of a line, or several).
-struct LineReader {
-    let fd: Int32
-    private var buffer: [UInt8] = []
-    private var ended = false
-
-    init(fd: Int32) { self.fd = fd }
-
-    /// The next line without its newline; nil at end of input (a last line without a newline is returned first).
-    mutating func next() -> Data? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Data(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            if ended {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer.removeAll() }
-                return Data(buffer)
-            }
-            if !fill() { ended = true }
-        }
-    }
-
-    /// Lines already buffered or readable now without blocking, for a descriptor `poll` said is readable;
-    /// `ended` says whether the writer has closed its end.
-    mutating func drain() -> (lines: [Data], ended: Bool) {
-        _ = fill()
-        var lines: [Data] = []
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            lines.append(Data(buffer[..<newline]))
-            buffer.removeSubrange(...newline)
-        }
-        return (lines, ended)
-    }
-
-    /// One read(2); false at end of input or on an error other than EINTR.
-    private mutating func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                buffer.append(contentsOf: chunk[..<count])
-                return true
-            }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN { return true }
-            ended = true
-            return false
         }
     }
 }

@@ -46,20 +46,3 @@ struct ChildOutcome: Equatable {
         }
     }
 }
-
-/// The words an allocation failure leaves on a child's stderr under `--max-memory`: the Swift runtime's
-/// own fatal message ("Could not allocate memory"), strerror(ENOMEM) from libav/libc ("Cannot allocate
-/// memory"), x264's log ("malloc of size 736579520 failed", seen on a 12000x12000 canvas under 512M),
-/// the dynamic loader's ("failed to map segment from shared object", when libav cannot even be loaded),
-/// giflib's D_GIF_ERR_NOT_ENOUGH_MEM ("Failed to allocate required memory") and gifx's own "out of memory".
-enum AllocationFailure {
-    static let phrases = [
-        "could not allocate memory", "cannot allocate memory", "failed to allocate", "out of memory",
-        "not enough memory", "malloc of size", "failed to map segment",
-    ]
-
-    static func isMentioned(in text: String) -> Bool {
-        let lowered = text.lowercased()
-        return phrases.contains { lowered.contains($0) }
-    }
-}

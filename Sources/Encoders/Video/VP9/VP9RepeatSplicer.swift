@@ -3,7 +3,7 @@
 /// (`VP9SkipFrame`: error resilient, refreshing no slot, tens of bytes; microseconds to write). libvpx's own
 /// frames must then be error resilient too (`EncoderTuning.forRepeatPictures`; `VP9SkipFrame` says why).
 /// Before, a repeat was a one-byte `show_existing_frame`, which FFmpeg, libvpx and Chromium play right but
-/// Firefox 153 does not (docs/repeats.md, "Firefox: what the cause is not").
+/// Firefox did not (153, the version measured: docs/repeats.md, "Firefox with `show_existing_frame`").
 ///
 /// The slot comes from the last *shown* frame's header: a packet of libvpx's is one frame or a superframe
 /// (Annex B: hidden alt-ref frames first, then the shown one, last, with an index at the end); the shown

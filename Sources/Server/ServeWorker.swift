@@ -1,48 +1,65 @@
-import CProcess
+import ChildProcesses
 import Foundation
 import GifxKit
-import GifxPOSIXFiles
-import GifxServer
 import GifxSystem
-import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A worker process of `gifx serve --workers` (issue 50; the service's side is `WorkerConverter`): started as
-/// `gifx` with `GIFX_SERVE_WORKER=1`, it reads one `ConversionJob` per line on standard input, converts it with
-/// the library on this thread, and writes one `WorkerReply` per line on standard output; end of input: exit 0.
-/// It asks the kernel for SIGKILL when the service ends (`GIFX_SERVE_PARENT`), so no worker outlives it. A
-/// crash here ends this process only; the service answers that one request and starts another worker.
-enum ServeWorker {
-    /// In a process started as a service worker, serves jobs and exits; anywhere else returns at once.
-    static func serveIfRequested() {
-        guard EnvironmentVariable.value("GIFX_SERVE_WORKER") == "1" else { return }
-        unsetenv("GIFX_SERVE_WORKER")
-        if let text = EnvironmentVariable.value("GIFX_SERVE_PARENT"), let parent = pid_t(text) {
-            _ = gifx_set_parent_death_signal(SIGKILL)
-            if getppid() != parent { _exit(1) }  // the service ended before the prctl
-        }
-        unsetenv("GIFX_SERVE_PARENT")
-        // The pipes move off 0 and 1 (close-on-exec: nothing a conversion starts holds them open); standard
-        // input becomes /dev/null and standard output goes where standard error goes.
-        let jobs = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
-        let answers = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
-        let null = open("/dev/null", O_RDONLY)
-        dup2(null, STDIN_FILENO)
-        close(null)
-        dup2(STDERR_FILENO, STDOUT_FILENO)
+/// A worker's answer to one job: the outcome, or the error the service answers with (as a `ServiceError`).
+package struct WorkerReply: Codable, Sendable {
+    package var outcome: ConversionOutcome?
+    package var status: Int?
+    package var code: String?
+    package var message: String?
+    /// The job went over its memory grant and the worker ends after this answer (`conversion_crashed`).
+    package var overGrant: Bool?
+
+    package init(outcome: ConversionOutcome) { self.outcome = outcome }
+
+    /// What the service answers for `error`, carried back as its status, code and message.
+    package init(error: any Error) {
+        let mapped = error is CancellationError
+            ? ServiceError(.serviceUnavailable, "cancelled", "the conversion was cancelled (shutdown)", retryAfter: 1)
+            : ServiceError.from(error)
+        status = mapped.status.code
+        code = mapped.code
+        message = mapped.message
+    }
+
+    /// The outcome, or the worker's error as the service's.
+    func result() throws -> ConversionOutcome {
+        if let outcome { return outcome }
+        throw ServiceError(.init(code: status ?? 500), code ?? "internal_error", message ?? "the worker gave no answer")
+    }
+}
+
+/// The worker's side of the serve job type (issue 50; the service's side is `ServeWorkers`): a `gifx` process the
+/// service's `WorkerPool` started (`WorkerRole.serve`) reads one `ConversionJob` per line, converts it with the
+/// library on this thread, and answers one `WorkerReply` per line; end of input: exit 0. The pool's channel has
+/// asked the kernel for SIGKILL when the service ends, so no worker outlives it. A crash here ends this process
+/// only; the service answers that one request and starts another worker.
+package enum ServeWorker {
+    /// The service's workers: `executable` (the service's own binary) with `environment` added, `serve-worker` on
+    /// their command line, their standard error the service's.
+    package static func pool(executable: String, environment: [String: String]) -> WorkerPool {
+        WorkerPool(role: .serve, executable: executable, environment: environment, standardError: .inherited)
+    }
+
+    /// In a process started as a service worker, serves jobs and exits; anywhere else returns at once. `progress`:
+    /// told the frames done, from the conversion's thread (the tool's developer switches hook in there).
+    package static func serveIfRequested(progress: @escaping @Sendable (Int) -> Void) {
+        guard var channel = WorkerChannel.adopt(.serve) else { return }
         signal(SIGPIPE, SIG_IGN)
-        var input = LineReader(fd: jobs)
-        while let line = input.next() {
+        while let line = channel.nextJob() {
             var reply: WorkerReply
             var grant: MemoryGrant?
             do {
                 let job = try JSONDecoder().decode(ConversionJob.self, from: line)
                 grant = MemoryGrant(budget: job.memoryBudget)
                 defer { grant?.lift() }
-                reply = WorkerReply(outcome: try run(job))
+                reply = WorkerReply(outcome: try run(job, progress: progress))
             } catch {
                 reply = WorkerReply(error: error)
                 // Refused memory past the grant and failed cleanly (libav's ENOMEM, x264's malloc): the request
@@ -50,20 +67,18 @@ enum ServeWorker {
                 // behind is carried into the next one.
                 if let grant, AllocationFailure.isMentioned(in: "\(error)") { reply = grant.exceeded(by: error) }
             }
-            var answer = (try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)
-            answer.append(UInt8(ascii: "\n"))
-            guard (try? POSIXFiles.writeAll(FileDescriptor(rawValue: answers), answer)) != nil else { exit(1) }
+            guard channel.answer((try? JSONEncoder().encode(reply)) ?? Data("{}".utf8)) else { exit(1) }
             if reply.overGrant == true { exit(0) }
         }
         exit(0)
     }
 
-    /// One job, on this thread, with the tool's progress hook (`GIFX_TEST_CRASH` fires there in a debug build).
-    private static func run(_ job: ConversionJob) throws -> ConversionOutcome {
+    /// One job, on this thread.
+    private static func run(_ job: ConversionJob, progress: @escaping @Sendable (Int) -> Void) throws -> ConversionOutcome {
         let (request, settings, spool) = try job.plan()
         defer { if let spool { close(spool) } }
         let report = try GifConverter(settings: settings).convert(
-            path: job.input, to: [request], progress: { done, _ in DeveloperSwitches.current.progressed(done: done) })
+            path: job.input, to: [request], progress: { done, _ in progress(done) })
         return ConversionOutcome(report)
     }
 }
@@ -80,10 +95,10 @@ enum ServeWorker {
 /// one thread, 833 MiB for 140 MiB at 16 (docs/serve.md). A cgroup v2 child with `memory.max` would count resident
 /// memory exactly, but needs a delegated cgroup tree, which this machine (cgroup v1) and most pods lack
 /// (docs/reliability.md, "RLIMIT_DATA, not RLIMIT_AS, not a cgroup").
-struct MemoryGrant {
+package struct MemoryGrant {
     /// Address space beyond the grant, for threads' stacks and the allocator's slack: 1 GiB, and 64 MiB for each
     /// core of the machine (the encoders' thread pools grow with them).
-    static let headroom = (1 << 30) + max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * (64 << 20)
+    package static let headroom = (1 << 30) + max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * (64 << 20)
 
     let budget: Int
     private let previous: rlimit
