@@ -698,7 +698,7 @@ def main():
     parser.add_argument("--keep", help="keep the outputs in this folder")
     args = parser.parse_args()
     started = time.monotonic()
-    for tool in ("ffprobe", "webpmux"):
+    for tool in ("ffprobe", "webpmux", "avifenc"):
         if shutil.which(tool) is None:
             print(f"conformance matrix: skipped: {tool} is missing (make deps installs it)")
             return 0
