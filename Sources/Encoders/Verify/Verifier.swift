@@ -164,13 +164,19 @@ public final class Verifier {
         matcher.finish(into: &report, settings: settings, knownTolerance: known(expected), endMs: declaredMs)
         // An AVIF's loop count, from its edit list: the schedule's plays, or once for a `--loops k` AVIF, whose
         // frames hold the k plays.
-        if AVIFRepetition.isAVIF(path: path) {
-            let declared = try AVIFRepetition.declaredPlays(path: path)
-            let wanted = plays > 1 ? AVIFRepetition.Plays.once : AVIFRepetition.Plays(timeline.loop.plays)
-            report.loopCount = declared.loopCount
-            report.expectedLoopCount = wanted.loopCount
-            if declared != wanted {
-                report.failures.append("loop count \(declared.loopCount), the schedule's is \(wanted.loopCount) (0: forever)")
+        // Read by the AVIF input's own reader of edit lists (as Chromium and Firefox read them).
+        if let declared = try AVIFBoxes.declaredLoop(path: path) {
+            let count: Int
+            switch declared {
+            case .still: count = 1
+            case .plays(let n): count = n
+            case .forever: count = 0
+            }
+            let wanted = plays > 1 ? 1 : timeline.loop.plays ?? 0
+            report.loopCount = count
+            report.expectedLoopCount = wanted
+            if count != wanted {
+                report.failures.append("loop count \(count), the schedule's is \(wanted) (0: forever)")
             }
         }
         // What the file declares (the container's length: MP4 mvhd/tkhd/mdhd, the Matroska Duration) against the

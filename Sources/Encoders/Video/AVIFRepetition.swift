@@ -33,24 +33,6 @@ enum AVIFRepetition {
             guard let plays else { self = .forever; return }
             self = plays <= 1 ? .once : .times(plays)
         }
-
-        /// As a loop count is reported (WebP's, APNG's): the plays, 0 for forever.
-        var loopCount: Int {
-            switch self {
-            case .once: 1
-            case .times(let n): n
-            case .forever: 0
-            }
-        }
-    }
-
-    /// Whether the file at `path` is an AVIF (`ftyp` with the major brand `avis` or `avif`).
-    static func isAVIF(path: String) -> Bool {
-        guard let input = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? input.close() }
-        guard let head = try? input.read(upToCount: 12), head.count == 12 else { return false }
-        let brand = String(decoding: head[8..<12], as: UTF8.self)
-        return String(decoding: head[4..<8], as: UTF8.self) == "ftyp" && (brand == "avis" || brand == "avif")
     }
 
     /// Rewrites the AVIF at `path` in place (through a sibling file renamed over it).
@@ -78,39 +60,6 @@ enum AVIFRepetition {
         if rename(temporary.path, path) != 0 {
             try? FileManager.default.removeItem(at: temporary)
             throw LibavError("replacing the AVIF", path: path)
-        }
-    }
-
-    /// The plays the AVIF at `path` declares, read as Chromium and Firefox read them (docs/conformance.md, "AVIF
-    /// plays"): no edit list is forever; an `elst` whose flags are exactly 1 repeats, for the track's duration
-    /// (`tkhd`, in the movie's timescale) over one entry's (all ones at version 1: forever); flags 0 is once.
-    /// `verify` compares it with the schedule's plays.
-    static func declaredPlays(path: String) throws -> Plays {
-        guard let input = FileHandle(forReadingAtPath: path) else { throw LibavError("reopening the AVIF", path: path) }
-        defer { try? input.close() }
-        let prefix = try boxesBeforeMediaData(input, path: path)
-        do {
-            let boxes = try Box.parse(prefix[...])
-            guard let trak = boxes.first(where: { $0.kind == "moov" })?.children.first(where: { $0.kind == "trak" }),
-                  let tkhd = trak.find(["tkhd"])
-            else { throw BitstreamError("no moov/trak/tkhd") }
-            guard let elst = trak.find(["edts", "elst"]) else { return .forever }
-            let body = elst.body
-            guard body.count >= 8 else { throw BitstreamError("a short elst") }
-            let wide = body[0] == 1
-            let flags = read32(body[...], 0) & 0xFF_FFFF
-            guard flags == 1 else { return .once }
-            guard read32(body[...], 4) == 1, body.count >= (wide ? 16 : 12) else { throw BitstreamError("a repeating elst of other than one entry") }
-            let segment = wide ? read64(body[...], 8) : UInt64(read32(body[...], 8))
-            guard let version = tkhd.body.first, tkhd.body.count >= (version == 1 ? 36 : 24) else { throw BitstreamError("a short tkhd") }
-            let track = version == 1 ? read64(tkhd.body[...], 28) : UInt64(read32(tkhd.body[...], 20))
-            if version == 1 && track == .max { return .forever }
-            guard segment > 0 else { throw BitstreamError("a repeating edit of no length") }
-            // The nearest whole count (a track of N plays is exactly N x one play when gifx wrote it).
-            let plays = Int(min(track / segment + (track % segment > (segment - 1) / 2 ? 1 : 0), UInt64(Int.max)))
-            return plays <= 1 ? .once : .times(plays)
-        } catch let error as BitstreamError {
-            throw LibavError("reading the AVIF's play count: \(error)", failure: .malformedData, path: path)
         }
     }
 

@@ -1,7 +1,7 @@
 /// The few ISO BMFF boxes the AVIF reader reads itself, from the mapped file: the `ftyp` brands (the probe) and,
 /// in the colour track, `tkhd` and `edts/elst` (the loop count: libavif 0.11 has no `repetitionCount`, which came
 /// in libavif 1.0). Everything else (items, samples, the AV1 bitstream) is libavif's.
-enum AVIFBoxes {
+package enum AVIFBoxes {
     /// Whether `head` (a file's first bytes) starts with an `ftyp` box naming `avif` or `avis`, as the major
     /// brand or as one of the compatible brands read past it (a `mif1` or `msf1` major brand with `avis`
     /// compatible is an AVIF sequence too).
@@ -69,7 +69,7 @@ enum AVIFBoxes {
 
     /// The loop of an AVIF image sequence as its colour track's edit list says it (ISO/IEC 23008-12 §9.6.1), read
     /// the way the browsers read it (docs/conformance.md, "AVIF in").
-    enum Loop: Equatable {
+    package enum Loop: Equatable {
         /// No `moov`, or no picture track: a still image (one play, no loop field).
         case still
         /// This many plays in all (at least 1).
@@ -88,6 +88,14 @@ enum AVIFBoxes {
     ///   segment_duration of 0 (mp4parse; libavif refuses the file). A list of more than one entry is read by its
     ///   first (libavif 1.x refuses the file), with a warning.
     /// - `elst` with other flags: one play.
+    /// The loop an AVIF file declares, `nil` when `path` is not an AVIF (`gifx verify` compares it with the schedule's
+    /// plays: one reader of edit lists for inputs and outputs).
+    package static func declaredLoop(path: String) throws -> Loop? {
+        let file = try MappedFile(path: path, format: .avif)
+        guard probe(Array(file.bytes.prefix(InputFormat.probeLength))) else { return nil }
+        return loop(in: file.bytes).loop
+    }
+
     static func loop(in bytes: UnsafeRawBufferPointer) -> (loop: Loop, warning: String?) {
         let all = 0..<bytes.count
         guard let moov = children(of: all, in: bytes).first(where: { $0.type == fourCC("moov") }) else {
