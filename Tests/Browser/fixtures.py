@@ -97,8 +97,16 @@ OTHER_INPUTS = {
     # tick 100/3 ms (30 fps); right half transparent
     "apng-thirds": ("apng", [(1, 30), (1, 30), (1, 15), (1, 10), (0, 100), (10, 0)],
                     [100 / 3, 100 / 3, 200 / 3, 100, 100, 100], True),
+    # issue 59: animated AVIF inputs (avifenc 0.11, lossless, in the track's own timescale): the issue's
+    # 40/70/100/1000 ms file, and 1/30 s frames; "avif-plays-3" carries 3 plays in an edit list (avifenc writes
+    # none, which browsers read as forever)
+    "avif-ms": ("avif", [(40, 1000), (70, 1000), (100, 1000), (1000, 1000)], [40, 70, 100, 1000], False),
+    "avif-thirds": ("avif", [(1, 30), (1, 30), (2, 30), (3, 30)], [100 / 3, 100 / 3, 200 / 3, 100], False),
+    "avif-plays-3": ("avif", [(50, 1000), (80, 1000), (120, 1000)], [50, 80, 120], False),
 }
-OTHER_INPUT_MODES = {"tick", "vfr", "webm", "stream", "stream-webm"}
+OTHER_INPUT_MODES = {"tick", "vfr", "webm", "stream", "stream-webm", "avif-in"}
+# Plays an AVIF input's edit list declares (repetitionCount = plays - 1); the others loop forever.
+OTHER_INPUT_PLAYS = {"avif-plays-3": 3}
 
 
 def _frame_pixels(i, alpha):
@@ -146,14 +154,53 @@ def write_apng(path, delays, alpha):
         f.write(out)
 
 
+def write_avif(path, delays, alpha, plays=0):
+    """Lossless AVIF through avifenc (per-frame --duration in the delays' one timescale) from PNG frames written
+    here; `plays` > 0 adds the edit list the conformance matrix's writer adds (Tests/ConformanceMatrix)."""
+    import subprocess
+    import tempfile
+    import importlib.util
+    import zlib
+    # The conformance matrix's fixture writer (its edit-list writer), loaded by path: it is also named fixtures.
+    matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ConformanceMatrix", "fixtures.py")
+    spec = importlib.util.spec_from_file_location("matrix_fixtures", matrix)
+    matrix_fixtures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix_fixtures)
+
+    def png(i, target):
+        def chunk(kind, data):
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        px = _frame_pixels(i, alpha)
+        rows = b"".join(b"\x00" + px[y * WIDTH * 4:(y + 1) * WIDTH * 4] for y in range(HEIGHT))
+        with open(target, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", WIDTH, HEIGHT, 8, 6, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+    (timescale,) = {den for _, den in delays}
+    with tempfile.TemporaryDirectory() as folder:
+        arguments = ["avifenc", "-s", "10", "-j", "1", "--lossless", "--timescale", str(timescale)]
+        for i, (units, _) in enumerate(delays):
+            frame = os.path.join(folder, f"{i}.png")
+            png(i, frame)
+            arguments += ["--duration", str(units), frame]
+        out = os.path.join(folder, "out.avif")
+        subprocess.run(arguments + ["-o", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        data = open(out, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data if plays == 0 else matrix_fixtures._add_edit_list(data, plays))
+
+
 def input_path(directory, name):
-    """The fixture's input file: NAME.gif, NAME.webp or NAME.png."""
+    """The fixture's input file: NAME.gif, NAME.webp, NAME.png or NAME.avif."""
     if name in OTHER_INPUTS:
-        return os.path.join(directory, name + (".webp" if OTHER_INPUTS[name][0] == "webp" else ".png"))
+        return os.path.join(directory, name + {"webp": ".webp", "apng": ".png", "avif": ".avif"}[OTHER_INPUTS[name][0]])
     return os.path.join(directory, name + ".gif")
 
 
 def write_other_inputs(directory):
     os.makedirs(directory, exist_ok=True)
     for name, (kind, raw, _, alpha) in OTHER_INPUTS.items():
-        (write_webp if kind == "webp" else write_apng)(input_path(directory, name), raw, alpha)
+        if kind == "avif":
+            write_avif(input_path(directory, name), raw, alpha, OTHER_INPUT_PLAYS.get(name, 0))
+        else:
+            (write_webp if kind == "webp" else write_apng)(input_path(directory, name), raw, alpha)
