@@ -155,19 +155,17 @@ def write_apng(path, delays, alpha):
 
 
 def write_avif(path, delays, alpha, plays=0):
-    """Lossless AVIF through avifenc (per-frame --duration in the delays' one timescale) from PNG frames written
-    here; `plays` > 0 adds the edit list the conformance matrix's writer adds (Tests/ConformanceMatrix)."""
-    import subprocess
-    import tempfile
+    """Lossless AVIF through the conformance matrix's avifenc writer (Tests/ConformanceMatrix/fixtures.py, which
+    also adds the edit list of `plays` > 0), over this check's solid-colour frames as PNG."""
     import importlib.util
     import zlib
-    # The conformance matrix's fixture writer (its edit-list writer), loaded by path: it is also named fixtures.
+    # Loaded by path: that module is also named fixtures.
     matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ConformanceMatrix", "fixtures.py")
     spec = importlib.util.spec_from_file_location("matrix_fixtures", matrix)
     matrix_fixtures = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(matrix_fixtures)
 
-    def png(i, target):
+    def png(target, i):
         def chunk(kind, data):
             return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
         px = _frame_pixels(i, alpha)
@@ -176,18 +174,7 @@ def write_avif(path, delays, alpha, plays=0):
             f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", WIDTH, HEIGHT, 8, 6, 0, 0, 0))
                     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
-    (timescale,) = {den for _, den in delays}
-    with tempfile.TemporaryDirectory() as folder:
-        arguments = ["avifenc", "-s", "10", "-j", "1", "--lossless", "--timescale", str(timescale)]
-        for i, (units, _) in enumerate(delays):
-            frame = os.path.join(folder, f"{i}.png")
-            png(i, frame)
-            arguments += ["--duration", str(units), frame]
-        out = os.path.join(folder, "out.avif")
-        subprocess.run(arguments + ["-o", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        data = open(out, "rb").read()
-    with open(path, "wb") as f:
-        f.write(data if plays == 0 else matrix_fixtures._add_edit_list(data, plays))
+    matrix_fixtures.write_avif(path, delays, plays, frame_png=png)
 
 
 def input_path(directory, name):

@@ -271,14 +271,16 @@ def _add_edit_list(data, plays):
     return bytes(b)
 
 
-def write_avif(path, delays, plays):
+def write_avif(path, delays, plays, frame_png=_png):
+    """avifenc over `frame_png(path, i)`'s frames (the browser check passes its own solid colours), each
+    `--duration` units of the delays' one timescale; `plays` > 0 adds the edit list, 0 leaves none (forever)."""
     timescales = {den for _, den in delays}
     assert len(timescales) == 1, "an AVIF track has one timescale"
     with tempfile.TemporaryDirectory() as folder:
         arguments = ["avifenc", "-s", "10", "-j", "1", "--lossless", "--timescale", str(timescales.pop())]
         for i, (units, _) in enumerate(delays):
             frame = os.path.join(folder, f"{i}.png")
-            _png(frame, i)
+            frame_png(frame, i)
             arguments += ["--duration", str(units), frame]
         out = os.path.join(folder, "out.avif")
         subprocess.run(arguments + ["-o", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
