@@ -10,6 +10,10 @@ import struct
 import subprocess
 import tempfile
 import zlib
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Benchmarks"))
+import gifwriter  # noqa: E402  (the project's GIF writer: uncompressed LZW of palette indices < 128)
 from fractions import Fraction
 
 WIDTH, HEIGHT = 32, 24
@@ -64,44 +68,12 @@ def raw_seconds(fmt, delay):
 
 # --- GIF ------------------------------------------------------------------------------------------------------
 
-def _lzw_literals(indices, min_size):
-    """GIF LZW data that codes every pixel as a literal, with a clear code every 12 pixels so the decoder's
-    table never grows past the first code width (an 'uncompressed' GIF: valid, exact, simple)."""
-    clear, end, width = 1 << min_size, (1 << min_size) + 1, min_size + 1
-    codes = []
-    for start in range(0, len(indices), 12):
-        codes.append(clear)
-        codes.extend(indices[start:start + 12])
-    codes.append(end)
-    bits = bitcount = 0
-    out = bytearray()
-    for code in codes:
-        bits |= code << bitcount
-        bitcount += width
-        while bitcount >= 8:
-            out.append(bits & 0xFF)
-            bits >>= 8
-            bitcount -= 8
-    if bitcount:
-        out.append(bits & 0xFF)
-    return bytes(out)
-
-
-def _sub_blocks(data):
-    return b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255] for i in range(0, len(data), 255)) + b"\x00"
-
-
 def write_gif(path, delays, loop):
-    out = bytearray(b"GIF89a" + struct.pack("<HHBBB", WIDTH, HEIGHT, 0xF3, 0, 0))
-    out += b"".join(bytes(c) for c in PALETTE)
-    if loop is not None:
-        out += b"\x21\xFF\x0BNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00"
-    for i, delay in enumerate(delays):
-        out += b"\x21\xF9\x04\x04" + struct.pack("<H", delay) + b"\x00\x00"  # disposal 1 (keep), no transparency
-        out += b"\x2C" + struct.pack("<HHHHB", 0, 0, WIDTH, HEIGHT, 0) + b"\x04"
-        out += _sub_blocks(_lzw_literals(frame_indices(i), 4))
-    out += b"\x3B"
-    open(path, "wb").write(out)
+    """Benchmarks/gifwriter.py's indexed GIF (uncompressed LZW, disposal 1 = keep, no transparency); `loop` None
+    writes no loop extension."""
+    frames = [{"left": 0, "top": 0, "width": WIDTH, "height": HEIGHT, "indices": frame_indices(i), "delay": delay,
+               "disposal": 1, "transparent": None} for i, delay in enumerate(delays)]
+    gifwriter.write_indexed_gif(path, WIDTH, HEIGHT, PALETTE, frames, loop_count=loop)
 
 
 # --- APNG -----------------------------------------------------------------------------------------------------
