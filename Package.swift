@@ -109,9 +109,11 @@ let package = Package(
             "GifxEncoders", "GifxPipeline", "GifxFrames", "GifxTimeline", "GifxPOSIXFiles",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // gifx serve: the conversion as an HTTP service (docs/serve.md); not in the design card.
+        // gifx serve: the conversion as an HTTP service (docs/serve.md); not in the design card. It reaches the
+        // conversion through GifxKit alone (its public names and its `package` face, Sources/GifxKit/PackageFace.swift),
+        // beside the schedule's public product.
         .target(name: "GifxServer", dependencies: [
-            "GifxKit", "GifxEncoders", "GifxPipeline", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles", "ChildProcesses",
+            "GifxKit", "GifxTimeline", "GifxSystem", "GifxPOSIXFiles", "ChildProcesses",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -155,7 +157,7 @@ let package = Package(
         ]),
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
         .testTarget(name: "ServerTests", dependencies: [
-            "GifxServer", "GifxKit", "GifFixtures", "ChildProcesses",
+            "GifxServer", "GifxKit", "GifxTimeline", "GifFixtures", "ChildProcesses",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             // The tests' local origin for the signed form (signatures are made by openssl).
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,7 +1,8 @@
 import GifxTimeline
 
-/// How the user asked to resize frames: a width, a height or a scale (aspect kept).
-public enum SizeRequest: Hashable, Sendable {
+/// How the user asked to resize frames: a width, a height or a scale (aspect kept). Codable: a service's typed job
+/// carries it to the process that converts.
+public enum SizeRequest: Codable, Hashable, Sendable {
     case original
     case width(Int)
     case height(Int)

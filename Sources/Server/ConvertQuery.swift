@@ -1,31 +1,22 @@
-import GifxEncoders
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 
-/// A convert request's query: the format, the output's own settings, read by the library's parser of
+/// A convert request's query, read once: the format, the output's own settings, read by the library's parser of
 /// `convert`'s `-o` prefix (`OutputSettings`), and the edits, read by the parser of the command line's edit
 /// options (`EditSettings`), so a setting or an edit is refused here in the same words (an edit named as the
-/// query names it: `from=1.555`, where the command line says `--from 1.555`).
+/// query names it: `from=1.555`, where the command line says `--from 1.555`). What it yields is the typed job,
+/// `ConversionOrder`: the service keys its cache on it and hands it, encoded once, to the process that converts,
+/// which reads no query.
 struct ConvertQuery: Sendable, Equatable {
-    /// The output's kind, named by `format=` (one the service converts to: `OutputKind.served`).
-    var format: OutputKind
-    var settings: OutputSettings
-    /// The edit of the schedule (from, to, speed, crop, reverse, boomerang); `nil`: none.
-    var edit: TimelineEdit?
-    /// `stream=1`: a conversion (a cache miss) is answered as it is encoded, chunked (mp4 and webm only: a
-    /// fragmented MP4, a WebM without cues; docs/serve.md, "Streamed responses").
-    var stream = false
-
-    /// The pairs as given, in order: what a `ConversionJob` carries, to be parsed again where it runs.
-    var items: [QueryItem]
+    /// The output asked for: its kind (`format=`, one the service converts to: `OutputKind.served`), settings, edit
+    /// and whether it is streamed (`stream=1`: mp4 and webm only; docs/serve.md, "Streamed responses").
+    var order: ConversionOrder
 
     /// The query's own items, beside the format, the output's settings and the edits.
     static let ownKeys = ["stream"]
 
     /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
     init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
-        items = pairs.map { QueryItem(key: $0.key, value: $0.value) }
         var format: OutputKind?
         var settings = OutputSettings()
         var edits = EditSettings()
@@ -58,11 +49,10 @@ struct ConvertQuery: Sendable, Equatable {
         guard let format else {
             throw .badQuery("name the output with format= (one of \(OutputKind.servedList))")
         }
-        self.format = format
-        self.settings = settings
-        self.stream = stream
+        let edit: TimelineEdit?
         do throws(EditSettingsError) { edit = try edits.edit(.query) } catch { throw .badQuery(error.description) }
-        try check()
+        order = ConversionOrder(kind: format, settings: settings, edit: edit, stream: stream)
+        try Self.check(order)
     }
 
     /// `from=1.5`, `speed=3/2`, `crop=WxH+X+Y`; `reverse` and `boomerang` are switches: `reverse`, `reverse=1`
@@ -88,50 +78,32 @@ struct ConvertQuery: Sendable, Equatable {
         }
     }
 
-    /// The settings that do not apply to the format, or that its encoder cannot take: the kind's rules
-    /// (`OutputKind.request`), worded with the query's names.
-    private func check() throws(ServiceError) {
-        let named = "format=\(format.name)"
-        if stream && !format.streams {
+    /// The settings that do not apply to the format, or that its encoder cannot take, and a stream of a format that
+    /// does not stream: the kind's rules (`OutputKind.request`, run once here on placeholder targets), worded with
+    /// the query's names.
+    static func check(_ order: ConversionOrder) throws(ServiceError) {
+        let named = "format=\(order.kind.name)"
+        if order.stream && !order.kind.streams {
             throw .badQuery("\(named): stream is for \(OutputKind.phrase(OutputKind.served.filter(\.streams).map(\.name)))")
         }
-        _ = try request(path: "", jsonPath: "")
-    }
-
-    /// The library's request for an output at `path` (a sheet's description goes to `jsonPath`); an output
-    /// `streamingTo` a descriptor is written there as it is encoded (`OutputTarget.fileDescriptor`).
-    func request(path: String, jsonPath: String, streamingTo descriptor: Int32? = nil) throws(ServiceError) -> OutputRequest {
-        let build = OutputBuild(
-            target: descriptor.map { .fileDescriptor($0) } ?? .file(path), description: .file(jsonPath), own: settings,
-            defaults: OutputDefaults())
         do throws(OutputRuleError) {
-            return try format.request(build)
+            _ = try order.request(target: .file(""), description: .file(""))
         } catch {
-            throw .badQuery("format=\(format.name): \(error.wording(.query))")
+            throw .badQuery("\(named): \(error.wording(.query))")
         }
     }
+}
 
-    /// The settings as they enter the cache key: the same for the same output however the query spelled it.
-    /// The edit, when there is one, follows as `;from=150,to=300,speed=3/2,crop=WxH+X+Y,reverse,boomerang`
-    /// (times in cs, the speed reduced): requests without an edit keep the keys they had before edits existed.
-    /// A streamed output (`stream=1`: a fragmented MP4, a WebM without cues, other bytes than the file's) ends in
-    /// `;stream`, after the edit if there is one.
-    var canonicalText: String {
-        let text = editedText
-        return stream ? text + ";stream" : text
-    }
-
-    private var editedText: String {
-        let base = "format=\(format.name);\(settings.canonicalText)"
-        guard let edit else { return base }
-        var items: [String] = []
-        if let from = edit.from { items.append("from=\(from)") }
-        if let to = edit.to { items.append("to=\(to)") }
-        if edit.speed != Rational(1) { items.append("speed=\(edit.speed.num)/\(edit.speed.den)") }
-        if let crop = edit.crop { items.append("crop=\(crop.width)x\(crop.height)+\(crop.x)+\(crop.y)") }
-        if edit.reverse { items.append("reverse") }
-        if edit.boomerang { items.append("boomerang") }
-        return base + ";" + items.joined(separator: ",")
+extension ConversionOrder {
+    /// The library's request for the output at `path` (a sheet's description goes to `jsonPath`); an output
+    /// `streamingTo` a descriptor is written there as it is encoded (`OutputTarget.fileDescriptor`). The rules were
+    /// checked when the query was read; a refusal here is worded as that one was.
+    func request(path: String, jsonPath: String, streamingTo descriptor: Int32? = nil) throws(ServiceError) -> OutputRequest {
+        do throws(OutputRuleError) {
+            return try request(target: descriptor.map { .fileDescriptor($0) } ?? .file(path), description: .file(jsonPath))
+        } catch {
+            throw .badQuery("format=\(kind.name): \(error.wording(.query))")
+        }
     }
 }
 
@@ -160,10 +132,4 @@ extension ConvertQuery {
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
-}
-
-/// One `key=value` of a query, percent-decoded.
-package struct QueryItem: Codable, Sendable, Equatable {
-    package var key: String
-    package var value: String
 }

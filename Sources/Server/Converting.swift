@@ -1,5 +1,6 @@
 import Foundation
 import GifxKit
+import GifxTimeline
 import GifxPOSIXFiles
 import SystemPackage
 
@@ -7,15 +8,15 @@ import SystemPackage
 import Glibc
 #endif
 
-/// One admitted and planned conversion, as data: the upload's spooled file, the query it came with (parsed again
-/// where the conversion runs, by the same parser), where the output goes, and the grant it runs under. Plain
-/// values only, so the same job runs in this process (`LibraryConverter`) or is handed to a worker process
-/// (`ServeWorkers`) as one JSON line.
+/// One admitted and planned conversion, as data: the upload's spooled file, the typed job its query was read into
+/// once (`ConversionOrder`), where the output goes, and the grant it runs under. Plain values only, so the same job
+/// runs in this process (`LibraryConverter`) or is handed to a worker process (`ServeWorkers`) as one JSON line,
+/// which the worker decodes and runs as it is: no query is read there.
 package struct ConversionJob: Codable, Sendable, Equatable {
     /// The upload, spooled to a file of the service's.
     package var input: String
-    /// The request's query, as given.
-    package var query: [QueryItem]
+    /// The output asked for: kind, settings, edit, streamed or not.
+    package var order: ConversionOrder
     /// The output's path in the cache (a sheet's PNG page), and a sheet's description.
     package var output: String
     package var description: String
@@ -28,9 +29,9 @@ package struct ConversionJob: Codable, Sendable, Equatable {
     package var scratchFolder: String
 
     /// The output's request, the run's settings and, for a streamed output, the descriptor it writes to (the
-    /// caller closes it): the job read back by the query's own parser.
+    /// caller closes it): built from the job's order as it came, where the conversion runs (a descriptor is this
+    /// process's).
     package func plan() throws -> (request: OutputRequest, settings: RunSettings, spool: Int32?) {
-        let query = try ConvertQuery(self.query.map { (key: $0.key, value: $0.value) })
         var spoolDescriptor: Int32?
         if let spool {
             let fd = open(spool, O_WRONLY | O_CLOEXEC)
@@ -40,9 +41,9 @@ package struct ConversionJob: Codable, Sendable, Equatable {
             spoolDescriptor = fd
         }
         do {
-            let request = try query.request(path: output, jsonPath: description, streamingTo: spoolDescriptor)
+            let request = try order.request(path: output, jsonPath: description, streamingTo: spoolDescriptor)
             var settings = RunSettings(memoryBudget: memoryBudget, threads: threads, overwrite: true)
-            settings.edit = query.edit
+            settings.edit = order.edit
             settings.scratchFolder = scratchFolder
             return (request, settings, spoolDescriptor)
         } catch {

@@ -1,9 +1,6 @@
 import Crypto
 import Foundation
-import GifxEncoders
 import GifxKit
-import GifxFrames
-import GifxTimeline
 import GifxPOSIXFiles
 import HTTPTypes
 import Hummingbird

@@ -1,7 +1,5 @@
+import GifxKit
 import Foundation
-import GifxEncoders
-import GifxFrames
-import GifxPipeline
 import GifxSystem
 
 /// Everything `gifx serve` is started with (docs/serve.md). The CLI fills it from flags; the tests build it

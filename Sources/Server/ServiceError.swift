@@ -1,8 +1,5 @@
 import Foundation
-import GifxEncoders
-import GifxFrames
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,6 @@
+import GifxKit
 import GifxTimeline
+
 
 /// `X-Gifx-Timeline`: the schedule an output follows, in seconds from the timeline's own units.
 enum TimelineHeader {

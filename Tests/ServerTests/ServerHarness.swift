@@ -128,7 +128,7 @@ final class GatedConverter: Converting, @unchecked Sendable {
 
 extension ConversionJob {
     /// Whether the job asks for a video (format mp4, webm or avif).
-    var isVideo: Bool { query.contains { $0.key == "format" && ["mp4", "webm", "avif"].contains($0.value.lowercased()) } }
+    var isVideo: Bool { ["mp4", "webm", "avif"].contains(order.kind.name) }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

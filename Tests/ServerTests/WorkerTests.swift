@@ -229,7 +229,7 @@ struct WorkerTests {
         for name in names { try Data(name.utf8).write(to: URL(fileURLWithPath: cache + "/" + name)) }
         // The job as the service hands it to a worker: one JSON line.
         let line = """
-            {"input": "\(cache)/in", "query": [], "output": "\(cache)/\(key).png", "description": "\(cache)/\(key).json",
+            {"input": "\(cache)/in", "order": {"format": "sheet", "settings": {}, "stream": false}, "output": "\(cache)/\(key).png", "description": "\(cache)/\(key).json",
              "memoryBudget": 1048576, "threads": 1, "scratchFolder": "\(cache)"}
             """
         let job = try JSONDecoder().decode(ConversionJob.self, from: Data(line.utf8))

@@ -4,7 +4,7 @@ import GifxTimeline
 /// One output's own settings, as `key=value` items: `convert`'s `-o` prefix (`width=480,crf=28:small.mp4`) and
 /// `gifx serve`'s query (`?format=mp4&width=480&crf=28`) are read by this one parser, with the same error texts.
 /// Each replaces the command's (or the service's default) setting of the same name for that output only.
-package struct OutputSettings: Hashable, Sendable {
+package struct OutputSettings: Codable, Hashable, Sendable {
     package var size: SizeRequest?
     package var codec: VideoCodec?
     package var crf: Double?
@@ -181,7 +181,7 @@ package struct OutputSettingsError: Error, CustomStringConvertible, Equatable, S
 }
 
 /// A rendition's `fps=`: the timing modes of `--fps` and `--vfr`.
-package enum OutputTimingChoice: Hashable, Sendable {
+package enum OutputTimingChoice: Codable, Hashable, Sendable {
     case tick, auto, vfr
     case rate(Rational)
 

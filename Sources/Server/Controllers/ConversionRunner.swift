@@ -1,9 +1,6 @@
 import Crypto
 import Foundation
-import GifxEncoders
 import GifxKit
-import GifxFrames
-import GifxPipeline
 import GifxTimeline
 import GifxPOSIXFiles
 import HTTPTypes
@@ -32,9 +29,14 @@ struct ConversionRunner: Sendable {
     /// The input's conversion (or its cached output) as the answer: the path POST and the signed form share
     /// from the bytes on (sniffing, cache key, single flight, admission, the response's headers).
     func respond(_ bytes: Data, _ query: ConvertQuery, request: Request, context: BasicRequestContext, conditional: Bool) async throws -> Response {
-        // The same sniffing as every subcommand (GIF, WebP, PNG/APNG by their first bytes).
+        // The same sniffing as every subcommand (GIF, WebP, PNG/APNG, AVIF by their first bytes).
         guard InputFormat.sniff(bytes.prefix(InputFormat.probeLength)) != nil else { throw ServiceError.unsupportedFormat() }
-        let key = cacheKey(bytes, query)
+        return try await respond(bytes, query.order, request: request, context: context, conditional: conditional)
+    }
+
+    /// One order's answer: its entry from the cache, or its conversion (streamed or whole) into the cache.
+    func respond(_ bytes: Data, _ order: ConversionOrder, request: Request, context: BasicRequestContext, conditional: Bool) async throws -> Response {
+        let key = cacheKey(bytes, order.canonicalText)
         let object: CachedObject
         if let hit = cache.lookup(key) {
             metrics.cacheHit()
@@ -42,13 +44,13 @@ struct ConversionRunner: Sendable {
         } else {
             metrics.cacheMiss()
             let logger = context.logger
-            if query.stream, let response = try await streamed(key: key, bytes: bytes, query: query, logger: logger) {
+            if order.stream, let response = try await streamed(key: key, bytes: bytes, order: order, logger: logger) {
                 return response
             }
             // A streamed request finds a streamed conversion of the same output under way (or just committed):
             // it waits for the entry and gets it whole, as any identical request does.
             object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }) {
-                try await self.produce(key: key, bytes: bytes, query: query, logger: logger)
+                try await self.produce(key: key, bytes: bytes, order: order, logger: logger)
             }
         }
         return Self.located(try objects.serve(object, request: request, companion: false, conditional: conditional), key: key)
@@ -69,14 +71,14 @@ struct ConversionRunner: Sendable {
     /// as ever), then answers 200 chunked, the body following the file as the conversion writes it and ending
     /// with the trailer `X-Gifx-Result: ok; bytes=N`. `nil` when a conversion of the same output is under way
     /// already (or has just been committed): the caller waits for it as for any flight.
-    func streamed(key: String, bytes: Data, query: ConvertQuery, logger: Logger) async throws -> Response? {
+    func streamed(key: String, bytes: Data, order: ConversionOrder, logger: Logger) async throws -> Response? {
         let spool = try OutputSpool(folder: cache.spool)
         let started = await flights.startDetached(key, cache: cache) {
-            try await self.produce(key: key, bytes: bytes, query: query, logger: logger, spool: spool)
+            try await self.produce(key: key, bytes: bytes, order: order, logger: logger, spool: spool)
         }
         guard started else { return nil }
         let timeline = try await spool.waitForStart()
-        var headers = ObjectController.entryHeaders(eTag: "\"\(key)\"", contentType: query.format.mediaType, timeline: timeline)
+        var headers = ObjectController.entryHeaders(eTag: "\"\(key)\"", contentType: order.kind.mediaType, timeline: timeline)
         headers[HTTPField.Name("Trailer")!] = Self.resultTrailer.rawName
         let body = ResponseBody { writer in
             let sent = try await spool.tail(into: &writer)
@@ -85,22 +87,23 @@ struct ConversionRunner: Sendable {
         return Self.located(Response(status: .ok, headers: headers, body: body), key: key)
     }
 
-    /// The cache key: SHA-256 over the input's SHA-256, the canonical settings and the version.
-    func cacheKey(_ bytes: Data, _ query: ConvertQuery) -> String {
+    /// The cache key: SHA-256 over the input's SHA-256, the canonical settings (`ConversionOrder.canonicalText`) and
+    /// the version.
+    func cacheKey(_ bytes: Data, _ canonicalText: String) -> String {
         var hash = SHA256()
         hash.update(data: Data(SHA256.hash(data: bytes)))
-        hash.update(data: Data("\n\(query.canonicalText)\n\(configuration.version)".utf8))
+        hash.update(data: Data("\n\(canonicalText)\n\(configuration.version)".utf8))
         return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// Converts `bytes` into the cache under `key`: spools the body, asks the planner for the conversion's
     /// smallest budget (header only), waits for admission, converts with the grant as its budget, commits.
-    /// A streamed output (`query.stream`) is written to `spool` (a new one when none is given) as it is encoded,
+    /// A streamed output (`order.stream`) is written to `spool` (a new one when none is given) as it is encoded,
     /// and renamed into the cache when the conversion has succeeded.
-    func produce(key: String, bytes: Data, query: ConvertQuery, logger: Logger, spool given: OutputSpool? = nil) async throws -> CachedObject {
-        let spool = try given ?? (query.stream ? OutputSpool(folder: cache.spool) : nil)
+    func produce(key: String, bytes: Data, order: ConversionOrder, logger: Logger, spool given: OutputSpool? = nil) async throws -> CachedObject {
+        let spool = try given ?? (order.stream ? OutputSpool(folder: cache.spool) : nil)
         do {
-            let object = try await convertIntoCache(key: key, bytes: bytes, query: query, logger: logger, spool: spool)
+            let object = try await convertIntoCache(key: key, bytes: bytes, order: order, logger: logger, spool: spool)
             spool?.finished()
             return object
         } catch {
@@ -112,20 +115,21 @@ struct ConversionRunner: Sendable {
         }
     }
 
-    private func convertIntoCache(key: String, bytes: Data, query: ConvertQuery, logger: Logger, spool: OutputSpool?) async throws -> CachedObject {
+    private func convertIntoCache(key: String, bytes: Data, order: ConversionOrder, logger: Logger, spool: OutputSpool?) async throws -> CachedObject {
         let spooled = try POSIXFiles.makeUniqueFile(prefix: cache.spool + "/in-", access: .ownerOnly).get()
         defer {
             try? spooled.fd.close()
             unlink(spooled.path)
         }
         try POSIXFiles.writeAll(spooled.fd, bytes)
-        let paths = cache.paths(for: key, fileExtension: query.format.storedExtension)
-        // The request as planned here (the job's own is made again where it runs, from the same query).
-        let request = try query.request(path: paths.output, jsonPath: paths.description, streamingTo: spool?.descriptor)
+        let paths = cache.paths(for: key, fileExtension: order.kind.storedExtension)
+        // The request as planned here; the job's own is built where it runs, from the same order (its descriptor is
+        // that process's).
+        let request = try order.request(path: paths.output, jsonPath: paths.description, streamingTo: spool?.descriptor)
         // Admission asks for the smallest budget on one thread (the least any conversion runs with); the threads
         // it grants are fitted into the memory it grants below.
         var settings = RunSettings(threads: 1, overwrite: true)
-        settings.edit = query.edit
+        settings.edit = order.edit
         // The conversion's own scratch files (an edit's canvases, further encodes) go beside the request
         // bodies, in the cache's spool, which a start empties: never into the machine's TMPDIR.
         settings.scratchFolder = cache.spool
@@ -153,7 +157,7 @@ struct ConversionRunner: Sendable {
         do {
             let converter = self.converter
             let job = ConversionJob(
-                input: spooled.path, query: query.items, output: paths.output, description: paths.description,
+                input: spooled.path, order: order, output: paths.output, description: paths.description,
                 spool: spool?.path, memoryBudget: grant.bytes, threads: settings.threads ?? 1, scratchFolder: cache.spool)
             let timeout = configuration.conversionTimeout
             // Past the timeout the conversion is cancelled: it stops at its next canvas and removes its temporaries.
@@ -172,7 +176,7 @@ struct ConversionRunner: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         metrics.conversion(
-            format: query.format.name,
+            format: order.kind.name,
             seconds: elapsed.seconds)
         var describedBy: String?
         if let pages = outcome.sheetPages {
@@ -187,7 +191,7 @@ struct ConversionRunner: Sendable {
         var size = POSIXFiles.fileSize(paths.output) ?? 0
         if describedBy != nil { size += POSIXFiles.fileSize(paths.description) ?? 0 }
         let object = CachedObject(
-            key: key, format: query.format.name, contentType: query.format.mediaType,
+            key: key, format: order.kind.name, contentType: order.kind.mediaType,
             timeline: TimelineHeader.value(timeline), file: (paths.output as NSString).lastPathComponent,
             describedBy: describedBy, bytes: size)
         do {
@@ -196,7 +200,7 @@ struct ConversionRunner: Sendable {
             cache.discardFiles(of: key)
             throw ServiceError.internalError("cannot record the output in the cache: \(error)")
         }
-        logger.info("converted", metadata: ["key": "\(key)", "format": "\(query.format.name)", "bytes": "\(size)",
+        logger.info("converted", metadata: ["key": "\(key)", "format": "\(order.kind.name)", "bytes": "\(size)",
                                             "budget": "\(grant.bytes)", "smallest": "\(smallest)",
                                             "threads": "\(settings.threads ?? 1)"])
         return object

@@ -1,8 +1,5 @@
 import Foundation
-import GifxEncoders
 import GifxKit
-import GifxFrames
-import GifxTimeline
 import GifxPOSIXFiles
 import HTTPTypes
 import Hummingbird

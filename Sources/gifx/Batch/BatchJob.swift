@@ -10,8 +10,8 @@ struct BatchJob: Codable, Equatable {
     struct Settings: Codable, Equatable {
         var command: BatchSubcommand
         /// The options given after `--`, minus the flags the batch sets itself, as given: checked by the
-        /// subcommand's own parser before any job ran (`BatchCommand`), parsed once again by each worker (as the
-        /// service's worker parses a job's query again, `ConversionJob`).
+        /// subcommand's own parser before any job ran (`BatchCommand`), parsed once again by each worker (a command
+        /// line's options are ArgumentParser's to read; the service's worker, by contrast, gets a typed job, `ConversionJob`).
         var options: [String]
         /// Each conversion's share of the batch: its `--memory-budget` and `--threads` (nil: the options' own).
         var memoryBudget: Int?
