@@ -30,6 +30,8 @@ for item in sorted(routes ^ table_routes):
 
 registry = json.loads(subprocess.run([sys.argv[1], "formats", "--json"], check=True, capture_output=True, text=True).stdout)
 formats = {kind["name"] for kind in registry["outputs"] if kind["served"]}
+# format=auto, the service's own value beside the registry's kinds (AutoFormat.formatName).
+formats |= set(re.findall(r'static let formatName = "(\w+)"', server))
 parameters = {p["name"]: p for p in spec["paths"]["/v1/convert"]["post"]["parameters"] if "name" in p}
 compare("format", formats, set(parameters["format"]["schema"]["enum"]))
 

@@ -17,17 +17,27 @@ def phrase(items):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# format=auto (Sources/Server/AutoFormat.swift): the kinds it chooses between by Accept, else the source itself.
+AUTO_KINDS = ["avif", "webp"]
+
+
 def blocks(registry):
     served = [k for k in registry["outputs"] if k["served"]]
-    formats = ", ".join(k["name"] for k in served)
+    formats = ", ".join([k["name"] for k in served] + ["auto"])
     described = "; ".join(f"{k['name']}, {k['summary']} ({k['mediaType']})" for k in served)
     streams = phrase([k["name"] for k in served if k["streams"]])
+    auto_settings = [s["name"] for s in registry["settings"]
+                     if all(s["name"] in k["settings"] for k in served if k["name"] in AUTO_KINDS)]
+    auto = (f"auto, {' or '.join(AUTO_KINDS)} as the request's Accept names them, else the source itself with its own type "
+            f"({', '.join(i['mediaType'] for i in registry['inputs'])}), answered with Vary: Accept and the choice in "
+            f"X-Gifx-Format (docs/serve.md); it takes {phrase(auto_settings)}, and stream=1 with it is 400 as for the "
+            "format chosen")
     yield "format", [
         "- name: format",
         "  in: query",
         "  required: true",
         "  description: >-",
-        *wrap(f"The output: {described}. A setting a format does not take is 400 bad_query; stream=1 is for {streams}.", "    "),
+        *wrap(f"The output: {described}; {auto}. A setting a format does not take is 400 bad_query; stream=1 is for {streams}.", "    "),
         "  example: mp4",
         "  schema:",
         "    type: string",
@@ -36,6 +46,8 @@ def blocks(registry):
     settings = []
     for s in registry["settings"]:
         takers = [k["name"] for k in served if s["name"] in k["settings"]]
+        if all(kind in takers for kind in AUTO_KINDS):
+            takers.append("auto")
         settings += [
             f"- name: {s['name']}",
             "  in: query",
@@ -44,11 +56,12 @@ def blocks(registry):
         ]
     yield "settings", settings
     media = []
-    for k in served:
-        if k["mediaType"] not in media:
-            media.append(k["mediaType"])
+    for m in [k["mediaType"] for k in served] + [i["mediaType"] for i in registry["inputs"]]:
+        if m not in media:
+            media.append(m)
     listed = ", ".join(f"{k['name']} {k['mediaType']}" for k in served)
-    yield "output-content", [f"# One media type per format: {listed}."] + [
+    sources = ", ".join(i["mediaType"] for i in registry["inputs"])
+    yield "output-content", [f"# One media type per format: {listed}; format=auto's source passed through: {sources}."] + [
         f"{m}: {{schema: {{type: object}}}}" if m == "application/json" else f"{m}: {{schema: {{type: string, format: binary}}}}"
         for m in media]
     yield "output-content-partial", [f"{m}: {{}}" if m == "application/json" else f"{m}: {{schema: {{type: string, format: binary}}}}"

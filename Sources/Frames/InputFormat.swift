@@ -16,6 +16,8 @@ package struct InputFormat: Sendable {
     package let source: SourceFormat
     /// What the help calls it among the inputs ("GIF", "PNG/APNG").
     package let helpName: String
+    /// Its media type: what `gifx serve` answers with when `format=auto` passes the source through.
+    package let mediaType: String
     /// The file names a folder search takes for it (`gifx batch`), lower case, with the dot; the content is still
     /// told by its first bytes when the file is read.
     package let fileExtensions: [String]

@@ -8,16 +8,45 @@ import GifxTimeline
 /// `ConversionOrder`: the service keys its cache on it and hands it, encoded once, to the process that converts,
 /// which reads no query.
 struct ConvertQuery: Sendable, Equatable {
-    /// The output asked for: its kind (`format=`, one the service converts to: `OutputKind.served`), settings, edit
-    /// and whether it is streamed (`stream=1`: mp4 and webm only; docs/serve.md, "Streamed responses").
-    var order: ConversionOrder
+    /// What `format=` names: one kind the service converts to (`OutputKind.served`), or `auto`: AVIF, WebP or the
+    /// source, chosen per request from its `Accept` (`AutoFormat`).
+    enum Format: Sendable, Equatable {
+        case named(OutputKind)
+        case auto
+    }
+
+    var format: Format
+    /// The output's own settings, the edit, and `stream=1` (mp4 and webm only; docs/serve.md, "Streamed responses").
+    var settings: OutputSettings
+    var edit: TimelineEdit?
+    var stream: Bool
+
+    /// A named format's typed job, its rules checked when the query was read; `nil` for `auto`, whose job is made
+    /// once the format is chosen (`order(for:)`).
+    var order: ConversionOrder? {
+        guard case .named(let kind) = format else { return nil }
+        return order(for: kind)
+    }
+
+    /// The typed job for `kind`, with the query's settings, edit and stream.
+    func order(for kind: OutputKind) -> ConversionOrder {
+        ConversionOrder(kind: kind, settings: settings, edit: edit, stream: stream)
+    }
+
+    /// The kinds `format=auto` chooses between, from the registry.
+    static var autoKinds: (avif: OutputKind, webp: OutputKind) {
+        (OutputKind.served.first { $0.name == AutoFormat.avif.rawValue }!, OutputKind.served.first { $0.name == AutoFormat.webp.rawValue }!)
+    }
+
+    /// Every `format=` value: the served kinds' names, then `auto`.
+    static var formatList: String { OutputKind.servedList + ", " + AutoFormat.formatName }
 
     /// The query's own items, beside the format, the output's settings and the edits.
     static let ownKeys = ["stream"]
 
     /// Parses `format=mp4&width=480&crf=28` (already split into pairs, in order).
     init(_ pairs: [(key: String, value: String)]) throws(ServiceError) {
-        var format: OutputKind?
+        var format: Format?
         var settings = OutputSettings()
         var edits = EditSettings()
         var editKeys: Set<String> = []
@@ -38,21 +67,38 @@ struct ConvertQuery: Sendable, Equatable {
             }
             if key == "format" {
                 guard format == nil else { throw .badQuery("'\(item)': two formats in one request") }
-                guard let named = OutputKind.served.first(where: { $0.name == value.lowercased() }) else {
-                    throw .badQuery("'\(item)': unknown format (one of \(OutputKind.servedList))")
+                if value.lowercased() == AutoFormat.formatName {
+                    format = .auto
+                } else if let named = OutputKind.served.first(where: { $0.name == value.lowercased() }) {
+                    format = .named(named)
+                } else {
+                    throw .badQuery("'\(item)': unknown format (one of \(Self.formatList))")
                 }
-                format = named
                 continue
             }
             do { try settings.set(key, value, in: item) } catch { throw .badQuery(error.description) }
         }
         guard let format else {
-            throw .badQuery("name the output with format= (one of \(OutputKind.servedList))")
+            throw .badQuery("name the output with format= (one of \(Self.formatList))")
         }
-        let edit: TimelineEdit?
+        self.format = format
+        self.settings = settings
+        self.stream = stream
         do throws(EditSettingsError) { edit = try edits.edit(.query) } catch { throw .badQuery(error.description) }
-        order = ConversionOrder(kind: format, settings: settings, edit: edit, stream: stream)
-        try Self.check(order)
+        switch format {
+        case .named(let kind):
+            try Self.check(order(for: kind))
+        case .auto:
+            // Whatever Accept chooses, the same query is valid: the settings both kinds take, within both's rules.
+            let (avif, webp) = Self.autoKinds
+            let common = avif.settings.filter { webp.settings.contains($0) }
+            if let setting = settings.givenNames.first(where: { !common.contains($0) }) {
+                throw .badQuery(
+                    "format=auto: \(setting.rawValue)= is not taken: auto answers AVIF or WebP, and takes the settings both take ("
+                        + OutputKind.phrase(common.map(\.rawValue)) + ")")
+            }
+            for kind in [avif, webp] { try Self.checkRules(order(for: kind), named: "format=auto (as \(kind.name))") }
+        }
     }
 
     /// `from=1.5`, `speed=3/2`, `crop=WxH+X+Y`; `reverse` and `boomerang` are switches: `reverse`, `reverse=1`
@@ -82,10 +128,21 @@ struct ConvertQuery: Sendable, Equatable {
     /// does not stream: the kind's rules (`OutputKind.request`, run once here on placeholder targets), worded with
     /// the query's names.
     static func check(_ order: ConversionOrder) throws(ServiceError) {
-        let named = "format=\(order.kind.name)"
+        try checkStream(order)
+        try checkRules(order, named: "format=\(order.kind.name)")
+    }
+
+    /// `stream=1` of a kind that does not stream.
+    static func checkStream(_ order: ConversionOrder) throws(ServiceError) {
         if order.stream && !order.kind.streams {
-            throw .badQuery("\(named): stream is for \(OutputKind.phrase(OutputKind.served.filter(\.streams).map(\.name)))")
+            throw .badQuery("format=\(order.kind.name): stream is for \(streamingKinds)")
         }
+    }
+
+    /// "mp4 and webm": the kinds `stream=1` is for.
+    static var streamingKinds: String { OutputKind.phrase(OutputKind.served.filter(\.streams).map(\.name)) }
+
+    private static func checkRules(_ order: ConversionOrder, named: String) throws(ServiceError) {
         do throws(OutputRuleError) {
             _ = try order.request(target: .file(""), description: .file(""))
         } catch {

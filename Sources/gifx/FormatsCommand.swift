@@ -39,8 +39,9 @@ struct FormatsCommand: ParsableCommand {
             var served, streams: Bool
         }
         struct Setting: Encodable { var name, help, schema: String }
-        /// An input format (`InputFormat.all`): its schedule name (`timeline --json`'s `format`) and display name.
-        struct Input: Encodable { var name, displayName: String }
+        /// An input format (`InputFormat.all`): its schedule name (`timeline --json`'s `format`), display name and media
+        /// type (the service's `format=auto` passes a source through with it).
+        struct Input: Encodable { var name, displayName, mediaType: String }
         var outputs = OutputKind.all.map {
             Kind(name: $0.name, displayName: $0.displayName, summary: $0.summary, mediaType: $0.mediaType,
                  storedExtension: $0.storedExtension, prefixNames: $0.prefixNames, extensions: $0.extensions,
@@ -48,6 +49,6 @@ struct FormatsCommand: ParsableCommand {
         }
         var settings = OutputSettingName.allCases.map { Setting(name: $0.rawValue, help: $0.help, schema: $0.schema) }
         /// What the conformance matrix (Tests/ConformanceMatrix) crosses with the outputs.
-        var inputs = InputFormat.all.map { Input(name: $0.source.rawValue, displayName: $0.source.displayName) }
+        var inputs = InputFormat.all.map { Input(name: $0.source.rawValue, displayName: $0.source.displayName, mediaType: $0.mediaType) }
     }
 }

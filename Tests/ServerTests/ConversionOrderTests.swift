@@ -18,7 +18,7 @@ struct ConversionOrderTests {
     /// (no query items) and decodes to the same job.
     @Test func theQueryIsReadOnceIntoATypedJobThatRoundTrips() throws {
         let query = try ConvertQuery(ConvertQuery.pairs(fromQuery: "format=WEBP&width=0016&quality=80&from=0.04&reverse"))
-        let order = query.order
+        let order = try #require(query.order)
         #expect(order.kind.name == "webp")
         #expect(order.settings.size == .width(16))
         #expect(order.settings.quality == 80)

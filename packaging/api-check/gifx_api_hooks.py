@@ -34,12 +34,25 @@ QUERIES = [
     {"format": "timeline"},
     {"format": "webp", "reverse": "", "speed": "2"},
     {"format": "mp4", "from": "0.04", "to": "0.12", "boomerang": "1"},
+    {"format": "auto"},
+    {"format": "auto", "width": 16, "reverse": ""},
+]
+
+# format=auto chooses by Accept: browsers' own values for an <img> (Chromium, Firefox, Safari as WebKit documents it,
+# an old Safari without AVIF or WebP, Chrome 84 with WebP only), beside what schemathesis generates.
+ACCEPTS = [
+    "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
+    "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+    "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+    "image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5",
+    "image/webp,image/apng,image/*,*/*;q=0.8",
 ]
 
 
 # The signed form: options (key:value, comma-separated) and a fixture on the local origin, signed as a CDN's
 # page would be (HMAC-SHA256 over /{options}/{source}, base64url without padding).
-SIGNED_OPTIONS = ["format:mp4", "format:webp,width:16", "format:jpg", "format:webm,stream:1", "format:timeline", "format:sheet"]
+SIGNED_OPTIONS = ["format:mp4", "format:webp,width:16", "format:jpg", "format:webm,stream:1", "format:timeline", "format:sheet",
+                  "format:auto", "format:auto,width:16"]
 
 
 def _base64url(data: bytes) -> str:
@@ -84,3 +97,11 @@ def flatmap_path_parameters(context, path_parameters):
     if operation is None or operation.path != "/v1/{signature}/{options}/{source}":
         return st.just(path_parameters)
     return st.sampled_from(SIGNED + [path_parameters])
+
+
+@schemathesis.hook
+def flatmap_headers(context, headers):
+    operation = context.operation
+    if operation is None or operation.path not in ("/v1/convert", "/v1/{signature}/{options}/{source}"):
+        return st.just(headers)
+    return st.sampled_from([{**(headers or {}), "Accept": accept} for accept in ACCEPTS] + [headers])

@@ -27,11 +27,15 @@ struct ConversionRunner: Sendable {
     let objects: ObjectController
 
     /// The input's conversion (or its cached output) as the answer: the path POST and the signed form share
-    /// from the bytes on (sniffing, cache key, single flight, admission, the response's headers).
+    /// from the bytes on (sniffing, cache key, single flight, admission, the response's headers). `format=auto`
+    /// chooses its format here, from the request's `Accept` (`AutoFormat`).
     func respond(_ bytes: Data, _ query: ConvertQuery, request: Request, context: BasicRequestContext, conditional: Bool) async throws -> Response {
         // The same sniffing as every subcommand (GIF, WebP, PNG/APNG, AVIF by their first bytes).
-        guard InputFormat.sniff(bytes.prefix(InputFormat.probeLength)) != nil else { throw ServiceError.unsupportedFormat() }
-        return try await respond(bytes, query.order, request: request, context: context, conditional: conditional)
+        guard let source = InputFormat.sniff(bytes.prefix(InputFormat.probeLength)) else { throw ServiceError.unsupportedFormat() }
+        if let order = query.order {
+            return try await respond(bytes, order, request: request, context: context, conditional: conditional)
+        }
+        return try await respondAuto(bytes, query, source: source, request: request, context: context, conditional: conditional)
     }
 
     /// One order's answer: its entry from the cache, or its conversion (streamed or whole) into the cache.
@@ -87,8 +91,8 @@ struct ConversionRunner: Sendable {
         return Self.located(Response(status: .ok, headers: headers, body: body), key: key)
     }
 
-    /// The cache key: SHA-256 over the input's SHA-256, the canonical settings (`ConversionOrder.canonicalText`) and
-    /// the version.
+    /// The cache key: SHA-256 over the input's SHA-256, the canonical settings (`ConversionOrder.canonicalText`;
+    /// `source` for `format=auto`'s source passed through) and the version.
     func cacheKey(_ bytes: Data, _ canonicalText: String) -> String {
         var hash = SHA256()
         hash.update(data: Data(SHA256.hash(data: bytes)))
