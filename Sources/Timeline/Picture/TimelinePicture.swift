@@ -1,0 +1,276 @@
+/// The schedule as a picture (SVG): each frame a bar exactly as wide as its resolved delay, coloured and labelled
+/// by the rule that gave the delay (the names of `timeline`'s `rule` column), the tick grid and the loop count;
+/// with `tracks`, each output's frame starts marked against the schedule and its per-frame pixel error
+/// (`gifx verify --report`). Pure: it returns text, and every name in it goes through `MarkupText`.
+///
+/// Bars are drawn in the timeline's own units: a nested `<svg>` whose `viewBox` spans the play in `1 / timescale` s
+/// holds each bar at `x = start`, `width = delay` (integers), and is stretched to `plotWidth` pixels, so widths are
+/// exactly proportional to the delays whatever the scale. Lines there keep one pixel (`non-scaling-stroke`).
+package struct TimelinePicture: Sendable {
+    /// One output read back (`gifx verify`): where each of its frames starts and how far its pixels are from the
+    /// GIF frame the schedule shows then.
+    package struct Track: Sendable {
+        /// One output frame: its start in seconds, the GIF frame it was matched to (`nil`: past the schedule's end),
+        /// its PSNR in dB (`nil`: identical), and whether it passed the pixel check.
+        package struct Frame: Sendable {
+            package var startSeconds: Double
+            package var gifFrame: Int?
+            package var psnr: Double?
+            package var passed: Bool
+            package init(startSeconds: Double, gifFrame: Int?, psnr: Double?, passed: Bool) {
+                self.startSeconds = startSeconds; self.gifFrame = gifFrame; self.psnr = psnr; self.passed = passed
+            }
+        }
+
+        /// The output's name (a path), shown escaped.
+        package var name: String
+        /// One line under the name (codec, size, verdict).
+        package var caption: String
+        /// Plays of the schedule the output holds (the track spans them all).
+        package var plays: Int
+        /// The lowest PSNR accepted, drawn as a dashed line; `nil`: exact comparison.
+        package var bound: Double?
+        package var frames: [Frame]
+
+        package init(name: String, caption: String, plays: Int, bound: Double?, frames: [Frame]) {
+            self.name = name; self.caption = caption; self.plays = max(1, plays); self.bound = bound
+            self.frames = frames
+        }
+    }
+
+    package let timeline: Timeline
+    /// The heading (the input's name), shown escaped.
+    package let title: String
+    /// Width of the whole picture in pixels.
+    package let width: Int
+    /// The most grid lines drawn across one play: past it the grid shows every n-th tick (the legend says which).
+    package static let maximumGridLines = 200
+    /// PSNR at or above this is drawn at the top of an error strip (identical frames too).
+    package static let psnrCeiling = 60.0
+
+    package init(timeline: Timeline, title: String, width: Int = 960) {
+        self.timeline = timeline
+        self.title = title
+        self.width = max(320, width)
+    }
+
+    private var margin: Int { 12 }
+    private var plotWidth: Int { width - 2 * margin }
+
+    /// The ticks between grid lines: 1, or the least multiple that keeps a play under `maximumGridLines` lines.
+    package var ticksPerGridLine: Int {
+        let ticks = max(1, timeline.duration.units / max(1, timeline.tick.units))
+        return (ticks + Self.maximumGridLines - 1) / Self.maximumGridLines
+    }
+
+    /// The colour of each rule's bars (raw is the plain one: the others changed the delay).
+    package static func colour(of rule: DelayRule) -> String {
+        switch rule {
+        case .raw: "#4c78a8"
+        case .roundedUp: "#f58518"
+        case .carried: "#54a24b"
+        case .default: "#b279a2"
+        case .truncated: "#e45756"
+        }
+    }
+
+    /// `loops forever (loop count 0)`, `plays 3 times (loop count 2)`, `plays once (no loop extension)`: as
+    /// `gifx timeline`'s summary words it.
+    package var loopWording: String {
+        let plays = timeline.loop.plays.map { $0 == 1 ? "plays once" : "plays \($0) times" } ?? "loops forever"
+        let count = timeline.loop.count.map { "loop count \($0)" } ?? "no loop extension"
+        return "\(plays) (\(count))"
+    }
+
+    /// A time in the schedule's units as `1.17 s` (two decimals for a GIF's cs, three for finer units).
+    package func seconds(_ units: Int) -> String {
+        let scale = timeline.timescale
+        if scale == 100 {
+            let whole = units / 100, rest = units % 100
+            return "\(whole).\(rest < 10 ? "0" : "")\(rest) s"
+        }
+        return Self.decimal(Double(units) / Double(scale), places: 3) + " s"
+    }
+
+    private var unitName: String {
+        switch timeline.timescale {
+        case 100: "cs"
+        case 1000: "ms"
+        default: "× 1/\(timeline.timescale) s"
+        }
+    }
+
+    /// The whole picture as a standalone SVG document (with its XML declaration).
+    package func svgDocument(tracks: [Track] = []) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg(tracks: tracks)
+    }
+
+    /// The `<svg>` element alone (for an HTML page).
+    package func svg(tracks: [Track] = []) -> String {
+        var body = ""
+        var y = 24
+        body += text(x: margin, y: y, MarkupText.escaped(title), cls: "title")
+        y += 20
+        let t = timeline
+        let fps = t.tick.fps.den == 1 ? "\(t.tick.fps.num)" : "\(t.tick.fps.num)/\(t.tick.fps.den)"
+        let grid = ticksPerGridLine == 1 ? "grid: every tick" : "grid: every \(ticksPerGridLine) ticks"
+        let caption = "\(t.frames.count) frame\(t.frames.count == 1 ? "" : "s"), \(seconds(t.duration.units)), "
+            + "tick \(t.tick.units) \(unitName) (\(fps) fps), \(loopWording), policy \(t.policy.rawValue); \(grid)"
+        body += text(x: margin, y: y, MarkupText.escaped(caption), cls: "caption")
+        y += 12
+        body += scheduleRow(y: y, plays: 1, height: 48, labelled: true)
+        y += 48 + 34
+        y = legend(into: &body, y: y)
+        for track in tracks {
+            y += 20
+            body += trackRows(track, y: &y)
+        }
+        y += 12
+        let style = """
+            <style>
+            .title{font:bold 15px sans-serif}.caption,.legend,.axis{font:12px sans-serif;fill:#333}
+            .rule-label{font:10px sans-serif;fill:#000}.frame{stroke:#fff;stroke-width:1}
+            .tick{stroke:#999;stroke-width:1;stroke-opacity:.5}.start{stroke:#d62728;stroke-width:1}
+            .start.failed{stroke:#000;stroke-width:2}.psnr{stroke:#1f77b4;stroke-width:2}
+            .psnr.failed{stroke:#d62728}.bound{stroke:#d62728;stroke-dasharray:4 3;stroke-width:1}
+            .strip{fill:#f4f4f4}
+            </style>
+            """
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"gifx-timeline\" width=\"\(width)\" height=\"\(y)\" "
+            + "viewBox=\"0 0 \(width) \(y)\" role=\"img\">\n<title>\(MarkupText.escaped(title))</title>\n"
+            + style + "\n" + body + "</svg>\n"
+    }
+
+    /// The schedule's bars (repeated `plays` times), the grid, and under them the rule of each bar wide enough.
+    private func scheduleRow(y: Int, plays: Int, height: Int, labelled: Bool, faint: Bool = false) -> String {
+        let play = max(1, timeline.duration.units)
+        let span = play * plays
+        var out = "<svg class=\"schedule\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"\(height)\" "
+            + "viewBox=\"0 0 \(span) \(height)\" preserveAspectRatio=\"none\" data-plays=\"\(plays)\">\n"
+        for p in 0..<plays {
+            for frame in timeline.frames {
+                let x = p * play + frame.start
+                let raw = frame.rawDelay.map { "\($0)" } ?? "none"
+                let tip = "frame \(frame.index): starts \(seconds(frame.start)), delay \(frame.delay) \(unitName) "
+                    + "(\(frame.rule.rawValue); raw \(raw))"
+                out += "<rect class=\"frame rule-\(frame.rule.rawValue)\" x=\"\(x)\" y=\"0\" width=\"\(frame.delay)\" "
+                    + "height=\"\(height)\" fill=\"\(Self.colour(of: frame.rule))\"\(faint ? " fill-opacity=\".35\"" : "") "
+                    + "vector-effect=\"non-scaling-stroke\" data-frame=\"\(frame.index)\" data-rule=\"\(frame.rule.rawValue)\">"
+                    + "<title>\(MarkupText.escaped(tip))</title></rect>\n"
+            }
+        }
+        let step = max(1, timeline.tick.units) * ticksPerGridLine
+        var tick = step
+        while tick < span {
+            out += "<line class=\"tick\" x1=\"\(tick)\" y1=\"0\" x2=\"\(tick)\" y2=\"\(height)\" vector-effect=\"non-scaling-stroke\"/>\n"
+            tick += step
+        }
+        out += "</svg>\n"
+        guard labelled else { return out }
+        // Rule names under the bars that a rule other than raw changed, where the bar leaves room for the word.
+        let pixelsPerUnit = Double(plotWidth) / Double(span)
+        for frame in timeline.frames where frame.rule != .raw {
+            let barPixels = Double(frame.delay) * pixelsPerUnit
+            guard barPixels >= Double(frame.rule.rawValue.count) * 6 else { continue }
+            let centre = Double(margin) + (Double(frame.start) + Double(frame.delay) / 2) * pixelsPerUnit
+            out += "<text class=\"rule-label\" x=\"\(Self.decimal(centre, places: 2))\" y=\"\(y + height / 2 + 4)\" "
+                + "text-anchor=\"middle\">\(frame.rule.rawValue)</text>\n"
+        }
+        out += text(x: margin, y: y + height + 12, "0 s", cls: "axis")
+        out += "<text class=\"axis\" x=\"\(margin + plotWidth)\" y=\"\(y + height + 12)\" text-anchor=\"end\">"
+            + "\(seconds(span))</text>\n"
+        return out
+    }
+
+    /// One swatch per rule the schedule uses, named as the table's `rule` column names it.
+    private func legend(into body: inout String, y: Int) -> Int {
+        var x = margin
+        let used = DelayRule.allCases.filter { rule in timeline.frames.contains { $0.rule == rule } }
+        for rule in used {
+            body += "<rect class=\"swatch\" x=\"\(x)\" y=\"\(y - 10)\" width=\"12\" height=\"12\" fill=\"\(Self.colour(of: rule))\"/>"
+            body += text(x: x + 16, y: y, rule.rawValue, cls: "legend")
+            x += 28 + rule.rawValue.count * 7
+        }
+        return y + 6
+    }
+
+    /// An output's rows: its name and caption, the schedule (faint) with a mark at each output frame's start, and a
+    /// strip with each frame's PSNR (higher is closer; identical at the top) and the bound.
+    private func trackRows(_ track: Track, y: inout Int) -> String {
+        var out = "<g class=\"track\" data-output=\"\(MarkupText.escaped(track.name))\">\n"
+        out += text(x: margin, y: y, MarkupText.escaped(track.name), cls: "title")
+        y += 16
+        out += text(x: margin, y: y, MarkupText.escaped(track.caption), cls: "caption")
+        y += 8
+        let play = max(1, timeline.duration.units)
+        let span = play * track.plays
+        let scale = Double(timeline.timescale)
+        out += scheduleRow(y: y, plays: track.plays, height: 28, labelled: false, faint: true)
+        // The starts, over the schedule's bars: one line per output frame.
+        out += "<svg class=\"starts\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"28\" "
+            + "viewBox=\"0 0 \(span) 28\" preserveAspectRatio=\"none\">\n"
+        for (index, frame) in track.frames.enumerated() {
+            let x = Self.decimal(frame.startSeconds * scale, places: 4)
+            let shown = frame.gifFrame.map { "GIF frame \($0)" } ?? "past the schedule's end"
+            out += "<line class=\"start\(frame.passed ? "" : " failed")\" x1=\"\(x)\" y1=\"0\" x2=\"\(x)\" y2=\"28\" "
+                + "vector-effect=\"non-scaling-stroke\" data-output-frame=\"\(index)\"><title>output frame \(index) at "
+                + "\(Self.decimal(frame.startSeconds, places: 4)) s: \(shown)</title></line>\n"
+        }
+        out += "</svg>\n"
+        y += 28 + 6
+        // The error strip: PSNR from 0 (bottom) to the ceiling (top), a step from each start to the next.
+        let strip = 48
+        let ceiling = Self.psnrCeiling
+        func level(_ psnr: Double?) -> String {
+            let value = min(ceiling, max(0, psnr ?? ceiling))
+            return Self.decimal(Double(strip) * (1 - value / ceiling), places: 2)
+        }
+        out += "<svg class=\"errors\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"\(strip)\" "
+            + "viewBox=\"0 0 \(span) \(strip)\" preserveAspectRatio=\"none\">\n"
+        out += "<rect class=\"strip\" x=\"0\" y=\"0\" width=\"\(span)\" height=\"\(strip)\"/>\n"
+        if let bound = track.bound {
+            out += "<line class=\"bound\" x1=\"0\" y1=\"\(level(bound))\" x2=\"\(span)\" y2=\"\(level(bound))\" "
+                + "vector-effect=\"non-scaling-stroke\"/>\n"
+        }
+        for (index, frame) in track.frames.enumerated() {
+            let start = frame.startSeconds * scale
+            let end = index + 1 < track.frames.count ? track.frames[index + 1].startSeconds * scale : Double(span)
+            let value = frame.psnr.map { Self.decimal($0, places: 2) + " dB" } ?? "identical"
+            out += "<line class=\"psnr\(frame.passed ? "" : " failed")\" x1=\"\(Self.decimal(start, places: 4))\" "
+                + "y1=\"\(level(frame.psnr))\" x2=\"\(Self.decimal(max(start, end), places: 4))\" y2=\"\(level(frame.psnr))\" "
+                + "vector-effect=\"non-scaling-stroke\" data-output-frame=\"\(index)\"><title>output frame \(index): "
+                + "\(value)</title></line>\n"
+        }
+        out += "</svg>\n"
+        y += strip + 12
+        let boundText = track.bound.map { ", bound \(Self.decimal($0, places: 1)) dB (dashed)" } ?? ", exact"
+        out += text(
+            x: margin, y: y,
+            "PSNR per output frame, 0 to \(Int(ceiling)) dB (identical at the top)\(boundText)", cls: "axis")
+        y += 4
+        out += "</g>\n"
+        return out
+    }
+
+    private func text(x: Int, y: Int, _ escapedText: String, cls: String) -> String {
+        "<text class=\"\(cls)\" x=\"\(x)\" y=\"\(y)\">\(escapedText)</text>\n"
+    }
+
+    /// `value` with at most `places` decimals, no exponent, no trailing zeros (`12.5`, `3`, `0.0417`).
+    package static func decimal(_ value: Double, places: Int) -> String {
+        guard value.isFinite else { return "0" }
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        let negative = value < 0 && scaled != 0
+        let whole = Int(scaled / scale)
+        var fraction = Int(scaled - Double(whole) * scale)
+        var digits = ""
+        for _ in 0..<places {
+            digits = String(fraction % 10) + digits
+            fraction /= 10
+        }
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return (negative ? "-" : "") + "\(whole)" + (digits.isEmpty ? "" : "." + digits)
+    }
+}
