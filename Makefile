@@ -27,6 +27,9 @@ deps:
 	@# convert tests (both skipped, and reported so, without it).
 	@python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q Pillow >/dev/null 2>&1 \
 		|| echo "make deps: could not install Pillow (python3 -m pip install Pillow); its sprite test will be skipped" >&2
+	@# html5lib: the strict HTML parser of the embed and verify --report tests (skipped, and reported so, without it).
+	@python3 -c "import html5lib" 2>/dev/null || python3 -m pip install -q html5lib >/dev/null 2>&1 \
+		|| echo "make deps: could not install html5lib (python3 -m pip install html5lib); its HTML checks will be skipped" >&2
 
 build: deps
 	$(SWIFT) build --product gifx
