@@ -93,7 +93,7 @@ struct VerificationPage {
                     + "\(r.outputFrames) frames shown for \(r.scheduledFrames) scheduled",
                 plays: r.plays, bound: r.minPSNR,
                 frames: frames.map {
-                    .init(startSeconds: $0.startMs / 1000, gifFrame: $0.gifFrame, psnr: $0.psnr, passed: $0.passed)
+                    .init(startMilliseconds: $0.startMs, gifFrame: $0.gifFrame, psnr: $0.psnr, passed: $0.passed)
                 })
         }
         let picture = TimelinePicture(timeline: timeline, title: input)

@@ -10,15 +10,16 @@ package struct TimelinePicture: Sendable {
     /// One output read back (`gifx verify`): where each of its frames starts and how far its pixels are from the
     /// GIF frame the schedule shows then.
     package struct Track: Sendable {
-        /// One output frame: its start in seconds, the GIF frame it was matched to (`nil`: past the schedule's end),
-        /// its PSNR in dB (`nil`: identical), and whether it passed the pixel check.
+        /// One output frame: its start in milliseconds (as the verifier measures it), the GIF frame it was matched
+        /// to (`nil`: past the schedule's end), its PSNR in dB (`nil`: identical), and whether it passed the pixel check.
         package struct Frame: Sendable {
-            package var startSeconds: Double
+            package var startMilliseconds: Double
             package var gifFrame: Int?
             package var psnr: Double?
             package var passed: Bool
-            package init(startSeconds: Double, gifFrame: Int?, psnr: Double?, passed: Bool) {
-                self.startSeconds = startSeconds; self.gifFrame = gifFrame; self.psnr = psnr; self.passed = passed
+            package init(startMilliseconds: Double, gifFrame: Int?, psnr: Double?, passed: Bool) {
+                self.startMilliseconds = startMilliseconds; self.gifFrame = gifFrame; self.psnr = psnr
+                self.passed = passed
             }
         }
 
@@ -82,14 +83,10 @@ package struct TimelinePicture: Sendable {
         return "\(plays) (\(count))"
     }
 
-    /// A time in the schedule's units as `1.17 s` (two decimals for a GIF's cs, three for finer units).
+    /// A time in the schedule's units as `1.17 s` (at least two decimals, as many as it needs to the microsecond).
     package func seconds(_ units: Int) -> String {
-        let scale = timeline.timescale
-        if scale == 100 {
-            let whole = units / 100, rest = units % 100
-            return "\(whole).\(rest < 10 ? "0" : "")\(rest) s"
-        }
-        return Self.decimal(Double(units) / Double(scale), places: 3) + " s"
+        ((try? MediaTime(units, timescale: timeline.timescale).decimalSeconds()) ?? "\(units) × 1/\(timeline.timescale)")
+            + " s"
     }
 
     private var unitName: String {
@@ -204,17 +201,19 @@ package struct TimelinePicture: Sendable {
         y += 8
         let play = max(1, timeline.duration.units)
         let span = play * track.plays
-        let scale = Double(timeline.timescale)
+        // Milliseconds to the schedule's units, whatever they are.
+        let millisecondsPerUnit = timeline.milliseconds(1)
+        func units(_ milliseconds: Double) -> Double { milliseconds / millisecondsPerUnit }
         out += scheduleRow(y: y, plays: track.plays, height: 28, labelled: false, faint: true)
         // The starts, over the schedule's bars: one line per output frame.
         out += "<svg class=\"starts\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"28\" "
             + "viewBox=\"0 0 \(span) 28\" preserveAspectRatio=\"none\">\n"
         for (index, frame) in track.frames.enumerated() {
-            let x = Self.decimal(frame.startSeconds * scale, places: 4)
+            let x = Self.decimal(units(frame.startMilliseconds), places: 4)
             let shown = frame.gifFrame.map { "GIF frame \($0)" } ?? "past the schedule's end"
             out += "<line class=\"start\(frame.passed ? "" : " failed")\" x1=\"\(x)\" y1=\"0\" x2=\"\(x)\" y2=\"28\" "
                 + "vector-effect=\"non-scaling-stroke\" data-output-frame=\"\(index)\"><title>output frame \(index) at "
-                + "\(Self.decimal(frame.startSeconds, places: 4)) s: \(shown)</title></line>\n"
+                + "\(Self.decimal(frame.startMilliseconds, places: 3)) ms: \(shown)</title></line>\n"
         }
         out += "</svg>\n"
         y += 28 + 6
@@ -233,8 +232,8 @@ package struct TimelinePicture: Sendable {
                 + "vector-effect=\"non-scaling-stroke\"/>\n"
         }
         for (index, frame) in track.frames.enumerated() {
-            let start = frame.startSeconds * scale
-            let end = index + 1 < track.frames.count ? track.frames[index + 1].startSeconds * scale : Double(span)
+            let start = units(frame.startMilliseconds)
+            let end = index + 1 < track.frames.count ? units(track.frames[index + 1].startMilliseconds) : Double(span)
             let value = frame.psnr.map { Self.decimal($0, places: 2) + " dB" } ?? "identical"
             out += "<line class=\"psnr\(frame.passed ? "" : " failed")\" x1=\"\(Self.decimal(start, places: 4))\" "
                 + "y1=\"\(level(frame.psnr))\" x2=\"\(Self.decimal(max(start, end), places: 4))\" y2=\"\(level(frame.psnr))\" "
