@@ -155,7 +155,7 @@ let package = Package(
         ]),
         .testTarget(name: "GifxKitTests", dependencies: ["GifxKit", "GifFixtures"]),
         .testTarget(name: "ServerTests", dependencies: [
-            "GifxServer", "GifxKit", "GifFixtures", "ChildProcesses",
+            "GifxServer", "GifxKit", "GifxTimeline", "GifFixtures", "ChildProcesses",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             // The tests' local origin for the signed form (signatures are made by openssl).
             .product(name: "Hummingbird", package: "hummingbird"),
