@@ -77,7 +77,9 @@ struct TimelineOptions: ParsableArguments {
             if let svg {
                 let title = input == "-" ? "standard input" : input
                 let picture = TimelinePicture(timeline: timeline, title: title)
-                try writeTextOutput(picture.svgDocument(), to: svg.path, overwrite: svg.overwrite)
+                try writeTextOutput(to: svg.path, overwrite: svg.overwrite) { write in
+                    picture.write(declaration: true, to: write)
+                }
             } else if json {
                 // Streamed in 64 KiB pieces: a schedule of millions of frames is never one document in
                 // memory. The plan (small, per output mode) is rendered by JSONEncoder and put in sorted place.

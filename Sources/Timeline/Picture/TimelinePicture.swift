@@ -99,31 +99,30 @@ package struct TimelinePicture: Sendable {
 
     /// The whole picture as a standalone SVG document (with its XML declaration).
     package func svgDocument(tracks: [Track] = []) -> String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg(tracks: tracks)
+        var text = ""
+        write(tracks: tracks, declaration: true) { text += $0 }
+        return text
     }
 
     /// The `<svg>` element alone (for an HTML page).
     package func svg(tracks: [Track] = []) -> String {
-        var body = ""
-        var y = 24
-        body += text(x: margin, y: y, MarkupText.escaped(title), cls: "title")
-        y += 20
-        let t = timeline
-        let fps = t.tick.fps.den == 1 ? "\(t.tick.fps.num)" : "\(t.tick.fps.num)/\(t.tick.fps.den)"
-        let grid = ticksPerGridLine == 1 ? "grid: every tick" : "grid: every \(ticksPerGridLine) ticks"
-        let caption = "\(t.frames.count) frame\(t.frames.count == 1 ? "" : "s"), \(seconds(t.duration.units)), "
-            + "tick \(t.tick.units) \(unitName) (\(fps) fps), \(loopWording), policy \(t.policy.rawValue); \(grid)"
-        body += text(x: margin, y: y, MarkupText.escaped(caption), cls: "caption")
-        y += 12
-        body += scheduleRow(y: y, plays: 1, height: 48, labelled: true)
-        y += 48 + 34
-        y = legend(into: &body, y: y)
-        for track in tracks {
-            y += 20
-            body += trackRows(track, y: &y)
-        }
-        y += 12
-        let style = """
+        var text = ""
+        write(tracks: tracks, declaration: false) { text += $0 }
+        return text
+    }
+
+    /// Heights of the parts, in pixels: the heading, caption, schedule and legend; one output's track; the margin below.
+    private static let headHeight = 144, trackHeight = 142, footHeight = 12
+
+    /// Writes the picture to `sink` in pieces of about 64 KiB, so a schedule of millions of frames is never one string
+    /// (as `timeline`'s table is written); `declaration`: with the XML declaration, as a file of its own.
+    package func write(tracks: [Track] = [], declaration: Bool, to sink: @escaping (String) -> Void) {
+        let out = TextPieces(sink)
+        let height = Self.headHeight + tracks.count * Self.trackHeight + Self.footHeight
+        if declaration { out.add("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") }
+        out.add("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"gifx-timeline\" width=\"\(width)\" height=\"\(height)\" "
+            + "viewBox=\"0 0 \(width) \(height)\" role=\"img\">\n<title>\(MarkupText.escaped(title))</title>\n")
+        out.add("""
             <style>
             .title{font:bold 15px sans-serif}.caption,.legend,.axis{font:12px sans-serif;fill:#333}
             .rule-label{font:10px sans-serif;fill:#000}.frame{stroke:#fff;stroke-width:1}
@@ -132,60 +131,79 @@ package struct TimelinePicture: Sendable {
             .psnr.failed{stroke:#d62728}.bound{stroke:#d62728;stroke-dasharray:4 3;stroke-width:1}
             .strip{fill:#f4f4f4}
             </style>
-            """
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"gifx-timeline\" width=\"\(width)\" height=\"\(y)\" "
-            + "viewBox=\"0 0 \(width) \(y)\" role=\"img\">\n<title>\(MarkupText.escaped(title))</title>\n"
-            + style + "\n" + body + "</svg>\n"
+
+            """)
+        var y = 24
+        out.add(text(x: margin, y: y, MarkupText.escaped(title), cls: "title"))
+        y += 20
+        let t = timeline
+        let fps = t.tick.fps.den == 1 ? "\(t.tick.fps.num)" : "\(t.tick.fps.num)/\(t.tick.fps.den)"
+        let grid = ticksPerGridLine == 1 ? "grid: every tick" : "grid: every \(ticksPerGridLine) ticks"
+        let caption = "\(t.frames.count) frame\(t.frames.count == 1 ? "" : "s"), \(seconds(t.duration.units)), "
+            + "tick \(t.tick.units) \(unitName) (\(fps) fps), \(loopWording), policy \(t.policy.rawValue); \(grid)"
+        out.add(text(x: margin, y: y, MarkupText.escaped(caption), cls: "caption"))
+        y += 12
+        scheduleRow(y: y, plays: 1, height: 48, labelled: true, into: out)
+        y += 48 + 34
+        y = legend(y: y, into: out)
+        assert(y == Self.headHeight)
+        for track in tracks {
+            y += 20
+            trackRows(track, y: &y, into: out)
+        }
+        y += Self.footHeight
+        assert(y == height)
+        out.add("</svg>\n")
+        out.finish()
     }
 
     /// The schedule's bars (repeated `plays` times), the grid, and under them the rule of each bar wide enough.
-    private func scheduleRow(y: Int, plays: Int, height: Int, labelled: Bool, faint: Bool = false) -> String {
+    private func scheduleRow(y: Int, plays: Int, height: Int, labelled: Bool, faint: Bool = false, into out: TextPieces) {
         let play = max(1, timeline.duration.units)
         let span = play * plays
-        var out = "<svg class=\"schedule\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"\(height)\" "
-            + "viewBox=\"0 0 \(span) \(height)\" preserveAspectRatio=\"none\" data-plays=\"\(plays)\">\n"
+        out.add("<svg class=\"schedule\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"\(height)\" "
+            + "viewBox=\"0 0 \(span) \(height)\" preserveAspectRatio=\"none\" data-plays=\"\(plays)\">\n")
         for p in 0..<plays {
             for frame in timeline.frames {
                 let x = p * play + frame.start
                 let raw = frame.rawDelay.map { "\($0)" } ?? "none"
                 let tip = "frame \(frame.index): starts \(seconds(frame.start)), delay \(frame.delay) \(unitName) "
                     + "(\(frame.rule.rawValue); raw \(raw))"
-                out += "<rect class=\"frame rule-\(frame.rule.rawValue)\" x=\"\(x)\" y=\"0\" width=\"\(frame.delay)\" "
+                out.add("<rect class=\"frame rule-\(frame.rule.rawValue)\" x=\"\(x)\" y=\"0\" width=\"\(frame.delay)\" "
                     + "height=\"\(height)\" fill=\"\(Self.colour(of: frame.rule))\"\(faint ? " fill-opacity=\".35\"" : "") "
                     + "vector-effect=\"non-scaling-stroke\" data-frame=\"\(frame.index)\" data-rule=\"\(frame.rule.rawValue)\">"
-                    + "<title>\(MarkupText.escaped(tip))</title></rect>\n"
+                    + "<title>\(MarkupText.escaped(tip))</title></rect>\n")
             }
         }
         let step = max(1, timeline.tick.units) * ticksPerGridLine
         var tick = step
         while tick < span {
-            out += "<line class=\"tick\" x1=\"\(tick)\" y1=\"0\" x2=\"\(tick)\" y2=\"\(height)\" vector-effect=\"non-scaling-stroke\"/>\n"
+            out.add("<line class=\"tick\" x1=\"\(tick)\" y1=\"0\" x2=\"\(tick)\" y2=\"\(height)\" vector-effect=\"non-scaling-stroke\"/>\n")
             tick += step
         }
-        out += "</svg>\n"
-        guard labelled else { return out }
+        out.add("</svg>\n")
+        guard labelled else { return }
         // Rule names under the bars that a rule other than raw changed, where the bar leaves room for the word.
         let pixelsPerUnit = Double(plotWidth) / Double(span)
         for frame in timeline.frames where frame.rule != .raw {
             let barPixels = Double(frame.delay) * pixelsPerUnit
             guard barPixels >= Double(frame.rule.rawValue.count) * 6 else { continue }
             let centre = Double(margin) + (Double(frame.start) + Double(frame.delay) / 2) * pixelsPerUnit
-            out += "<text class=\"rule-label\" x=\"\(Self.decimal(centre, places: 2))\" y=\"\(y + height / 2 + 4)\" "
-                + "text-anchor=\"middle\">\(frame.rule.rawValue)</text>\n"
+            out.add("<text class=\"rule-label\" x=\"\(Self.decimal(centre, places: 2))\" y=\"\(y + height / 2 + 4)\" "
+                + "text-anchor=\"middle\">\(frame.rule.rawValue)</text>\n")
         }
-        out += text(x: margin, y: y + height + 12, "0 s", cls: "axis")
-        out += "<text class=\"axis\" x=\"\(margin + plotWidth)\" y=\"\(y + height + 12)\" text-anchor=\"end\">"
-            + "\(seconds(span))</text>\n"
-        return out
+        out.add(text(x: margin, y: y + height + 12, "0 s", cls: "axis"))
+        out.add("<text class=\"axis\" x=\"\(margin + plotWidth)\" y=\"\(y + height + 12)\" text-anchor=\"end\">"
+            + "\(seconds(span))</text>\n")
     }
 
     /// One swatch per rule the schedule uses, named as the table's `rule` column names it.
-    private func legend(into body: inout String, y: Int) -> Int {
+    private func legend(y: Int, into out: TextPieces) -> Int {
         var x = margin
         let used = DelayRule.allCases.filter { rule in timeline.frames.contains { $0.rule == rule } }
         for rule in used {
-            body += "<rect class=\"swatch\" x=\"\(x)\" y=\"\(y - 10)\" width=\"12\" height=\"12\" fill=\"\(Self.colour(of: rule))\"/>"
-            body += text(x: x + 16, y: y, rule.rawValue, cls: "legend")
+            out.add("<rect class=\"swatch\" x=\"\(x)\" y=\"\(y - 10)\" width=\"12\" height=\"12\" fill=\"\(Self.colour(of: rule))\"/>")
+            out.add(text(x: x + 16, y: y, rule.rawValue, cls: "legend"))
             x += 28 + rule.rawValue.count * 7
         }
         return y + 6
@@ -193,7 +211,7 @@ package struct TimelinePicture: Sendable {
 
     /// An output's rows: its name and caption, the schedule (faint) with a mark at each output frame's start, and a
     /// strip with each frame's PSNR (higher is closer; identical at the top) and the bound.
-    private func trackRows(_ track: Track, y: inout Int) -> String {
+    private func trackRows(_ track: Track, y: inout Int, into pieces: TextPieces) {
         var out = "<g class=\"track\" data-output=\"\(MarkupText.escaped(track.name))\">\n"
         out += text(x: margin, y: y, MarkupText.escaped(track.name), cls: "title")
         y += 16
@@ -204,7 +222,9 @@ package struct TimelinePicture: Sendable {
         // Milliseconds to the schedule's units, whatever they are.
         let millisecondsPerUnit = timeline.milliseconds(1)
         func units(_ milliseconds: Double) -> Double { milliseconds / millisecondsPerUnit }
-        out += scheduleRow(y: y, plays: track.plays, height: 28, labelled: false, faint: true)
+        pieces.add(out)
+        out = ""
+        scheduleRow(y: y, plays: track.plays, height: 28, labelled: false, faint: true, into: pieces)
         // The starts, over the schedule's bars: one line per output frame.
         out += "<svg class=\"starts\" x=\"\(margin)\" y=\"\(y)\" width=\"\(plotWidth)\" height=\"28\" "
             + "viewBox=\"0 0 \(span) 28\" preserveAspectRatio=\"none\">\n"
@@ -248,7 +268,7 @@ package struct TimelinePicture: Sendable {
             "PSNR per output frame, 0 to \(Int(ceiling)) dB (identical at the top)\(boundText)", cls: "axis")
         y += 4
         out += "</g>\n"
-        return out
+        pieces.add(out)
     }
 
     private func text(x: Int, y: Int, _ escapedText: String, cls: String) -> String {
@@ -271,5 +291,26 @@ package struct TimelinePicture: Sendable {
         }
         while digits.hasSuffix("0") { digits.removeLast() }
         return (negative ? "-" : "") + "\(whole)" + (digits.isEmpty ? "" : "." + digits)
+    }
+}
+
+/// Text handed to a sink in pieces of about 64 KiB.
+final class TextPieces {
+    private var buffer = ""
+    private let sink: (String) -> Void
+
+    init(_ sink: @escaping (String) -> Void) { self.sink = sink }
+
+    func add(_ text: String) {
+        buffer += text
+        if buffer.utf8.count >= 1 << 16 {
+            sink(buffer)
+            buffer = ""
+        }
+    }
+
+    func finish() {
+        if !buffer.isEmpty { sink(buffer) }
+        buffer = ""
     }
 }
