@@ -42,11 +42,18 @@ struct EmbedCommand: ParsableCommand {
             throw ValidationError("--base-url must be the service's absolute http(s) address, without query or fragment")
         }
         if overwrite && output == nil { throw ValidationError("--overwrite goes with -o") }
+        _ = try signingKey()
+    }
+
+    /// The key as `gifx serve --signing-key-file` reads it: the file without its trailing line break, 32 bytes or more.
+    func signingKey() throws -> [UInt8] {
+        let key = try ServeCommand.secret(signingKeyFile, flag: "--signing-key-file")
+        if key.count < 32 { throw ValidationError("the signing key (--signing-key-file) must be at least 32 bytes") }
+        return key
     }
 
     func run() throws {
-        let key = try ServeCommand.secret(signingKeyFile, flag: "--signing-key-file")
-        if key.count < 32 { throw ValidationError("the signing key (--signing-key-file) must be at least 32 bytes") }
+        let key = try signingKey()
         try reportingErrors(input: input) {
             let metadata = try InputSource.withPath(input) { path in
                 try readAnimationMetadata(path: path, limits: DecodeLimits())
