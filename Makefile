@@ -27,6 +27,9 @@ deps:
 	@# convert tests (both skipped, and reported so, without it).
 	@python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q Pillow >/dev/null 2>&1 \
 		|| echo "make deps: could not install Pillow (python3 -m pip install Pillow); its sprite test will be skipped" >&2
+	@# html5lib: the strict HTML parser of the embed and verify --report tests (skipped, and reported so, without it).
+	@python3 -c "import html5lib" 2>/dev/null || python3 -m pip install -q html5lib >/dev/null 2>&1 \
+		|| echo "make deps: could not install html5lib (python3 -m pip install html5lib); its HTML checks will be skipped" >&2
 
 build: deps
 	$(SWIFT) build --product gifx
@@ -218,7 +221,8 @@ tsan: deps
 
 ## browser-check: every output kind and timing mode played in Chromium and Firefox ESR (Tests/Browser):
 ## duration, the frame shown at each GIF frame's midpoint, each frame change (1 ms search), WebP frame
-## durations, alpha; one table per browser, fails beyond each mode's tolerance (about 4 minutes on 2 cores,
+## durations, alpha; the embed mode (GET /v1/embed's markup played from a running gifx serve: the rendition taken
+## and the plays); one table per browser, fails beyond each mode's tolerance (about 4 minutes on 2 cores,
 ## plus the first install). Installs chromium, chromium-driver, firefox-esr (Debian) and selenium,
 ## websocket-client (PyPI) when missing; serves only on 127.0.0.1. BROWSERS=chromium or firefox narrows it.
 BROWSER_PACKAGES := chromium chromium-driver firefox-esr

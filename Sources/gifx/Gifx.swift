@@ -23,7 +23,7 @@ struct Gifx: ParsableCommand {
         version: VersionText.short,
         subcommands: [
             ConvertCommand.self, ToMP4Command.self, ToSpriteCommand.self, TimelineCommand.self, BatchCommand.self, FramesCommand.self,
-            VerifyCommand.self, FormatsCommand.self,
+            VerifyCommand.self, FormatsCommand.self, EmbedCommand.self,
             ServeCommand.self,
         ])
 

@@ -13,8 +13,23 @@ struct TimelineCommand: ParsableCommand {
 
     @Argument(help: "Input \(InputFormat.helpPhrase()) (told by content), or - for standard input.") var input: String
     @OptionGroup var options: TimelineOptions
+    @Option(help: ArgumentHelp(
+        "Write the schedule as an SVG picture (a bar per frame as wide as its delay, the rule that set it, the tick "
+            + "grid and the loop count) to this file, or - for standard output, instead of the table.",
+        valueName: "file"))
+    var svg: String?
+    @Flag(help: "Replace an existing --svg file.") var overwrite = false
 
-    func run() throws { try options.run(input: input) }
+    func validate() throws {
+        guard svg != nil else {
+            if overwrite { throw ValidationError("--overwrite goes with --svg") }
+            return
+        }
+        if options.json { throw ValidationError("--svg and --json are two forms of the schedule: give one") }
+        if options.fps != nil || options.maxFps != nil { throw ValidationError("--svg draws the schedule, not a plan: drop --fps and --max-fps") }
+    }
+
+    func run() throws { try options.run(input: input, svg: svg.map { (path: $0, overwrite: overwrite) }) }
 }
 
 /// `timeline`'s options: everything but the input (a batch parses them once for every input).
@@ -44,8 +59,9 @@ struct TimelineOptions: ParsableArguments {
         }
     }
 
-    /// Prints the schedule of `input` (a path, or `-` for standard input) as these options ask.
-    func run(input: String) throws {
+    /// Prints the schedule of `input` (a path, or `-` for standard input) as these options ask; with `svg`, writes
+    /// it as a picture there instead of printing the table.
+    func run(input: String, svg: (path: String, overwrite: Bool)? = nil) throws {
         try reportingErrors(input: input) {
             let metadata = try InputSource.withPath(input) { path in
                 try readAnimationMetadata(path: path, limits: DecodeLimits(strict: strict))
@@ -58,7 +74,13 @@ struct TimelineOptions: ParsableArguments {
             let timeline = edited?.timeline ?? gifTimeline
             let mode = fps?.request ?? (maxFps != nil ? .tick : nil)
             let plan = mode.map { OutputPlan(timeline: timeline, request: $0, maxRate: maxFps?.rate) }
-            if json {
+            if let svg {
+                let title = input == "-" ? "standard input" : input
+                let picture = TimelinePicture(timeline: timeline, title: title)
+                try writeTextOutput(to: svg.path, overwrite: svg.overwrite) { write in
+                    picture.write(declaration: true, to: write)
+                }
+            } else if json {
                 // Streamed in 64 KiB pieces: a schedule of millions of frames is never one document in
                 // memory. The plan (small, per output mode) is rendered by JSONEncoder and put in sorted place.
                 var extra: [(key: String, prettyJSON: String)] = []

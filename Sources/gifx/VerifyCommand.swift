@@ -38,9 +38,19 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Memory for decoded frames, e.g. 64M.", valueName: "size")) var memoryBudget: ByteCount?
     @Option(help: ArgumentHelp("Threads decoding frames.", valueName: "n")) var threads: Int?
     @Flag(help: "No report on stdout (failures still go to stderr).") var quiet = false
+    @Option(help: ArgumentHelp(
+        "Also write a self-contained HTML page that draws each output's frame starts against the schedule and its "
+            + "PSNR per frame (written whether or not the outputs verify; - for standard output).",
+        valueName: "file"))
+    var report: String?
+    @Flag(help: "Replace an existing --report file.") var overwrite = false
 
     func validate() throws {
         if outputs.isEmpty { throw ValidationError("give at least one output to verify") }
+        if overwrite && report == nil { throw ValidationError("--overwrite goes with --report") }
+        if report == "-" && (json || !quiet) {
+            throw ValidationError("--report - writes the page to standard output: add --quiet, without --json")
+        }
         if let maxTimingError, maxTimingError < 0 { throw ValidationError("--max-timing-error must be 0 or more") }
         if let threads, !RunSettings.threadRange.contains(threads) { throw ValidationError("--threads must be 1...256") }
     }
@@ -48,9 +58,15 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(input: input) {
             let run = RunSettings(policy: policy, memoryBudget: memoryBudget?.bytes, threads: threads)
-            let settings = VerifySettings(maxTimingErrorMs: maxTimingError, minPSNR: minPsnr, background: background)
-            let reports = try InputSource.withPath(input) { path in
-                try Verifier(inputPath: path, run: run, settings: settings).verify(outputs)
+            let settings = VerifySettings(
+                maxTimingErrorMs: maxTimingError, minPSNR: minPsnr, background: background, recordsFrames: report != nil)
+            let (reports, timeline) = try InputSource.withPath(input) { path in
+                let verifier = try Verifier(inputPath: path, run: run, settings: settings)
+                return (try verifier.verify(outputs), verifier.timeline)
+            }
+            if let report {
+                let page = VerificationPage(input: input == "-" ? "standard input" : input, timeline: timeline, reports: reports)
+                try writeTextOutput(page.html, to: report, overwrite: overwrite)
             }
             if json {
                 print(try VerificationText.json(reports))
@@ -59,6 +75,33 @@ struct VerifyCommand: ParsableCommand {
             }
             if reports.contains(where: { !$0.passed }) { throw VerificationFailed(reports: reports) }
         }
+    }
+}
+
+/// `verify --report`: the schedule with each output's frame starts and per-frame PSNR drawn under it
+/// (`TimelinePicture`), then each output's text report.
+struct VerificationPage {
+    let input: String
+    let timeline: Timeline
+    let reports: [OutputVerification]
+
+    var html: String {
+        let tracks = reports.compactMap { r -> TimelinePicture.Track? in
+            guard let frames = r.frames else { return nil }
+            return TimelinePicture.Track(
+                name: r.path, caption: "\(r.kind) \(r.codec) \(r.width)x\(r.height): \(r.passed ? "verified" : "FAILED"), "
+                    + "\(r.outputFrames) frames shown for \(r.scheduledFrames) scheduled",
+                plays: r.plays, bound: r.minPSNR,
+                frames: frames.map {
+                    .init(startMilliseconds: $0.startMs, gifFrame: $0.gifFrame, psnr: $0.psnr, passed: $0.passed)
+                })
+        }
+        let picture = TimelinePicture(timeline: timeline, title: input)
+        var sections = [PicturePage.Section(heading: "Schedule and outputs", lines: [], svg: picture.svg(tracks: tracks))]
+        for r in reports {
+            sections.append(.init(heading: r.path, lines: VerificationText.text(r).split(separator: "\n").map(String.init), svg: ""))
+        }
+        return PicturePage(title: "gifx verify: \(input)", sections: sections).html
     }
 }
 

@@ -9,9 +9,15 @@ per browser; exit 1 on any difference beyond the mode's tolerance.
 
 Mode `serve` (issue 36): a `gifx serve` started here on 127.0.0.1 converts each fixture (POST
 /v1/convert?format=mp4) and the browsers play `<video src=".../v1/o/KEY">` from it. The page's server forwards
-/v1/o/ requests to the service as they come (Range and If-None-Match in; status, Content-Range, Content-Type,
+/v1/ requests to the service as they come (Range and If-None-Match in; status, Content-Range, Content-Type,
 Content-Length, ETag, Cache-Control out), so the video is same-origin: a cross-origin video without CORS taints
 the canvas the check reads its colours from.
+
+Mode `embed` (issue 60): the same service, started with a signing key and the page's server as its origin, writes
+the markup of GET /v1/embed for a GIF that loops forever, one that plays once and one that plays 3 times; each is
+put in a page of its own, and the browser plays it: the video starts (its source converted on that first request,
+through the signed URL), and the number of `ended` events and rewinds over the next plays is the GIF's loop count
+(forever: no `ended`, at least two rewinds; N plays: N `ended`, N - 1 rewinds, then paused).
 """
 
 import argparse
@@ -29,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -71,6 +78,35 @@ MODES = {
 # Measured and printed, but not failing the check: WebM --vfr is not among the issue's modes, and Chromium
 # shows it late (frames up to 53 ms late, see docs/browsers.md); kept visible so a fix shows up here.
 REPORT_ONLY = {"webm-vfr"}
+# Mode embed: fixture -> plays the embedded video must make (None: forever), from fixtures.PLAYS' loop counts.
+EMBED_FIXTURES = {"timing-mix": None, "plays-1": 1, "plays-3": 3}
+EMBED_KEY = "gifx-browser-check-signing-key-of-this-run-only-0123456789"
+# Put after the markup in each embed page: counts the video's `ended` events and rewinds from the start, and
+# reports them once the video has played for `watchMs` after it first started (or 90 s passed without a start).
+EMBED_PROBE = """<script>
+(() => {
+  const v = document.querySelector("video");
+  const seen = {ended: 0, rewinds: 0, startedAt: null, errors: []};
+  let last = 0;
+  v.addEventListener("ended", () => seen.ended++);
+  v.addEventListener("playing", () => { if (seen.startedAt === null) seen.startedAt = performance.now(); });
+  // A source the browser cannot play fires error too, and is skipped: only one it said it could play counts.
+  for (const s of v.querySelectorAll("source"))
+    s.addEventListener("error", () => { if (v.canPlayType(s.type)) seen.errors.push(s.type); });
+  setInterval(() => { if (v.currentTime + 0.05 < last) seen.rewinds++; last = v.currentTime; }, 10);
+  window.gifxEmbedCheck = (watchMs) => new Promise(resolve => {
+    const began = performance.now();
+    const poll = setInterval(() => {
+      const now = performance.now();
+      if ((seen.startedAt !== null && now - seen.startedAt >= watchMs) || now - began > 90000) {
+        clearInterval(poll);
+        resolve(JSON.stringify({...seen, started: seen.startedAt !== null, currentSrc: v.currentSrc,
+                                paused: v.paused, loop: v.loop}));
+      }
+    }, 20);
+  });
+})();
+</script>"""
 NEEDS = {"hevc": "hevc", "av1": "av1"}  # mode -> canPlayType key that must answer "probably"/"maybe"
 IMAGE_MIME = {"webp": "image/webp", "avif": "image/avif", "apng": "image/apng", "avif-in": "image/avif"}  # modes measured through ImageDecoder
 
@@ -88,7 +124,7 @@ class RangeHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        if self.service_port and self.path.startswith("/v1/o/"):
+        if self.service_port and self.path.startswith("/v1/"):
             self.forward()
         else:
             super().do_GET()
@@ -227,14 +263,21 @@ def convert(gifx, out, gif_dir):
     return jobs
 
 
-def start_service(gifx, out):
-    """`gifx serve` on a free port of 127.0.0.1, its cache in OUT/serve-cache (emptied first)."""
+def start_service(gifx, out, origin=None):
+    """`gifx serve` on a free port of 127.0.0.1, its cache in OUT/serve-cache (emptied first); with `origin`, signed
+    URLs on (a key in OUT/embed.key) fetching from that origin (mode embed)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     cache = os.path.join(out, "serve-cache")
     subprocess.run(["rm", "-rf", cache], check=True)
-    proc = subprocess.Popen([gifx, "serve", "--host", "127.0.0.1", "--port", str(port), "--cache-dir", cache],
+    signing = []
+    if origin:
+        key = os.path.join(out, "embed.key")
+        with open(key, "w") as f:
+            f.write(EMBED_KEY + "\n")
+        signing = ["--signing-key-file", key, "--origin", origin]
+    proc = subprocess.Popen([gifx, "serve", "--host", "127.0.0.1", "--port", str(port), "--cache-dir", cache, *signing],
                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "serve.log"), "wb"))
     atexit.register(lambda: proc.poll() is None and proc.kill())  # an exception must not leave it running
     for _ in range(300):
@@ -267,6 +310,92 @@ def serve_jobs(jobs, port, gif_dir):
             file = "v1/o/" + response.getheader("X-Gifx-Key")
         out.append((name, mode, file))
     return out
+
+
+# The embed pages: the markup whole (the browser takes the first source it can play: AV1), and with the sources
+# before VP9, then before H.264, taken out, so each rendition is played: variant -> (video sources dropped, the
+# options of the source that must play).
+EMBED_VARIANTS = {"all": (0, None), "vp9": (1, "format:webm"), "h264": (2, "format:mp4")}
+
+
+def embed_pages(out, port, base):
+    """Mode embed: GET /v1/embed for each EMBED_FIXTURES GIF (served by the page's server, the service's origin),
+    written into OUT/embed-NAME-VARIANT.html with EMBED_PROBE for each EMBED_VARIANTS; returns
+    [(fixture, variant, page URL)]."""
+    pages = []
+    for name in EMBED_FIXTURES:
+        query = urllib.parse.urlencode({"source": f"{base}/gifs/{name}.gif", "base": base, "alt": f"<{name}>"})
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/v1/embed?" + query)
+        response = conn.getresponse()
+        markup = response.read().decode()
+        if response.status != 200:
+            raise SystemExit(f"GET /v1/embed answered {response.status} for {name}: {markup}")
+        for variant, (drop, _) in EMBED_VARIANTS.items():
+            lines = markup.split("\n")
+            video_sources = [i for i, line in enumerate(lines) if line.startswith("<source src=")]
+            kept = [line for i, line in enumerate(lines) if i not in video_sources[:drop]]
+            page = f"embed-{name}-{variant}.html"
+            with open(os.path.join(out, page), "w") as f:
+                f.write(f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>embed {name}</title></head>\n"
+                        f"<body>\n" + "\n".join(kept) + f"{EMBED_PROBE}\n</body></html>\n")
+            pages.append((name, variant, f"{base}/{page}"))
+    return pages
+
+
+def embed_check(browser, pages):
+    """Plays each embed page in `browser`; returns (table lines, failed)."""
+    lines = ["| embed | sources | plays expected | started | source played | ended | rewinds | paused at the end | result |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    failed = False
+    if browser == "chromium":
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--mute-audio",
+                    "--autoplay-policy=no-user-gesture-required"):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver.set_script_timeout(180)
+        navigate = driver.get
+        script = "const done = arguments[arguments.length - 1]; window.gifxEmbedCheck(arguments[0]).then(done);"
+        check = lambda ms: driver.execute_async_script(script, ms)  # noqa: E731
+        close = driver.quit
+    else:
+        import bidi
+        ff = bidi.Firefox(prefs={"media.autoplay.default": 0})
+        navigate = ff.navigate
+        check = lambda ms: ff.call("(ms) => window.gifxEmbedCheck(Number(ms))", str(ms))  # noqa: E731
+        close = ff.close
+    try:
+        for name, variant, page in pages:
+            plays = EMBED_FIXTURES[name]
+            play_ms = sum(fixtures.FIXTURES[name][1]) * 10
+            navigate(page)
+            # Watch the plays asked for and two more (forever: three plays).
+            r = json.loads(check(play_ms * ((plays or 1) + 2)))
+            problems = []
+            if not r["started"]:
+                problems.append("never started")
+            if plays is None:
+                if not r["loop"] or r["ended"] != 0 or r["rewinds"] < 2 or r["paused"]:
+                    problems.append("does not loop")
+            elif r["loop"] or r["ended"] != plays or r["rewinds"] != plays - 1 or not r["paused"]:
+                problems.append(f"played {r['ended']} times")
+            if r["errors"]:
+                problems.append(f"sources that failed: {r['errors']}")
+            played = re.sub(r"/v1/[^/]+/([^/]+)/.*", r"\1", urllib.parse.urlparse(r["currentSrc"]).path)
+            wanted = EMBED_VARIANTS[variant][1]
+            if wanted and played != wanted:
+                problems.append(f"played {played or 'nothing'}, not {wanted}")
+            failed |= bool(problems)
+            lines.append(f"| {name} | {variant} | {'forever' if plays is None else plays} | {'yes' if r['started'] else 'NO'} "
+                         f"| {played or '–'} | {r['ended']} | {r['rewinds']} | {'yes' if r['paused'] else 'no'} "
+                         f"| {'; '.join(problems) if problems else 'pass'} |")
+    finally:
+        close()
+    return lines, failed
 
 
 def evaluate(name, mode, result):
@@ -453,8 +582,9 @@ def main():
     parser.add_argument("--browsers", default="chromium,firefox")
     parser.add_argument("--report", help="also write the tables (markdown) here")
     parser.add_argument("--skip-convert", action="store_true", help="measure the outputs already in --out")
-    parser.add_argument("--modes", help="only these modes (comma-separated)")
+    parser.add_argument("--modes", help="only these modes (comma-separated; embed is the embed mode)")
     args = parser.parse_args()
+    embed = not args.modes or "embed" in args.modes.split(",")
     if args.modes:
         for mode in set(MODES) - set(args.modes.split(",")):
             del MODES[mode]
@@ -471,11 +601,14 @@ def main():
     print(f"converted {len(fixtures.FIXTURES)} fixture GIFs and {len(fixtures.OTHER_INPUTS)} WebP/APNG into {len(jobs)} outputs "
           f"in {time.monotonic() - started:.0f} s", flush=True)
     service = None
-    if "serve" in MODES:
-        service, RangeHandler.service_port = start_service(args.gifx, out)
-        jobs = serve_jobs(jobs, RangeHandler.service_port, gif_dir)
     server = serve(out)
     base = f"http://127.0.0.1:{server.server_address[1]}"
+    pages = []
+    if "serve" in MODES or embed:
+        service, RangeHandler.service_port = start_service(args.gifx, out, origin=base if embed else None)
+        jobs = serve_jobs(jobs, RangeHandler.service_port, gif_dir)
+        if embed:
+            pages = embed_pages(out, RangeHandler.service_port, base)
     report = [f"gifx browser check, {time.strftime('%Y-%m-%d')}: {len(fixtures.FIXTURES)} fixture GIFs, "
               f"{len(fixtures.OTHER_INPUTS)} WebP/APNG, "
               f"{len(jobs)} outputs"]
@@ -499,6 +632,11 @@ def main():
         print(f"   ({elapsed:.0f} s)", flush=True)
         report.append(f"\n### {version}\n\ncanPlayType: {probe['canPlay']}; ImageDecoder: {probe['imageDecoder']}; "
                       f"{elapsed:.0f} s\n\n{text}")
+        if pages:
+            lines, bad = embed_check(browser, pages)
+            failed |= bad
+            print("\n".join(lines), flush=True)
+            report.append("\n" + "\n".join(lines))
     if service:
         service.send_signal(signal.SIGTERM)
         if service.wait(60) != 0:

@@ -84,8 +84,19 @@ def flatmap_body(context, body):
     return st.sampled_from(BODIES + [body])
 
 
+# GET /v1/embed: the fixtures on the local origin, so the markup is written (and a text of markup as alt).
+EMBED_QUERIES = [
+    {"source": f"{os.environ['GIFX_API_CHECK_ORIGIN']}/{name}", **extra}
+    for name in ("a.gif", "b.webp", "c.png")
+    for extra in ({}, {"alt": "<script>alert(1)</script>"}, {"base": "https://cdn.example"})
+]
+
+
 @schemathesis.hook
 def flatmap_query(context, query):
+    operation = context.operation
+    if operation is not None and operation.path == "/v1/embed":
+        return st.sampled_from(EMBED_QUERIES + [query])
     if not _is_convert(context):
         return st.just(query)
     return st.sampled_from(QUERIES + [query])

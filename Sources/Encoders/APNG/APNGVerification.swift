@@ -130,6 +130,7 @@ extension Verifier {
             source: given ?? CanvasReferenceSource(
                 feed: StreamCanvasFeed(path: inputPath, metadata: metadata, settings: run), maker: maker),
             plays: 1, bound: nil, memoryBudget: memoryBudget ?? run.memoryBudget)
+        if settings.recordsFrames { matcher.frameLog = [] }
         var end = MediaTime.zero
         while let (start, stop) = try reader.next() {
             end = stop

@@ -47,6 +47,9 @@ package final class TimedMatcher {
     private let playMs: Double
     private let totalSequences: Int
     package let plays: Int
+    /// Every output frame as matched, when the caller asks for them (`VerifySettings.recordsFrames`): set it to `[]`
+    /// before the first `add`; `finish` hands it to the report.
+    package var frameLog: [VerifiedFrame]?
     private var ring: [Entry] = []
     private var nextSequence = 0
     private var lastAssigned = -1
@@ -121,13 +124,17 @@ package final class TimedMatcher {
         let at = frame.startMs
         if at >= Double(plays) * playMs - 0.5 {
             extra += 1
+            frameLog?.append(VerifiedFrame(startMs: at, gifFrame: nil, psnr: nil, passed: false))
             return
         }
         try load(until: at + VerifyDefaults.searchWindowMs, now: at)
         while let first = ring.first, first.endMs < at - VerifyDefaults.searchWindowMs { finalize(ring.removeFirst()) }
         guard let expected = ring.firstIndex(where: { $0.startMs <= at + 0.01 && at + 0.01 < $0.endMs })
             ?? ring.indices.last
-        else { return }
+        else {
+            frameLog?.append(VerifiedFrame(startMs: at, gifFrame: nil, psnr: nil, passed: false))
+            return
+        }
         var chosen = expected
         var frameDigest: Int?
         func compare(_ frame: ShownFrame, _ entry: Entry, rowStep: Int) -> PixelComparison {
@@ -173,6 +180,8 @@ package final class TimedMatcher {
         if ring[chosen].sequence < lastAssigned { repeated += 1 }
         lastAssigned = max(lastAssigned, ring[chosen].sequence)
         record(result, output: index, gif: ring[chosen].gifIndex)
+        frameLog?.append(VerifiedFrame(
+            startMs: at, gifFrame: ring[chosen].gifIndex, psnr: result.psnr, passed: result.passes(minPSNR: bound)))
     }
 
     /// The SSIM of `frame` against each GIF frame whose mid-delay it shows (the schedule's frame there, whatever
@@ -272,6 +281,7 @@ package final class TimedMatcher {
             nextSequence += 1
         }
         report.outputFrames = outputFrames
+        report.frames = frameLog
         report.scheduledFrames = totalSequences
         report.plays = plays
         report.missingFrames = missing

@@ -71,6 +71,10 @@ public struct OutputVerification: Sendable, Codable, Equatable {
     /// Sprite sheets: JSON frames whose rect shows another GIF frame's pixels, as (json frame, GIF frame).
     public var swappedRects: [[Int]]?
 
+    /// Each output frame as it was matched, in presentation order; only when `VerifySettings.recordsFrames` asked
+    /// for them (`gifx verify --report`), else `nil` and not written.
+    public var frames: [VerifiedFrame]?
+
     /// One line per failed check; empty when the output verifies.
     public var failures: [String] = []
     public var passed: Bool { failures.isEmpty }
@@ -87,7 +91,7 @@ public struct OutputVerification: Sendable, Codable, Equatable {
         case worstTimingErrorMs, worstTimingFrame, meanTimingErrorMs, timingToleranceMs, timingMode
         case durationErrorMs, worstPSNR, meanPSNR, worstPSNRFrame, worstPSNRGifFrame, minPSNR, mismatchedFrames
         case meanSSIM, delayWeightedSSIM
-        case swappedRects, failures, passed
+        case swappedRects, frames, failures, passed
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -117,6 +121,7 @@ public struct OutputVerification: Sendable, Codable, Equatable {
         try c.encodeIfPresent(meanSSIM, forKey: .meanSSIM)
         try c.encodeIfPresent(delayWeightedSSIM, forKey: .delayWeightedSSIM)
         try c.encodeIfPresent(swappedRects, forKey: .swappedRects)
+        try c.encodeIfPresent(frames, forKey: .frames)
         try c.encode(failures, forKey: .failures); try c.encode(passed, forKey: .passed)
     }
 
@@ -138,7 +143,24 @@ public struct OutputVerification: Sendable, Codable, Equatable {
         meanSSIM = try c.decodeIfPresent(Double.self, forKey: .meanSSIM)
         delayWeightedSSIM = try c.decodeIfPresent(Double.self, forKey: .delayWeightedSSIM)
         swappedRects = try c.decodeIfPresent([[Int]].self, forKey: .swappedRects)
+        frames = try c.decodeIfPresent([VerifiedFrame].self, forKey: .frames)
         failures = try c.decode([String].self, forKey: .failures)
+    }
+}
+
+/// One output frame as the verifier matched it: when it starts, the GIF frame it was compared with, and how close.
+public struct VerifiedFrame: Sendable, Codable, Equatable {
+    /// When the frame starts showing, in ms from the output's start.
+    public var startMs: Double
+    /// The GIF frame it was compared with; `nil`: past the end of the schedule (an extra frame).
+    public var gifFrame: Int?
+    /// PSNR in dB against that GIF frame; `nil`: identical (or not compared, for an extra frame).
+    public var psnr: Double?
+    /// Whether it passed the pixel check (the bound, or exactness).
+    public var passed: Bool
+
+    public init(startMs: Double, gifFrame: Int?, psnr: Double?, passed: Bool) {
+        self.startMs = startMs; self.gifFrame = gifFrame; self.psnr = psnr; self.passed = passed
     }
 }
 

@@ -9,11 +9,17 @@ public struct VerifySettings: Sendable, Equatable {
     public var minPSNR: Double?
     /// The colour transparent pixels were composited over in outputs without alpha (gifx's default: white).
     public var background: RGBColor = .white
+    /// Whether each report keeps every output frame's start, match and PSNR (`OutputVerification.frames`: what
+    /// `gifx verify --report` draws); off by default, since the verifier otherwise keeps nothing per frame.
+    public var recordsFrames = false
 
-    public init(maxTimingErrorMs: Double? = nil, minPSNR: Double? = nil, background: RGBColor = .white) {
+    public init(
+        maxTimingErrorMs: Double? = nil, minPSNR: Double? = nil, background: RGBColor = .white, recordsFrames: Bool = false
+    ) {
         self.maxTimingErrorMs = maxTimingErrorMs
         self.minPSNR = minPSNR
         self.background = background
+        self.recordsFrames = recordsFrames
     }
 }
 

@@ -16,7 +16,8 @@ public final class Verifier {
     public let run: RunSettings
     public let settings: VerifySettings
     let metadata: AnimationMetadata
-    let timeline: Timeline
+    /// The input's schedule under the run's policy, which every output is checked against.
+    package let timeline: Timeline
 
     /// The verifier of a conversion's own outputs (`RunSettings.verify`): the metadata and schedule it already has.
     package init(context: ConversionContext, settings: VerifySettings) {
@@ -152,6 +153,7 @@ public final class Verifier {
             timeline: timeline, source: CanvasReferenceSource(feed: canvasFeed ?? feed(), maker: maker), plays: plays,
             bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: run.memoryBudget,
             ssimWeights: LumaSSIM.weights(colorSpace: reader.tags.colorSpace))
+        if settings.recordsFrames { matcher.frameLog = [] }
         var next = first
         while let (start, duration) = next {
             try reader.rgba.withUnsafeBufferPointer {
@@ -217,6 +219,7 @@ public final class Verifier {
                 : UncheckedReferenceSource(width: maker.width, height: maker.height),
             plays: 1, bound: reader.lossless ? nil : settings.minPSNR ?? VerifyDefaults.minPSNR,
             memoryBudget: memoryBudget ?? run.memoryBudget)
+        if settings.recordsFrames { matcher.frameLog = [] }
         // A still WebP (gifx writes one for a GIF of one frame): shown as long as the page shows it, so it
         // lasts the GIF's one frame and has no loop count to compare (found by the encoder matrix).
         let still = !reader.animated && reader.frameCount == 1 && timeline.frames.count == 1
