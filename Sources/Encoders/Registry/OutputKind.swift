@@ -243,13 +243,68 @@ package struct OutputDefaults: Sendable {
     }
 }
 
-/// How `verify` reads an output of a kind back and checks it against the GIF.
+/// How `verify` reads an output of a kind back and checks it against the GIF, declared by the kind (its read-back
+/// lives in the kind's folder); the verifier knows kinds only through these.
 package struct OutputReader: Sendable {
-    /// The reader's name in reports ("video", "webp", "sheet", "pngPoster", "jpegPoster").
+    /// The `kind` of its reports ("video", "webp", "apng", "poster", "sheet"), as `verify --json` prints it.
     package let name: String
+    /// The `kind` of a report on one part of such an output (a sheet's page: "sheet page"), when it has parts.
+    package let partName: String?
+    /// The `kind` of the report on such an output that cannot be read: `name`, except where `verify` has always said
+    /// otherwise (a PNG poster's `pngPoster`).
+    package let unreadableName: String
+    /// Which lines `verify`'s text report gives its reports.
+    package let report: VerificationLines
     package let verify: @Sendable (Verifier, _ path: String, Verifier.Expectation) throws -> OutputVerification
-    package init(name: String, verify: @escaping @Sendable (Verifier, String, Verifier.Expectation) throws -> OutputVerification) {
-        self.name = name; self.verify = verify
+    /// The reader of a file this kind's ending names but whose content is another kind's (a `.png` that is an
+    /// animation is an APNG); `nil`: this reader.
+    package let byContent: @Sendable (_ path: String) -> OutputReader?
+    /// The parts an output names beside it (a sheet description's pages), with how one part given alongside it is
+    /// verified (the frames the output cuts from that part); `nil` for an output of one file.
+    package let parts: OutputParts?
+
+    package init(
+        name: String, partName: String? = nil, unreadableName: String? = nil,
+        report: VerificationLines = VerificationLines(), parts: OutputParts? = nil,
+        byContent: @escaping @Sendable (_ path: String) -> OutputReader? = { _ in nil },
+        verify: @escaping @Sendable (Verifier, String, Verifier.Expectation) throws -> OutputVerification
+    ) {
+        self.name = name; self.partName = partName; self.unreadableName = unreadableName ?? name
+        self.report = report; self.parts = parts
+        self.byContent = byContent; self.verify = verify
+    }
+
+    /// The reader whose reports have `kind` (`OutputVerification.kind`), among the registry's.
+    package static func reporting(_ kind: String) -> OutputReader? {
+        OutputKind.all.lazy.map(\.reader).first { $0.name == kind || $0.partName == kind }
+    }
+}
+
+/// What `verify`'s text report says of one output beyond its name, format and pixels.
+package struct VerificationLines: Sendable {
+    /// Its frames and their timing (a poster is one frame, shown at no time: its pixels' line names the GIF frame
+    /// it shows instead).
+    package var framesAndTiming: Bool
+    /// Its duration against the schedule's (a sheet's frames are durations, it has no duration of its own).
+    package var duration: Bool
+    package init(framesAndTiming: Bool = true, duration: Bool = true) {
+        self.framesAndTiming = framesAndTiming; self.duration = duration
+    }
+}
+
+/// The files an output names as its parts (a sheet description's PNG pages), and how a part given to `verify`
+/// alongside the output is checked: as that part of it, not as a file of its own.
+package struct OutputParts: Sendable {
+    /// The parts the output at `path` names (standardized paths); empty when it cannot be read.
+    package let named: @Sendable (_ path: String) -> [String]
+    /// Verifies the part at `part` (standardized) of the output at `path`, reported as `reportedAs`.
+    package let verify:
+        @Sendable (Verifier, _ path: String, _ part: String, _ reportedAs: String) throws -> OutputVerification
+    package init(
+        named: @escaping @Sendable (String) -> [String],
+        verify: @escaping @Sendable (Verifier, String, String, String) throws -> OutputVerification
+    ) {
+        self.named = named; self.verify = verify
     }
 }
 

@@ -22,6 +22,11 @@ extension OutputKind {
     ]
 }
 
+extension OutputReader {
+    /// How `verify` reads a path whose ending no kind names (`.mkv`, `.mov`): as a video, anything libavformat opens.
+    package static let unnamedPath = OutputReader.video
+}
+
 /// A result's figures for `--stats` (`OutputStats`), given by its kind.
 package protocol ReportedOutput: OutputResult {
     var stats: OutputStats { get }

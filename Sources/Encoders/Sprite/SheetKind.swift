@@ -1,3 +1,4 @@
+import GifxChecks
 import GifxPipeline
 extension OutputKind {
     /// A sprite sheet: PNG page(s) and the JSON (or Godot `.tres`) that describes them. The command line writes it
@@ -16,8 +17,21 @@ extension OutputKind {
 }
 
 extension OutputReader {
-    /// A sheet's description, read with the pages it names.
-    package static let sheetDescription = OutputReader(name: "sheet") { verifier, path, _ in try verifier.verifySheet(path) }
+    /// A sheet's description, read with the pages it names; a page given alongside it is checked as that page.
+    package static let sheetDescription = OutputReader(
+        name: "sheet", partName: "sheet page", report: VerificationLines(duration: false),
+        parts: OutputParts(
+            named: { path in
+                var pages: [String] = []
+                for cut in (try? SheetDescription.read(path: path).cuts) ?? [] where !pages.contains(cut.page) {
+                    pages.append(cut.page)
+                }
+                return pages
+            },
+            verify: { verifier, path, page, reportedAs in
+                try verifier.verifySheet(path, onlyPage: page, reportedAs: reportedAs)
+            })
+    ) { verifier, path, _ in try verifier.verifySheet(path) }
 }
 
 extension OutputRequest {

@@ -7,7 +7,7 @@ extension OutputKind {
         name: "png", displayName: "PNG", summary: "a poster: one frame as a PNG, transparency kept",
         prefixNames: ["png"], extensions: [".png"], mediaType: "image/png", settings: [],
         refusals: [.width: atTheGIFsSize, .quality: OutputRefusal(because: "a PNG poster is lossless")], isServed: false,
-        reader: .pngPoster
+        reader: .poster(png: true)
     ) { build throws(OutputRuleError) in .poster(target: build.target, frame: build.defaults.posterFrame) }
 
     /// One frame as a JPEG over the background.
@@ -15,7 +15,7 @@ extension OutputKind {
         name: "jpg", displayName: "JPEG", summary: "a poster: one frame as a JPEG over the background colour",
         prefixNames: ["jpg", "jpeg"], extensions: [".jpg", ".jpeg"], mediaType: "image/jpeg", settings: [.quality],
         refusals: [.width: atTheGIFsSize],
-        reader: OutputReader(name: "jpegPoster") { try $0.verifyPoster($1, expected: $2) }
+        reader: .poster(png: false)
     ) { build throws(OutputRuleError) in
         let defaults = build.defaults
         if let quality = build.own.quality, quality < 1 { throw .invalid("quality must be 1...100 for a JPEG") }
@@ -27,8 +27,16 @@ extension OutputKind {
 }
 
 extension OutputReader {
-    /// A PNG poster, read with libpng and checked exactly.
-    package static let pngPoster = OutputReader(name: "pngPoster") { try $0.verifyPoster($1, expected: $2) }
+    /// A poster, one frame shown at no time: a PNG read with libpng and checked exactly (a `.png` that is an animation,
+    /// an APNG written with `-o apng:x.png` or by another tool, is read as an APNG, every frame at its time), a JPEG
+    /// read with libavcodec within the PSNR bound.
+    fileprivate static func poster(png: Bool) -> OutputReader {
+        OutputReader(
+            name: "poster", unreadableName: png ? "pngPoster" : "jpegPoster",
+            report: VerificationLines(framesAndTiming: false),
+            byContent: { png && Verifier.isAnimatedPNG($0) ? OutputKind.apng.reader : nil }
+        ) { try $0.verifyPoster($1, expected: $2, png: png) }
+    }
 }
 
 extension OutputRequest {
