@@ -8,8 +8,13 @@ import GifxPipeline
 /// docs/cli.md), the service (`format=`, its query's rules, `Content-Type`, docs/openapi.yaml) and `--stats` read
 /// that list and nothing else.
 package struct OutputKind: Sendable {
-    /// The kind's name: the service's `format=` value, batch's `--formats` entry, the `kind` of `--stats`.
+    /// The kind's name: the service's `format=` value, batch's `--formats` entry, `gifx formats`.
     package let name: String
+    /// Its name as the `kind` of `--stats` (and batch's report): `name`, except where `--stats` has always said
+    /// otherwise (a PNG poster's `poster`).
+    package let statsName: String
+    /// The type of its own figures in `--stats`, beside those every output has (`OutputStats.figures`); `nil`: none.
+    package let stats: (any OutputKindStats.Type)?
     /// The name in messages ("MP4", "sprite sheet").
     package let displayName: String
     /// One line for `--help`, docs/cli.md and docs/openapi.yaml.
@@ -46,14 +51,17 @@ package struct OutputKind: Sendable {
     private let make: @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
 
     package init(
-        name: String, displayName: String, summary: String, prefixNames: [String], extensions: [String],
+        name: String, statsName: String? = nil, displayName: String, summary: String, prefixNames: [String],
+        extensions: [String],
         commandLineLabel: String? = nil, mediaType: String, storedExtension: String? = nil,
-        settings: [OutputSettingName], refusals: KeyValuePairs<OutputSettingName, OutputRefusal> = [:], isServed: Bool = true,
+        settings: [OutputSettingName], refusals: KeyValuePairs<OutputSettingName, OutputRefusal> = [:],
+        stats: (any OutputKindStats.Type)? = nil, isServed: Bool = true,
         streams: Bool = false, reader: OutputReader, files: OutputFiles? = nil, binaryFormat: String? = nil,
         isText: Bool = false,
         request: @escaping @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
     ) {
-        self.name = name; self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
+        self.name = name; self.statsName = statsName ?? name; self.stats = stats
+        self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
         self.extensions = extensions; self.commandLineLabel = commandLineLabel ?? extensions[0]
         self.mediaType = mediaType; self.storedExtension = storedExtension ?? String(extensions[0].dropFirst())
         self.settings = settings; self.refusals = refusals; self.isServed = isServed; self.streams = streams

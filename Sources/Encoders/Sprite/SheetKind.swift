@@ -8,7 +8,8 @@ extension OutputKind {
         summary: "a sprite sheet: PNG page(s) and the JSON that describes them (TexturePacker, Phaser, Aseprite, Godot, yy)",
         prefixNames: [], extensions: [".json", ".tres"], commandLineLabel: "--sheet", mediaType: "image/png",
         storedExtension: "png", settings: [.width, .height, .scale],
-        refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], reader: .sheetDescription,
+        refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], stats: SheetStats.self,
+        reader: .sheetDescription,
         files: OutputFiles(main: ".png", description: ".json", pages: true, batchInfix: ".sheet"), binaryFormat: "PNG"
     ) { build throws(OutputRuleError) in
         let defaults = build.defaults
@@ -46,19 +47,29 @@ extension SpriteResult: ReportedOutput {
     public var paths: [String] { pagePaths + (documentPaths.isEmpty ? [jsonPath] : documentPaths) }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: "sheet", paths: paths)
+        var stats = OutputStats(kind: OutputKind.sheet.statsName, paths: paths)
         stats.frames = cells
         stats.width = pageSizes.first?.width
         stats.height = pageSizes.first?.height
-        stats.cells = cells
-        stats.cellsSaved = cellsSaved
-        stats.pages = pagePaths.count
-        stats.pageSizes = pageSizes.map { "\($0.width)x\($0.height)" }
-        stats.cellSize = "\(cellSize.width)x\(cellSize.height)"
-        stats.columns = columns
-        stats.indexed = indexed
-        stats.pixelFormat = pixelFormat
-        stats.rowBufferBytes = rowBufferBytes
+        stats.figures = SheetStats(
+            cells: cells, cellsSaved: cellsSaved, pages: pagePaths.count,
+            pageSizes: pageSizes.map { "\($0.width)x\($0.height)" }, cellSize: "\(cellSize.width)x\(cellSize.height)",
+            columns: columns, indexed: indexed, pixelFormat: pixelFormat, rowBufferBytes: rowBufferBytes)
         return stats
     }
+}
+
+/// A sprite sheet's own figures in `--stats`: its cells (`frames` too), frames that reuse an earlier cell, its pages
+/// and their sizes, the cell size, the grid's columns, whether the pages are indexed-colour and their PNG colour type
+/// (indexed, rgb or rgba), and the bytes of the rows buffered before a row of cells is deflated.
+package struct SheetStats: OutputKindStats {
+    package var cells: Int?
+    package var cellsSaved: Int?
+    package var pages: Int?
+    package var pageSizes: [String]?
+    package var cellSize: String?
+    package var columns: Int?
+    package var indexed: Bool?
+    package var pixelFormat: String?
+    package var rowBufferBytes: Int?
 }

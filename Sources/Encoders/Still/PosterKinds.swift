@@ -4,7 +4,7 @@ import GifxPipeline
 extension OutputKind {
     /// One frame as an RGBA PNG, transparency kept.
     package static let pngPoster = OutputKind(
-        name: "png", displayName: "PNG", summary: "a poster: one frame as a PNG, transparency kept",
+        name: "png", statsName: "poster", displayName: "PNG", summary: "a poster: one frame as a PNG, transparency kept",
         prefixNames: ["png"], extensions: [".png"], mediaType: "image/png", settings: [],
         refusals: [.width: atTheGIFsSize, .quality: OutputRefusal(because: "a PNG poster is lossless")], isServed: false,
         reader: .poster(png: true)
@@ -12,7 +12,8 @@ extension OutputKind {
 
     /// One frame as a JPEG over the background.
     package static let jpegPoster = OutputKind(
-        name: "jpg", displayName: "JPEG", summary: "a poster: one frame as a JPEG over the background colour",
+        name: "jpg", statsName: "jpeg-poster", displayName: "JPEG",
+        summary: "a poster: one frame as a JPEG over the background colour",
         prefixNames: ["jpg", "jpeg"], extensions: [".jpg", ".jpeg"], mediaType: "image/jpeg", settings: [.quality],
         refusals: [.width: atTheGIFsSize],
         reader: .poster(png: false)
@@ -57,7 +58,8 @@ extension PosterResult: ReportedOutput {
     public var paths: [String] { [target] }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: { if case .jpeg = format { "jpeg-poster" } else { "poster" } }(), paths: paths)
+        let kind: OutputKind = if case .jpeg = format { .jpegPoster } else { .pngPoster }
+        var stats = OutputStats(kind: kind.statsName, paths: paths)
         stats.frames = 1
         stats.width = width
         stats.height = height

@@ -22,7 +22,7 @@ extension OutputKind {
             name: container.rawValue, displayName: displayName, summary: summary, prefixNames: [container.rawValue],
             extensions: ["." + container.rawValue], mediaType: mediaType,
             settings: [.width, .height, .scale, .codec, .crf, .fps, .maxFps, .targetSize, .keyframeInterval],
-            refusals: [.quality: OutputRefusal(instead: "use crf=")], streams: streams,
+            refusals: [.quality: OutputRefusal(instead: "use crf=")], stats: VideoStats.self, streams: streams,
             reader: .video
         ) { build throws(OutputRuleError) in
             let own = build.own
@@ -48,11 +48,20 @@ extension OutputReader {
 extension OutputRequest {
     /// An MP4, WebM or AVIF at `target` (the container is in the options).
     public static func video(target: OutputTarget, options: VideoSettings) -> OutputRequest {
-        OutputRequest(kind: options.container.rawValue, target: target) { try VideoSink(target: target, options: options, context: $0) }
+        OutputRequest(kind: options.container.outputKind.name, target: target) { try VideoSink(target: target, options: options, context: $0) }
     }
 }
 
 extension VideoContainer {
+    /// The kind of an output in this container.
+    package var outputKind: OutputKind {
+        switch self {
+        case .mp4: .mp4
+        case .webm: .webm
+        case .avif: .avif
+        }
+    }
+
     /// The timing of an output that asks for none: the tick, except for AVIF: one sample per GIF frame (VFR), unless a
     /// rate cap is given. An AVIF is an image, and browsers time image frames their way: Firefox shows a frame
     /// of 10 ms or less for 100 ms (the GIF rule it applies to every animated image format) and rounds each
@@ -68,22 +77,42 @@ extension VideoResult: ReportedOutput {
     public var paths: [String] { [target] }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: settings.container.rawValue, paths: paths)
-        stats.codec = settings.codec.rawValue
-        stats.alpha = keepsAlpha
-        stats.mp4Layout = layout
+        var stats = OutputStats(kind: settings.container.outputKind.statsName, paths: paths)
         stats.frames = summary.outputFrames
-        stats.fps = plan.rate?.description ?? "vfr"
         stats.width = outputSize.width
         stats.height = outputSize.height
-        stats.encoder = tuning
-        stats.targetSize = targetSize
-        stats.pictures = VideoPictureStats(summary)
-        stats.keyframes = KeyframeStats(self)
-        stats.loops = settings.loops
         stats.durationSeconds = plan.durationSeconds * Double(settings.loops)
-        stats.timing = VideoTimingStats(self)
+        stats.figures = VideoStats(
+            fps: plan.rate?.description ?? "vfr", encoder: tuning, codec: settings.codec.rawValue, alpha: keepsAlpha,
+            mp4Layout: layout, targetSize: targetSize, pictures: VideoPictureStats(summary), keyframes: KeyframeStats(self),
+            loops: settings.loops, timing: VideoTimingStats(self))
         return stats
+    }
+}
+
+/// A video's own figures in `--stats` (MP4, WebM, AVIF): its rate (`vfr` without one), encoder settings, codec and
+/// whether the stream kept the GIF's transparency (VP9 in WebM); an MP4's layout (`faststart`, or `fragmented` above
+/// 250,000 output frames); with a size cap the encodes spent and the one kept; its pictures encoded and repeat
+/// pictures spliced in, with their bytes; its key frames; how many times the animation is written; and how its plan
+/// laid it out in time.
+package struct VideoStats: OutputKindStats {
+    package var fps: String?
+    package var encoder: EncoderTuning?
+    package var codec: String?
+    package var alpha: Bool?
+    package var mp4Layout: MP4Layout?
+    package var targetSize: TargetSizeReport?
+    package var pictures: VideoPictureStats?
+    package var keyframes: KeyframeStats?
+    package var loops: Int?
+    package var timing: VideoTimingStats?
+
+    /// At the top level (`to-mp4`): all but the codec and alpha.
+    package var topLevel: VideoStats {
+        var figures = self
+        figures.codec = nil
+        figures.alpha = nil
+        return figures
     }
 }
 

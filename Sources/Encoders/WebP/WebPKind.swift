@@ -5,7 +5,7 @@ extension OutputKind {
         name: "webp", displayName: "WebP",
         summary: "animated WebP: lossless unless a quality is given, exact delays, loop count and alpha",
         prefixNames: ["webp"], extensions: [".webp"], mediaType: "image/webp",
-        settings: [.width, .height, .scale, .quality, .targetSize],
+        settings: [.width, .height, .scale, .quality, .targetSize], stats: WebPStats.self,
         reader: OutputReader(name: "webp") { verifier, path, _ in try verifier.verifyWebP(path) }
     ) { build throws(OutputRuleError) in
         let own = build.own, defaults = build.defaults
@@ -26,14 +26,23 @@ extension WebPResult: ReportedOutput {
     public var paths: [String] { [target] }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: "webp", paths: paths)
+        var stats = OutputStats(kind: OutputKind.webp.statsName, paths: paths)
         stats.frames = frames
         stats.width = width
         stats.height = height
-        stats.webpSettings = WebPSettings(lossless: lossless, quality: quality, loopCount: loopCount)
-        stats.targetSize = targetSize
+        stats.figures = WebPStats(
+            webpSettings: WebPSettings(lossless: lossless, quality: quality, loopCount: loopCount), targetSize: targetSize)
         return stats
     }
+}
+
+/// A WebP's own figures in `--stats`: its encoder settings, and with a size cap the encodes spent and the one kept.
+package struct WebPStats: OutputKindStats {
+    package var webpSettings: WebPSettings?
+    package var targetSize: TargetSizeReport?
+
+    /// At the top level: the size cap's figures, not the settings.
+    package var topLevel: WebPStats { WebPStats(targetSize: targetSize) }
 }
 
 /// A WebP output's encoder settings in `--stats`.
