@@ -39,7 +39,7 @@ struct ConversionStats: Codable {
         self.command = command
         frames = report.frames
         decodedFrames = report.decodedCanvases
-        outputs = report.outputs.map(OutputStats.init)
+        outputs = report.outputs.map { OutputStats($0, wording: CommandLineStatsWording()) }
         wallSeconds = (seconds * 1000).rounded() / 1000
         peakCacheBytes = report.peakCacheBytes
         cacheCapacity = report.cacheCapacity

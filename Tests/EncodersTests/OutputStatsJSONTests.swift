@@ -97,4 +97,21 @@ import Testing
         #expect(try json(sheet) == #"{"cellSize":"96x64","cells":12,"cellsSaved":2,"columns":3,"indexed":true,"#
             + #""pageSizes":["288x256"],"pages":1,"pixelFormat":"indexed","rowBufferBytes":18432}"#)
     }
+
+    /// A video's reason for its rate is facts (`VideoRateChoice`) until whoever prints the figures words them: the
+    /// command line names its flags, which the library does not. The facts are not written; a report read back keeps
+    /// its words.
+    @Test func aVideosRateReasonIsWordedByWhoeverPrintsIt() throws {
+        struct Bracketed: StatsWording {
+            func rateReason(_ choice: VideoRateChoice) -> String {
+                if case .plan(let reason) = choice { "[\(reason)]" } else { "level" }
+            }
+        }
+        var video = try #require(try decoded(Self.mp4).figures as? VideoStats)
+        #expect(video.worded(Bracketed()).timing?.reason == "tick 1 cs: every delay exact")
+        video.timing?.rateChoice = .plan(.requestedRate(Rational(30)))
+        let worded = video.worded(Bracketed())
+        #expect(worded.timing?.reason == "[requested rate 30]")
+        #expect(try json(worded).contains(#""reason":"[requested rate 30]""#) && !(try json(worded).contains("rateChoice")))
+    }
 }

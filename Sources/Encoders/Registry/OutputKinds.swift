@@ -54,10 +54,11 @@ package struct OutputStats: Codable, Sendable {
         self.paths = paths
     }
 
-    /// The figures of `result`, its files' bytes counted now.
-    package init(_ result: any OutputResult) {
+    /// The figures of `result`, its files' bytes counted now, its kind's facts in `wording`'s words.
+    package init(_ result: any OutputResult, wording: some StatsWording) {
         self = (result as? any ReportedOutput)?.stats ?? OutputStats(kind: "output", paths: result.paths)
         bytes = paths.reduce(0) { $0 + (POSIXFiles.fileSize($1) ?? 0) }
+        figures = figures?.worded(wording)
     }
 
     private enum CodingKeys: String, CodingKey { case kind, paths, bytes, frames, width, height, durationSeconds }
@@ -93,10 +94,21 @@ package protocol OutputKindStats: Codable, Sendable {
     /// The figures a command that writes this one output (`to-mp4`, `to-sprite`) also gives at the top level of its
     /// `--stats`: all of them, unless the kind leaves some out.
     var topLevel: Self { get }
+    /// The figures with the facts they word in `wording`'s words (a video's reason for its rate): as they are, unless
+    /// the kind has such facts.
+    func worded(_ wording: some StatsWording) -> Self
 }
 
 extension OutputKindStats {
     package var topLevel: Self { self }
+    package func worded(_ wording: some StatsWording) -> Self { self }
+}
+
+/// How whoever prints `--stats` words the facts the figures carry: the command line names its flags (`--fps 30`),
+/// which no library names.
+package protocol StatsWording {
+    /// Why a video's plan has its rate.
+    func rateReason(_ choice: VideoRateChoice) -> String
 }
 
 extension OutputKind {

@@ -107,6 +107,13 @@ package struct VideoStats: OutputKindStats {
     package var loops: Int?
     package var timing: VideoTimingStats?
 
+    /// `timing`'s reason in `wording`'s words.
+    package func worded(_ wording: some StatsWording) -> VideoStats {
+        var figures = self
+        if let choice = timing?.rateChoice { figures.timing?.reason = wording.rateReason(choice) }
+        return figures
+    }
+
     /// At the top level (`to-mp4`): all but the codec and alpha.
     package var topLevel: VideoStats {
         var figures = self
@@ -134,8 +141,16 @@ package struct VideoTimingStats: Codable, Sendable {
     package var levelAsked: String?
     package var levelMaxFps: String?
     package var levelMaxFpsDecimal: Double?
-    /// Why the plan chose its rate, in the command line's terms (`RateReason.commandLineWording`).
+    /// Why the plan chose its rate, in the words of whoever prints the figures (`StatsWording.rateReason`: the command
+    /// line names its flags); the library's own words (`RateReason.description`) until then.
     package var reason: String
+    /// The facts `reason` words; not encoded (a report read back keeps its words).
+    package var rateChoice: VideoRateChoice?
+
+    private enum CodingKeys: String, CodingKey {
+        case mode, rate, peakRate, outputFramesPerPlay, worstStartErrorMs, gifFramesNeverShown, h264Level, levelAsked
+        case levelMaxFps, levelMaxFpsDecimal, reason
+    }
 
     package init(_ result: VideoResult) {
         let plan = result.plan
@@ -151,12 +166,20 @@ package struct VideoTimingStats: Codable, Sendable {
         levelMaxFpsDecimal = result.levelRateCap.map { ($0.doubleValue * 1000).rounded(.down) / 1000 }
         if case .capped(let limit, let asked, let chosen) = plan.reason, limit == result.levelRateCap,
            let level = result.settings.level {
-            reason = "--level \(level) (at most \(limit) fps at \(result.outputSize.width)x\(result.outputSize.height)): "
-                + RateReason.cappedDetail(asked: asked, chosen: chosen)
+            rateChoice = .levelCap(level: level, limit: limit, size: result.outputSize, asked: asked, chosen: chosen)
         } else {
-            reason = plan.reason.commandLineWording
+            rateChoice = .plan(plan.reason)
         }
+        reason = plan.reason.description
     }
+}
+
+/// Why a video's plan has its rate, as facts, for whoever words them (`StatsWording`).
+package enum VideoRateChoice: Sendable {
+    /// The plan's own reason.
+    case plan(RateReason)
+    /// The rate cap of the level asked (`VideoSettings.level`) at the output size, which capped the plan.
+    case levelCap(level: LevelRequest, limit: Rational, size: CanvasSize, asked: Rational, chosen: Rational)
 }
 
 /// `--stats`' `pictures` object: how the video's samples were made (docs/repeats.md). `encoded` pictures went
