@@ -214,40 +214,22 @@ package struct OutputBuild: Sendable {
     }
 }
 
-/// The settings an output has unless its own say otherwise: the command's options, or the service's defaults.
+/// The settings an output has unless its own say otherwise: the command's options, or the service's defaults. Each
+/// kind's are its own type, declared in its folder; the frame size is the WebP's and the sheet's.
 package struct OutputDefaults: Sendable {
-    /// A video's settings before its own (`container`, and the output's own settings for the ones the defaults
-    /// follow: codec, size, whether a rate cap is given).
-    package var video: @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings
-    /// Whether a video's settings are checked when the output has none of its own (the command line checks its
-    /// own options as options, in their words).
-    package var checksPlainVideo = true
+    package var video: VideoDefaults
     /// The frame size of a WebP or a sheet.
     package var size: SizeRequest = .original
-    /// A WebP's quality (`nil`: lossless) and size cap.
-    package var webpQuality: Float?
-    package var webpTargetSize: Int?
-    /// A JPEG poster's quality and background.
-    package var jpeg = JPEGOptions()
-    /// Which frame a poster shows.
-    package var posterFrame: PosterFrame = .index(0)
-    /// A sprite sheet's options for its PNG and description, at a size.
-    package var sheet: @Sendable (_ png: OutputTarget, _ description: OutputTarget, _ size: SizeRequest) -> SpriteOptions = {
-        var options = SpriteOptions(png: $0, json: $1)
-        options.size = $2
-        return options
-    }
+    package var webp = WebPDefaults()
+    package var poster = PosterDefaults()
+    package var sheet = SheetDefaults()
 
-    /// `gifx serve`'s: the library's defaults, a video at the tick (AVIF: one frame per GIF frame, unless capped).
-    package init() {
-        video = { container, own in
-            VideoSettings(container: container, codec: own.codec, size: own.size ?? .original,
-                          timing: container.defaultTiming(capped: own.maxFps != nil))
-        }
-    }
+    /// `gifx serve`'s: the library's defaults (`VideoDefaults()`).
+    package init() { video = VideoDefaults() }
 
+    /// A video's settings before its own made by `video` (`VideoDefaults.settings`).
     package init(video: @escaping @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings) {
-        self.video = video
+        self.video = VideoDefaults(settings: video)
     }
 }
 

@@ -13,7 +13,23 @@ extension OutputKind {
         files: OutputFiles(main: ".png", description: ".json", pages: true, batchInfix: ".sheet"), binaryFormat: "PNG"
     ) { build throws(OutputRuleError) in
         let defaults = build.defaults
-        return .spriteSheet(defaults.sheet(build.target, build.description ?? build.target, build.own.size ?? defaults.size))
+        return .spriteSheet(
+            defaults.sheet.options(build.target, build.description ?? build.target, build.own.size ?? defaults.size))
+    }
+}
+
+/// A sprite sheet's settings before its own (`OutputDefaults.sheet`; its size is `OutputDefaults.size`).
+package struct SheetDefaults: Sendable {
+    /// Its options for its PNG and description, at a size.
+    package var options: @Sendable (_ png: OutputTarget, _ description: OutputTarget, _ size: SizeRequest) -> SpriteOptions
+
+    /// A sheet at the size asked, every other option the library's default.
+    package init() {
+        options = {
+            var options = SpriteOptions(png: $0, json: $1)
+            options.size = $2
+            return options
+        }
     }
 }
 

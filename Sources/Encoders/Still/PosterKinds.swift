@@ -8,7 +8,7 @@ extension OutputKind {
         prefixNames: ["png"], extensions: [".png"], mediaType: "image/png", settings: [],
         refusals: [.width: atTheGIFsSize, .quality: OutputRefusal(because: "a PNG poster is lossless")], isServed: false,
         reader: .poster(png: true)
-    ) { build throws(OutputRuleError) in .poster(target: build.target, frame: build.defaults.posterFrame) }
+    ) { build throws(OutputRuleError) in .poster(target: build.target, frame: build.defaults.poster.frame) }
 
     /// One frame as a JPEG over the background.
     package static let jpegPoster = OutputKind(
@@ -18,13 +18,21 @@ extension OutputKind {
         refusals: [.width: atTheGIFsSize],
         reader: .poster(png: false)
     ) { build throws(OutputRuleError) in
-        let defaults = build.defaults
+        let defaults = build.defaults.poster
         if let quality = build.own.quality, quality < 1 { throw .invalid("quality must be 1...100 for a JPEG") }
-        return .jpegPoster(target: build.target, frame: defaults.posterFrame, options: JPEGOptions(
+        return .jpegPoster(target: build.target, frame: defaults.frame, options: JPEGOptions(
             quality: build.own.quality.map { Int($0.rounded()) } ?? defaults.jpeg.quality, background: defaults.jpeg.background))
     }
 
     private static let atTheGIFsSize = OutputRefusal(because: "a poster is written at the GIF's size")
+}
+
+/// A poster's settings (`OutputDefaults.poster`): which frame it shows, and a JPEG's quality and background.
+package struct PosterDefaults: Sendable {
+    package var frame: PosterFrame
+    package var jpeg: JPEGOptions
+
+    package init(frame: PosterFrame = .index(0), jpeg: JPEGOptions = JPEGOptions()) { self.frame = frame; self.jpeg = jpeg }
 }
 
 extension OutputReader {

@@ -26,17 +26,39 @@ extension OutputKind {
             reader: .video
         ) { build throws(OutputRuleError) in
             let own = build.own
-            var settings = build.defaults.video(container, own)
+            var settings = build.defaults.video.settings(container, own)
             if let targetSize = own.targetSize { settings.targetSize = targetSize }
             if let crf = own.crf { settings.crf = crf }
             if let timing = own.timing { settings.timing = timing.request }
             if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
             if let seconds = own.keyframeInterval { settings.keyframeInterval = seconds }
-            if !own.isEmpty || build.defaults.checksPlainVideo, let problem = settings.problem ?? settings.timingProblem {
+            if !own.isEmpty || build.defaults.video.checksPlain, let problem = settings.problem ?? settings.timingProblem {
                 throw .invalid(problem.description)
             }
             return .video(target: build.target, options: settings)
         }
+    }
+}
+
+/// A video's settings before its own (`OutputDefaults.video`): the command's options, or the service's defaults.
+package struct VideoDefaults: Sendable {
+    /// The settings of a video in `container` (and the output's own settings for the ones the defaults follow: codec,
+    /// size, whether a rate cap is given).
+    package var settings: @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings
+    /// Whether a video's settings are checked when the output has none of its own (the command line checks its
+    /// own options as options, in their words).
+    package var checksPlain = true
+
+    /// `gifx serve`'s: the library's defaults, a video at the tick (AVIF: one frame per GIF frame, unless capped).
+    package init() {
+        settings = { container, own in
+            VideoSettings(container: container, codec: own.codec, size: own.size ?? .original,
+                          timing: container.defaultTiming(capped: own.maxFps != nil))
+        }
+    }
+
+    package init(settings: @escaping @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings) {
+        self.settings = settings
     }
 }
 

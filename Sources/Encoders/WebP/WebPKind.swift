@@ -10,9 +10,18 @@ extension OutputKind {
     ) { build throws(OutputRuleError) in
         let own = build.own, defaults = build.defaults
         return .webp(target: build.target, options: WebPOptions(
-            quality: own.quality ?? defaults.webpQuality, size: own.size ?? defaults.size,
-            targetSize: own.targetSize ?? defaults.webpTargetSize))
+            quality: own.quality ?? defaults.webp.quality, size: own.size ?? defaults.size,
+            targetSize: own.targetSize ?? defaults.webp.targetSize))
     }
+}
+
+/// A WebP's settings before its own (`OutputDefaults.webp`; its size is `OutputDefaults.size`).
+package struct WebPDefaults: Sendable {
+    /// Its quality (`nil`: lossless) and size cap.
+    package var quality: Float?
+    package var targetSize: Int?
+
+    package init(quality: Float? = nil, targetSize: Int? = nil) { self.quality = quality; self.targetSize = targetSize }
 }
 
 extension OutputRequest {
