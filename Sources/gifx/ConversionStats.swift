@@ -26,36 +26,20 @@ struct ConversionStats: Codable {
     /// How the memory budget was shared, beside `peakRSSBytes`.
     var memory: MemoryPlan?
 
-    // The one output's figures at the top level (to-mp4 and to-sprite), as its `OutputStats` gives them.
+    // The one output's figures at the top level (to-mp4 and to-sprite), as its `OutputStats` gives them: its frames as
+    // `outputFrames`, its size and duration, and its kind's own figures (`OutputKindStats.topLevel`).
     var outputFrames: Int?
-    var fps: String?
-    var loops: Int?
     var width: Int?
     var height: Int?
     var durationSeconds: Double?
-    var encoder: EncoderTuning?
-    var timing: VideoTimingStats?
-    /// `faststart`, or `fragmented` above 250,000 output frames (absent for WebM).
-    var mp4Layout: MP4Layout?
-    var targetSize: TargetSizeReport?
-    var pictures: VideoPictureStats?
-    var keyframes: KeyframeStats?
-    var cells: Int?
-    var cellsSaved: Int?
-    var pages: Int?
-    var pageSizes: [String]?
-    var cellSize: String?
-    var columns: Int?
-    var indexed: Bool?
-    var pixelFormat: String?
-    var rowBufferBytes: Int?
+    var outputFigures: (any OutputKindStats)?
 
     /// The figures of `report` for `command`; `liftsOutput`: its one output's figures at the top level too.
     init(command: String, report: ConversionReport, seconds: Double, liftsOutput: Bool) {
         self.command = command
         frames = report.frames
         decodedFrames = report.decodedCanvases
-        outputs = report.outputs.map(OutputStats.init)
+        outputs = report.outputs.map { OutputStats($0, wording: CommandLineStatsWording()) }
         wallSeconds = (seconds * 1000).rounded() / 1000
         peakCacheBytes = report.peakCacheBytes
         cacheCapacity = report.cacheCapacity
@@ -70,25 +54,55 @@ struct ConversionStats: Codable {
     /// Copies an output's own figures to the top level.
     private mutating func lift(_ output: OutputStats) {
         outputFrames = output.frames
-        fps = output.fps
-        loops = output.loops
         width = output.width
         height = output.height
         durationSeconds = output.durationSeconds
-        encoder = output.encoder
-        timing = output.timing
-        mp4Layout = output.mp4Layout
-        targetSize = output.targetSize
-        pictures = output.pictures
-        keyframes = output.keyframes
-        cells = output.cells
-        cellsSaved = output.cellsSaved
-        pages = output.pages
-        pageSizes = output.pageSizes
-        cellSize = output.cellSize
-        columns = output.columns
-        indexed = output.indexed
-        pixelFormat = output.pixelFormat
-        rowBufferBytes = output.rowBufferBytes
+        outputFigures = output.figures?.topLevel
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case command, frames, decodedFrames, outputs, wallSeconds, peakCacheBytes, cacheCapacity, decode, peakRSSBytes
+        case memory, outputFrames, width, height, durationSeconds
+    }
+
+    /// Decoded by `batch`: the lifted figures are there when `outputFrames` is (the one output's kind decodes them).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        command = try container.decode(String.self, forKey: .command)
+        frames = try container.decode(Int.self, forKey: .frames)
+        decodedFrames = try container.decodeIfPresent(Int.self, forKey: .decodedFrames)
+        outputs = try container.decode([OutputStats].self, forKey: .outputs)
+        wallSeconds = try container.decode(Double.self, forKey: .wallSeconds)
+        peakCacheBytes = try container.decode(Int.self, forKey: .peakCacheBytes)
+        cacheCapacity = try container.decode(Int.self, forKey: .cacheCapacity)
+        decode = try container.decode(DecodeStats.self, forKey: .decode)
+        peakRSSBytes = try container.decode(Int.self, forKey: .peakRSSBytes)
+        memory = try container.decodeIfPresent(MemoryPlan.self, forKey: .memory)
+        outputFrames = try container.decodeIfPresent(Int.self, forKey: .outputFrames)
+        width = try container.decodeIfPresent(Int.self, forKey: .width)
+        height = try container.decodeIfPresent(Int.self, forKey: .height)
+        durationSeconds = try container.decodeIfPresent(Double.self, forKey: .durationSeconds)
+        if outputFrames != nil, outputs.count == 1 {
+            outputFigures = try OutputKind.stats(named: outputs[0].kind)?.init(from: decoder)
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(command, forKey: .command)
+        try container.encode(frames, forKey: .frames)
+        try container.encodeIfPresent(decodedFrames, forKey: .decodedFrames)
+        try container.encode(outputs, forKey: .outputs)
+        try container.encode(wallSeconds, forKey: .wallSeconds)
+        try container.encode(peakCacheBytes, forKey: .peakCacheBytes)
+        try container.encode(cacheCapacity, forKey: .cacheCapacity)
+        try container.encode(decode, forKey: .decode)
+        try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
+        try container.encodeIfPresent(memory, forKey: .memory)
+        try container.encodeIfPresent(outputFrames, forKey: .outputFrames)
+        try container.encodeIfPresent(width, forKey: .width)
+        try container.encodeIfPresent(height, forKey: .height)
+        try container.encodeIfPresent(durationSeconds, forKey: .durationSeconds)
+        try outputFigures?.encode(to: encoder)
     }
 }

@@ -122,13 +122,12 @@ struct ConvertOptions: ConversionOptions {
         var defaults = OutputDefaults { container, own in
             video.mp4Options(size: own.size ?? size, container: container, codec: own.codec)
         }
-        defaults.checksPlainVideo = false
+        defaults.video.checksPlain = false
         defaults.size = size
-        defaults.webpQuality = webpQuality
-        defaults.webpTargetSize = video.targetSize?.bytes
-        defaults.jpeg = JPEGOptions(quality: jpegQuality, background: video.background)
-        defaults.posterFrame = posterFrame.frame
-        defaults.sheet = { png, json, size in sheetLayout.spriteOptions(png: png, json: json, size: size) }
+        defaults.webp = WebPDefaults(quality: webpQuality, targetSize: video.targetSize?.bytes)
+        defaults.poster = PosterDefaults(
+            frame: posterFrame.frame, jpeg: JPEGOptions(quality: jpegQuality, background: video.background))
+        defaults.sheet.options = { png, json, size in sheetLayout.spriteOptions(png: png, json: json, size: size) }
         return defaults
     }
 }

@@ -84,7 +84,7 @@ struct ToMP4Options: ConversionOptions {
         var defaults = OutputDefaults { container, own in
             video.mp4Options(size: own.size ?? size, container: container, codec: own.codec)
         }
-        defaults.checksPlainVideo = false
+        defaults.video.checksPlain = false
         defaults.size = size
         return defaults
     }

@@ -80,7 +80,7 @@ struct ToSpriteOptions: ConversionOptions {
         let sheet = sheet
         var defaults = OutputDefaults()
         defaults.size = size.request
-        defaults.sheet = { png, json, size in sheet.spriteOptions(png: png, json: json, size: size) }
+        defaults.sheet.options = { png, json, size in sheet.spriteOptions(png: png, json: json, size: size) }
         return defaults
     }
 

@@ -126,7 +126,9 @@ enum VerificationText {
         if let level = r.level { what += " level \(level)" }
         if let loop = r.loopCount { what += " loop \(loop) (expected \(r.expectedLoopCount ?? 0))" }
         lines.append(what)
-        if r.kind != "poster" {
+        // What the kind's reader says its reports show (`OutputReader.report`); every line for a report of no kind's.
+        let shows = OutputReader.reporting(r.kind)?.report ?? VerificationLines()
+        if shows.framesAndTiming {
             lines.append(
                 "  frames: \(r.outputFrames) shown for \(r.scheduledFrames) scheduled (\(r.plays) play\(r.plays == 1 ? "" : "s")); "
                     + "missing \(r.missingFrames), extra \(r.extraFrames), repeated \(r.repeatedFrames)"
@@ -134,12 +136,12 @@ enum VerificationText {
             lines.append(
                 "  timing: worst \(ms(r.worstTimingErrorMs))\(r.worstTimingFrame.map { " (GIF frame \($0))" } ?? ""), "
                     + "mean \(String(format: "%.1f", r.meanTimingErrorMs)) ms, tolerance \(String(format: "%.1f", r.timingToleranceMs)) ms "
-                    + "(\(r.timingMode))" + (r.kind.hasPrefix("sheet") ? "" : "; duration \(ms(r.durationErrorMs))"))
+                    + "(\(r.timingMode))" + (shows.duration ? "; duration \(ms(r.durationErrorMs))" : ""))
         }
         var pixels = "  pixels: worst \(db(r.worstPSNR))"
         if let frame = r.worstPSNRFrame, r.worstPSNR != nil {
             pixels += " (output frame \(frame), GIF frame \(r.worstPSNRGifFrame ?? frame))"
-        } else if r.kind == "poster", let gif = r.worstPSNRGifFrame {
+        } else if !shows.framesAndTiming, let gif = r.worstPSNRGifFrame {
             pixels += " (GIF frame \(gif))"
         }
         pixels += ", mean \(db(r.meanPSNR)), " + (r.minPSNR.map { String(format: "bound %.1f dB", $0) } ?? "exact")

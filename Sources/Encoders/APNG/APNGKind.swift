@@ -27,7 +27,7 @@ extension APNGResult: ReportedOutput {
     package var paths: [String] { [target] }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: "apng", paths: paths)
+        var stats = OutputStats(kind: OutputKind.apng.statsName, paths: paths)
         stats.frames = frames
         stats.width = width
         stats.height = height

@@ -152,3 +152,27 @@ extension Verifier {
         return report
     }
 }
+
+extension Verifier {
+    /// Whether the PNG at `path` has an `acTL` chunk before its first `IDAT` (an APNG, PNG spec 3rd ed. §11.3.6);
+    /// false when it is unreadable or not a PNG (the poster's reader then says why).
+    static func isAnimatedPNG(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let signature = try? handle.read(upToCount: 8), signature.elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        else { return false }
+        var offset: UInt64 = 8
+        // Chunks: length (4, big-endian), type (4), data, CRC (4); a few chunks precede IDAT, never many.
+        for _ in 0..<64 {
+            guard (try? handle.seek(toOffset: offset)) != nil, let header = try? handle.read(upToCount: 8), header.count == 8
+            else { return false }
+            let length = header.prefix(4).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            switch String(decoding: header.suffix(4), as: UTF8.self) {
+            case "acTL": return true
+            case "IDAT", "IEND": return false
+            default: offset += 12 + length
+            }
+        }
+        return false
+    }
+}

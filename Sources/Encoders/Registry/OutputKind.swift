@@ -8,8 +8,13 @@ import GifxPipeline
 /// docs/cli.md), the service (`format=`, its query's rules, `Content-Type`, docs/openapi.yaml) and `--stats` read
 /// that list and nothing else.
 package struct OutputKind: Sendable {
-    /// The kind's name: the service's `format=` value, batch's `--formats` entry, the `kind` of `--stats`.
+    /// The kind's name: the service's `format=` value, batch's `--formats` entry, `gifx formats`.
     package let name: String
+    /// Its name as the `kind` of `--stats` (and batch's report): `name`, except where `--stats` has always said
+    /// otherwise (a PNG poster's `poster`).
+    package let statsName: String
+    /// The type of its own figures in `--stats`, beside those every output has (`OutputStats.figures`); `nil`: none.
+    package let stats: (any OutputKindStats.Type)?
     /// The name in messages ("MP4", "sprite sheet").
     package let displayName: String
     /// One line for `--help`, docs/cli.md and docs/openapi.yaml.
@@ -46,14 +51,17 @@ package struct OutputKind: Sendable {
     private let make: @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
 
     package init(
-        name: String, displayName: String, summary: String, prefixNames: [String], extensions: [String],
+        name: String, statsName: String? = nil, displayName: String, summary: String, prefixNames: [String],
+        extensions: [String],
         commandLineLabel: String? = nil, mediaType: String, storedExtension: String? = nil,
-        settings: [OutputSettingName], refusals: KeyValuePairs<OutputSettingName, OutputRefusal> = [:], isServed: Bool = true,
+        settings: [OutputSettingName], refusals: KeyValuePairs<OutputSettingName, OutputRefusal> = [:],
+        stats: (any OutputKindStats.Type)? = nil, isServed: Bool = true,
         streams: Bool = false, reader: OutputReader, files: OutputFiles? = nil, binaryFormat: String? = nil,
         isText: Bool = false,
         request: @escaping @Sendable (OutputBuild) throws(OutputRuleError) -> OutputRequest
     ) {
-        self.name = name; self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
+        self.name = name; self.statsName = statsName ?? name; self.stats = stats
+        self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
         self.extensions = extensions; self.commandLineLabel = commandLineLabel ?? extensions[0]
         self.mediaType = mediaType; self.storedExtension = storedExtension ?? String(extensions[0].dropFirst())
         self.settings = settings; self.refusals = refusals; self.isServed = isServed; self.streams = streams
@@ -206,50 +214,87 @@ package struct OutputBuild: Sendable {
     }
 }
 
-/// The settings an output has unless its own say otherwise: the command's options, or the service's defaults.
+/// The settings an output has unless its own say otherwise: the command's options, or the service's defaults. Each
+/// kind's are its own type, declared in its folder; the frame size is the WebP's and the sheet's.
 package struct OutputDefaults: Sendable {
-    /// A video's settings before its own (`container`, and the output's own settings for the ones the defaults
-    /// follow: codec, size, whether a rate cap is given).
-    package var video: @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings
-    /// Whether a video's settings are checked when the output has none of its own (the command line checks its
-    /// own options as options, in their words).
-    package var checksPlainVideo = true
+    package var video: VideoDefaults
     /// The frame size of a WebP or a sheet.
     package var size: SizeRequest = .original
-    /// A WebP's quality (`nil`: lossless) and size cap.
-    package var webpQuality: Float?
-    package var webpTargetSize: Int?
-    /// A JPEG poster's quality and background.
-    package var jpeg = JPEGOptions()
-    /// Which frame a poster shows.
-    package var posterFrame: PosterFrame = .index(0)
-    /// A sprite sheet's options for its PNG and description, at a size.
-    package var sheet: @Sendable (_ png: OutputTarget, _ description: OutputTarget, _ size: SizeRequest) -> SpriteOptions = {
-        var options = SpriteOptions(png: $0, json: $1)
-        options.size = $2
-        return options
-    }
+    package var webp = WebPDefaults()
+    package var poster = PosterDefaults()
+    package var sheet = SheetDefaults()
 
-    /// `gifx serve`'s: the library's defaults, a video at the tick (AVIF: one frame per GIF frame, unless capped).
-    package init() {
-        video = { container, own in
-            VideoSettings(container: container, codec: own.codec, size: own.size ?? .original,
-                          timing: container.defaultTiming(capped: own.maxFps != nil))
-        }
-    }
+    /// `gifx serve`'s: the library's defaults (`VideoDefaults()`).
+    package init() { video = VideoDefaults() }
 
+    /// A video's settings before its own made by `video` (`VideoDefaults.settings`).
     package init(video: @escaping @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings) {
-        self.video = video
+        self.video = VideoDefaults(settings: video)
     }
 }
 
-/// How `verify` reads an output of a kind back and checks it against the GIF.
+/// How `verify` reads an output of a kind back and checks it against the GIF, declared by the kind (its read-back
+/// lives in the kind's folder); the verifier knows kinds only through these.
 package struct OutputReader: Sendable {
-    /// The reader's name in reports ("video", "webp", "sheet", "pngPoster", "jpegPoster").
+    /// The `kind` of its reports ("video", "webp", "apng", "poster", "sheet"), as `verify --json` prints it.
     package let name: String
+    /// The `kind` of a report on one part of such an output (a sheet's page: "sheet page"), when it has parts.
+    package let partName: String?
+    /// The `kind` of the report on such an output that cannot be read: `name`, except where `verify` has always said
+    /// otherwise (a PNG poster's `pngPoster`).
+    package let unreadableName: String
+    /// Which lines `verify`'s text report gives its reports.
+    package let report: VerificationLines
     package let verify: @Sendable (Verifier, _ path: String, Verifier.Expectation) throws -> OutputVerification
-    package init(name: String, verify: @escaping @Sendable (Verifier, String, Verifier.Expectation) throws -> OutputVerification) {
-        self.name = name; self.verify = verify
+    /// The reader of a file this kind's ending names but whose content is another kind's (a `.png` that is an
+    /// animation is an APNG); `nil`: this reader.
+    package let byContent: @Sendable (_ path: String) -> OutputReader?
+    /// The parts an output names beside it (a sheet description's pages), with how one part given alongside it is
+    /// verified (the frames the output cuts from that part); `nil` for an output of one file.
+    package let parts: OutputParts?
+
+    package init(
+        name: String, partName: String? = nil, unreadableName: String? = nil,
+        report: VerificationLines = VerificationLines(), parts: OutputParts? = nil,
+        byContent: @escaping @Sendable (_ path: String) -> OutputReader? = { _ in nil },
+        verify: @escaping @Sendable (Verifier, String, Verifier.Expectation) throws -> OutputVerification
+    ) {
+        self.name = name; self.partName = partName; self.unreadableName = unreadableName ?? name
+        self.report = report; self.parts = parts
+        self.byContent = byContent; self.verify = verify
+    }
+
+    /// The reader whose reports have `kind` (`OutputVerification.kind`), among the registry's.
+    package static func reporting(_ kind: String) -> OutputReader? {
+        OutputKind.all.lazy.map(\.reader).first { $0.name == kind || $0.partName == kind }
+    }
+}
+
+/// What `verify`'s text report says of one output beyond its name, format and pixels.
+package struct VerificationLines: Sendable {
+    /// Its frames and their timing (a poster is one frame, shown at no time: its pixels' line names the GIF frame
+    /// it shows instead).
+    package var framesAndTiming: Bool
+    /// Its duration against the schedule's (a sheet's frames are durations, it has no duration of its own).
+    package var duration: Bool
+    package init(framesAndTiming: Bool = true, duration: Bool = true) {
+        self.framesAndTiming = framesAndTiming; self.duration = duration
+    }
+}
+
+/// The files an output names as its parts (a sheet description's PNG pages), and how a part given to `verify`
+/// alongside the output is checked: as that part of it, not as a file of its own.
+package struct OutputParts: Sendable {
+    /// The parts the output at `path` names (standardized paths); empty when it cannot be read.
+    package let named: @Sendable (_ path: String) -> [String]
+    /// Verifies the part at `part` (standardized) of the output at `path`, reported as `reportedAs`.
+    package let verify:
+        @Sendable (Verifier, _ path: String, _ part: String, _ reportedAs: String) throws -> OutputVerification
+    package init(
+        named: @escaping @Sendable (String) -> [String],
+        verify: @escaping @Sendable (Verifier, String, String, String) throws -> OutputVerification
+    ) {
+        self.named = named; self.verify = verify
     }
 }
 

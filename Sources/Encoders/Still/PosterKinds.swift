@@ -4,31 +4,48 @@ import GifxPipeline
 extension OutputKind {
     /// One frame as an RGBA PNG, transparency kept.
     package static let pngPoster = OutputKind(
-        name: "png", displayName: "PNG", summary: "a poster: one frame as a PNG, transparency kept",
+        name: "png", statsName: "poster", displayName: "PNG", summary: "a poster: one frame as a PNG, transparency kept",
         prefixNames: ["png"], extensions: [".png"], mediaType: "image/png", settings: [],
         refusals: [.width: atTheGIFsSize, .quality: OutputRefusal(because: "a PNG poster is lossless")], isServed: false,
-        reader: .pngPoster
-    ) { build throws(OutputRuleError) in .poster(target: build.target, frame: build.defaults.posterFrame) }
+        reader: .poster(png: true)
+    ) { build throws(OutputRuleError) in .poster(target: build.target, frame: build.defaults.poster.frame) }
 
     /// One frame as a JPEG over the background.
     package static let jpegPoster = OutputKind(
-        name: "jpg", displayName: "JPEG", summary: "a poster: one frame as a JPEG over the background colour",
+        name: "jpg", statsName: "jpeg-poster", displayName: "JPEG",
+        summary: "a poster: one frame as a JPEG over the background colour",
         prefixNames: ["jpg", "jpeg"], extensions: [".jpg", ".jpeg"], mediaType: "image/jpeg", settings: [.quality],
         refusals: [.width: atTheGIFsSize],
-        reader: OutputReader(name: "jpegPoster") { try $0.verifyPoster($1, expected: $2) }
+        reader: .poster(png: false)
     ) { build throws(OutputRuleError) in
-        let defaults = build.defaults
+        let defaults = build.defaults.poster
         if let quality = build.own.quality, quality < 1 { throw .invalid("quality must be 1...100 for a JPEG") }
-        return .jpegPoster(target: build.target, frame: defaults.posterFrame, options: JPEGOptions(
+        return .jpegPoster(target: build.target, frame: defaults.frame, options: JPEGOptions(
             quality: build.own.quality.map { Int($0.rounded()) } ?? defaults.jpeg.quality, background: defaults.jpeg.background))
     }
 
     private static let atTheGIFsSize = OutputRefusal(because: "a poster is written at the GIF's size")
 }
 
+/// A poster's settings (`OutputDefaults.poster`): which frame it shows, and a JPEG's quality and background.
+package struct PosterDefaults: Sendable {
+    package var frame: PosterFrame
+    package var jpeg: JPEGOptions
+
+    package init(frame: PosterFrame = .index(0), jpeg: JPEGOptions = JPEGOptions()) { self.frame = frame; self.jpeg = jpeg }
+}
+
 extension OutputReader {
-    /// A PNG poster, read with libpng and checked exactly.
-    package static let pngPoster = OutputReader(name: "pngPoster") { try $0.verifyPoster($1, expected: $2) }
+    /// A poster, one frame shown at no time: a PNG read with libpng and checked exactly (a `.png` that is an animation,
+    /// an APNG written with `-o apng:x.png` or by another tool, is read as an APNG, every frame at its time), a JPEG
+    /// read with libavcodec within the PSNR bound.
+    fileprivate static func poster(png: Bool) -> OutputReader {
+        OutputReader(
+            name: "poster", unreadableName: png ? "pngPoster" : "jpegPoster",
+            report: VerificationLines(framesAndTiming: false),
+            byContent: { png && Verifier.isAnimatedPNG($0) ? OutputKind.apng.reader : nil }
+        ) { try $0.verifyPoster($1, expected: $2, png: png) }
+    }
 }
 
 extension OutputRequest {
@@ -49,7 +66,8 @@ extension PosterResult: ReportedOutput {
     public var paths: [String] { [target] }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: { if case .jpeg = format { "jpeg-poster" } else { "poster" } }(), paths: paths)
+        let kind: OutputKind = if case .jpeg = format { .jpegPoster } else { .pngPoster }
+        var stats = OutputStats(kind: kind.statsName, paths: paths)
         stats.frames = 1
         stats.width = width
         stats.height = height

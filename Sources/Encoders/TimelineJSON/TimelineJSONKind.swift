@@ -21,5 +21,5 @@ extension OutputRequest {
 package struct TimelineJSONResult: ReportedOutput {
     package var path: String
     package var paths: [String] { [path] }
-    package var stats: OutputStats { OutputStats(kind: "timeline", paths: paths) }
+    package var stats: OutputStats { OutputStats(kind: OutputKind.timelineJSON.statsName, paths: paths) }
 }

@@ -17,18 +17,18 @@ final class ReferenceMaker {
     private let scaler: OpaquePointer?
     private var composited: [UInt8]
 
-    /// Scales with the sprite sheet's own `RGBAScaler` (premultiplied, bit-exact), for a sheet's cells.
-    private let sheetScaler: RGBAScaler?
+    /// Scales with gifx's own `RGBAScaler` (premultiplied, bit-exact), for an output scaled by it.
+    private let exactScaler: RGBAScaler?
 
     /// The output's pixel format, matrix and range when it is YUV: each reference goes through them and back, so the
     /// comparison measures the encoder's loss, not the chroma subsampling every 4:2:0 output shares (which on
     /// saturated pixel-art edges alone costs 20-30 dB of RGB PSNR).
     private var roundTrip: ChromaRoundTrip?
 
-    /// `sheet`: a sprite sheet's cells, scaled as to-sprite scales them (so gifx's scaled sheets compare exactly).
+    /// `exactScaling`: scaled with `RGBAScaler`, as the output was (a sprite sheet's cells), so they compare exactly.
     /// `chroma`: the output's YUV format (see `roundTrip`).
     init(
-        canvas: CanvasSize, output: CanvasSize, keepAlpha: Bool, background: RGBColor, sheet: Bool = false,
+        canvas: CanvasSize, output: CanvasSize, keepAlpha: Bool, background: RGBColor, exactScaling: Bool = false,
         chroma: YUVFormat? = nil
     ) throws {
         self.canvas = canvas
@@ -40,8 +40,8 @@ final class ReferenceMaker {
         width = scaling ? output.width : canvas.width
         height = scaling ? output.height : canvas.height
         composited = [UInt8](repeating: 0, count: scaling ? canvas.width * canvas.height * 4 : 0)
-        sheetScaler = sheet && scaling ? try RGBAScaler(from: canvas, to: output) : nil
-        if scaling && !sheet {
+        exactScaler = exactScaling && scaling ? try RGBAScaler(from: canvas, to: output) : nil
+        if scaling && !exactScaling {
             try Libav.require(GIFX_AV_SCALER)
             let shrinking = output.width * output.height < canvas.width * canvas.height
             guard let context = gifx_sws_getContext(
@@ -68,7 +68,7 @@ final class ReferenceMaker {
 
     var bytes: Int { width * height * 4 }
     /// Whether a reference is the canvas itself (alpha kept, no scaling, no chroma round trip): it can be read in place.
-    var isIdentity: Bool { keepsAlpha && scaler == nil && sheetScaler == nil && roundTrip == nil }
+    var isIdentity: Bool { keepsAlpha && scaler == nil && exactScaler == nil && roundTrip == nil }
     /// What a reference buffer is allocated with: libswscale's vector code may write a little past the last
     /// pixel of a packed image.
     var allocationBytes: Int { bytes + 64 }
@@ -77,8 +77,8 @@ final class ReferenceMaker {
     func make(_ canvas: Canvas, into destination: UnsafeMutablePointer<UInt8>) {
         guard let source = canvas.pixels.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
         let count = canvas.width * canvas.height
-        if let sheetScaler {
-            sheetScaler.scale(canvas.pixels, into: UnsafeMutableRawPointer(destination), stride: width * 4)
+        if let exactScaler {
+            exactScaler.scale(canvas.pixels, into: UnsafeMutableRawPointer(destination), stride: width * 4)
         } else if let scaler {
             composited.withUnsafeMutableBytes { buffer in
                 let target = buffer.baseAddress!.assumingMemoryBound(to: UInt32.self)

@@ -22,21 +22,43 @@ extension OutputKind {
             name: container.rawValue, displayName: displayName, summary: summary, prefixNames: [container.rawValue],
             extensions: ["." + container.rawValue], mediaType: mediaType,
             settings: [.width, .height, .scale, .codec, .crf, .fps, .maxFps, .targetSize, .keyframeInterval],
-            refusals: [.quality: OutputRefusal(instead: "use crf=")], streams: streams,
+            refusals: [.quality: OutputRefusal(instead: "use crf=")], stats: VideoStats.self, streams: streams,
             reader: .video
         ) { build throws(OutputRuleError) in
             let own = build.own
-            var settings = build.defaults.video(container, own)
+            var settings = build.defaults.video.settings(container, own)
             if let targetSize = own.targetSize { settings.targetSize = targetSize }
             if let crf = own.crf { settings.crf = crf }
             if let timing = own.timing { settings.timing = timing.request }
             if let maxFps = own.maxFps { settings.maxFrameRate = maxFps }
             if let seconds = own.keyframeInterval { settings.keyframeInterval = seconds }
-            if !own.isEmpty || build.defaults.checksPlainVideo, let problem = settings.problem ?? settings.timingProblem {
+            if !own.isEmpty || build.defaults.video.checksPlain, let problem = settings.problem ?? settings.timingProblem {
                 throw .invalid(problem.description)
             }
             return .video(target: build.target, options: settings)
         }
+    }
+}
+
+/// A video's settings before its own (`OutputDefaults.video`): the command's options, or the service's defaults.
+package struct VideoDefaults: Sendable {
+    /// The settings of a video in `container` (and the output's own settings for the ones the defaults follow: codec,
+    /// size, whether a rate cap is given).
+    package var settings: @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings
+    /// Whether a video's settings are checked when the output has none of its own (the command line checks its
+    /// own options as options, in their words).
+    package var checksPlain = true
+
+    /// `gifx serve`'s: the library's defaults, a video at the tick (AVIF: one frame per GIF frame, unless capped).
+    package init() {
+        settings = { container, own in
+            VideoSettings(container: container, codec: own.codec, size: own.size ?? .original,
+                          timing: container.defaultTiming(capped: own.maxFps != nil))
+        }
+    }
+
+    package init(settings: @escaping @Sendable (_ container: VideoContainer, _ own: OutputSettings) -> VideoSettings) {
+        self.settings = settings
     }
 }
 
@@ -48,11 +70,20 @@ extension OutputReader {
 extension OutputRequest {
     /// An MP4, WebM or AVIF at `target` (the container is in the options).
     public static func video(target: OutputTarget, options: VideoSettings) -> OutputRequest {
-        OutputRequest(kind: options.container.rawValue, target: target) { try VideoSink(target: target, options: options, context: $0) }
+        OutputRequest(kind: options.container.outputKind.name, target: target) { try VideoSink(target: target, options: options, context: $0) }
     }
 }
 
 extension VideoContainer {
+    /// The kind of an output in this container.
+    package var outputKind: OutputKind {
+        switch self {
+        case .mp4: .mp4
+        case .webm: .webm
+        case .avif: .avif
+        }
+    }
+
     /// The timing of an output that asks for none: the tick, except for AVIF: one sample per GIF frame (VFR), unless a
     /// rate cap is given. An AVIF is an image, and browsers time image frames their way: Firefox shows a frame
     /// of 10 ms or less for 100 ms (the GIF rule it applies to every animated image format) and rounds each
@@ -68,22 +99,49 @@ extension VideoResult: ReportedOutput {
     public var paths: [String] { [target] }
 
     package var stats: OutputStats {
-        var stats = OutputStats(kind: settings.container.rawValue, paths: paths)
-        stats.codec = settings.codec.rawValue
-        stats.alpha = keepsAlpha
-        stats.mp4Layout = layout
+        var stats = OutputStats(kind: settings.container.outputKind.statsName, paths: paths)
         stats.frames = summary.outputFrames
-        stats.fps = plan.rate?.description ?? "vfr"
         stats.width = outputSize.width
         stats.height = outputSize.height
-        stats.encoder = tuning
-        stats.targetSize = targetSize
-        stats.pictures = VideoPictureStats(summary)
-        stats.keyframes = KeyframeStats(self)
-        stats.loops = settings.loops
         stats.durationSeconds = plan.durationSeconds * Double(settings.loops)
-        stats.timing = VideoTimingStats(self)
+        stats.figures = VideoStats(
+            fps: plan.rate?.description ?? "vfr", encoder: tuning, codec: settings.codec.rawValue, alpha: keepsAlpha,
+            mp4Layout: layout, targetSize: targetSize, pictures: VideoPictureStats(summary), keyframes: KeyframeStats(self),
+            loops: settings.loops, timing: VideoTimingStats(self))
         return stats
+    }
+}
+
+/// A video's own figures in `--stats` (MP4, WebM, AVIF): its rate (`vfr` without one), encoder settings, codec and
+/// whether the stream kept the GIF's transparency (VP9 in WebM); an MP4's layout (`faststart`, or `fragmented` above
+/// 250,000 output frames); with a size cap the encodes spent and the one kept; its pictures encoded and repeat
+/// pictures spliced in, with their bytes; its key frames; how many times the animation is written; and how its plan
+/// laid it out in time.
+package struct VideoStats: OutputKindStats {
+    package var fps: String?
+    package var encoder: EncoderTuning?
+    package var codec: String?
+    package var alpha: Bool?
+    package var mp4Layout: MP4Layout?
+    package var targetSize: TargetSizeReport?
+    package var pictures: VideoPictureStats?
+    package var keyframes: KeyframeStats?
+    package var loops: Int?
+    package var timing: VideoTimingStats?
+
+    /// `timing`'s reason in `wording`'s words.
+    package func worded(_ wording: some StatsWording) -> VideoStats {
+        var figures = self
+        if let choice = timing?.rateChoice { figures.timing?.reason = wording.rateReason(choice) }
+        return figures
+    }
+
+    /// At the top level (`to-mp4`): all but the codec and alpha.
+    package var topLevel: VideoStats {
+        var figures = self
+        figures.codec = nil
+        figures.alpha = nil
+        return figures
     }
 }
 
@@ -105,8 +163,16 @@ package struct VideoTimingStats: Codable, Sendable {
     package var levelAsked: String?
     package var levelMaxFps: String?
     package var levelMaxFpsDecimal: Double?
-    /// Why the plan chose its rate, in the command line's terms (`RateReason.commandLineWording`).
+    /// Why the plan chose its rate, in the words of whoever prints the figures (`StatsWording.rateReason`: the command
+    /// line names its flags); the library's own words (`RateReason.description`) until then.
     package var reason: String
+    /// The facts `reason` words; not encoded (a report read back keeps its words).
+    package var rateChoice: VideoRateChoice?
+
+    private enum CodingKeys: String, CodingKey {
+        case mode, rate, peakRate, outputFramesPerPlay, worstStartErrorMs, gifFramesNeverShown, h264Level, levelAsked
+        case levelMaxFps, levelMaxFpsDecimal, reason
+    }
 
     package init(_ result: VideoResult) {
         let plan = result.plan
@@ -122,12 +188,20 @@ package struct VideoTimingStats: Codable, Sendable {
         levelMaxFpsDecimal = result.levelRateCap.map { ($0.doubleValue * 1000).rounded(.down) / 1000 }
         if case .capped(let limit, let asked, let chosen) = plan.reason, limit == result.levelRateCap,
            let level = result.settings.level {
-            reason = "--level \(level) (at most \(limit) fps at \(result.outputSize.width)x\(result.outputSize.height)): "
-                + RateReason.cappedDetail(asked: asked, chosen: chosen)
+            rateChoice = .levelCap(level: level, limit: limit, size: result.outputSize, asked: asked, chosen: chosen)
         } else {
-            reason = plan.reason.commandLineWording
+            rateChoice = .plan(plan.reason)
         }
+        reason = plan.reason.description
     }
+}
+
+/// Why a video's plan has its rate, as facts, for whoever words them (`StatsWording`).
+package enum VideoRateChoice: Sendable {
+    /// The plan's own reason.
+    case plan(RateReason)
+    /// The rate cap of the level asked (`VideoSettings.level`) at the output size, which capped the plan.
+    case levelCap(level: LevelRequest, limit: Rational, size: CanvasSize, asked: Rational, chosen: Rational)
 }
 
 /// `--stats`' `pictures` object: how the video's samples were made (docs/repeats.md). `encoded` pictures went

@@ -54,7 +54,8 @@ final class VideoTap {
             timeline: timeline, source: references, plays: video.options.loops,
             bound: settings.minPSNR ?? VerifyDefaults.minPSNR, memoryBudget: memoryBudget)
         report = OutputVerification(
-            path: "", kind: "video", codec: codecName, width: video.outputSize.width, height: video.outputSize.height,
+            path: "", kind: OutputReader.video.name, codec: codecName, width: video.outputSize.width,
+            height: video.outputSize.height,
             exact: false)
         report.pixelFormat = keepAlpha ? "yuva420p" : "yuv420p"
         report.colorSpace = gifx_av_color_space_name(encoder.pointee.colorspace).map { String(cString: $0) }
