@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages gifx builds against; ffmpeg (ffprobe), webp (webpmux) and libavif-bin (avifenc, avifdec) are the
 # tests' independent oracles.
-PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libpng-dev libwebp-dev libavif-dev libdav1d-dev libavif-bin pkg-config ffmpeg webp time python3-yaml vpx-tools dav1d libde265-examples openssl gdb
+PACKAGES := libgif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libx264-dev libpng-dev libwebp-dev libavif-dev libdav1d-dev libavif-bin pkg-config ffmpeg webp time python3-yaml vpx-tools dav1d libde265-examples openssl gdb
 GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out

@@ -51,6 +51,9 @@ let package = Package(
         // libav headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries are
         // opened with dlopen on first use, so the commands that need no libav do not load it (loader.c).
         .target(name: "CAV", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // libx264 driven directly for H.264 with repeat pictures (B references: docs/repeats.md), opened with
+        // dlopen on first use as libav is.
+        .target(name: "CX264", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // libwebp's animation encoder (libwebp-dev): animated WebP with exact frame durations and loop count.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
         // libavif (libavif-dev): the AVIF input reader (Sources/Frames/AVIF), decoding AV1 with dav1d. A C target, not
@@ -100,7 +103,7 @@ let package = Package(
         // timeline JSON), their registry (Registry/OutputKinds.swift) and the stand-alone `Verifier` that reads any
         // kind back (Verify/).
         .target(name: "GifxEncoders", dependencies: [
-            "CAV", "CMalloc", "CPng", "CWebP", "GifxChecks", "GifxFrames", "GifxPipeline", "GifxPOSIXFiles", "GifxSystem",
+            "CAV", "CMalloc", "CPng", "CWebP", "CX264", "GifxChecks", "GifxFrames", "GifxPipeline", "GifxPOSIXFiles", "GifxSystem",
             "GifxTimeline",
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Sources/Encoders", exclude: ["Pipeline", "Checks"]),

@@ -42,6 +42,8 @@ struct DeveloperSwitches {
         diagnostics.fragmentedMP4Above = environment("GIFX_MP4_FRAGMENT_ABOVE").flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
         diagnostics.libavLogging = environment("GIFX_AV_LOG") == "1"
         diagnostics.encodeRepeats = environment("GIFX_REPEATS") == "encode"
+        diagnostics.noReferenceRepeats = environment("GIFX_REPEATS") == "single-reference"
+        diagnostics.x264StreamPath = environment("GIFX_DEBUG_X264_STREAM")
         diagnostics.repeatTimestamps = environment("GIFX_REPEATS").flatMap(RepeatTimestamps.init(rawValue:)) ?? .capped
 #if DEBUG
         crash = environment("GIFX_TEST_CRASH").flatMap(CrashSwitch.init)

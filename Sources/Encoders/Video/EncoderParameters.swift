@@ -17,6 +17,12 @@ package enum EncoderParameter: Sendable, Hashable {
     case ref(Int)
     /// Consecutive B-frames at most.
     case bframes(Int)
+    /// x264's implicit weighted bi-prediction (`weightb`; off for B-frame repeats: its weights follow picture order
+    /// counts, which the repeats rescale).
+    case weightedBiprediction(Bool)
+    /// x264's direct motion vector prediction in B-frames (`direct`; spatial for B-frame repeats, whose
+    /// rescaled picture order counts temporal prediction would scale by).
+    case directPrediction(DirectPrediction)
     /// x265's temporal motion vector prediction (off for repeat pictures: a repeat would be the collocated picture).
     case temporalMVP(Bool)
     /// x265's CU-tree (off at widths up to 48, where libx265's writes out of bounds: `EncoderTuning.ladder`).
@@ -43,6 +49,11 @@ package enum EncoderParameter: Sendable, Hashable {
     /// A `key=value` item (or a bare item) read back from a report, kept as written.
     case reported(String)
 
+    /// x264's `direct` modes.
+    package enum DirectPrediction: String, Sendable, Hashable {
+        case none, spatial, temporal, auto
+    }
+
     /// x264's `b-pyramid` modes.
     package enum BPyramid: String, Sendable, Hashable {
         case none, strict, normal
@@ -64,6 +75,8 @@ package enum EncoderParameter: Sendable, Hashable {
         case .bPyramid: "b-pyramid"
         case .ref: "ref"
         case .bframes: "bframes"
+        case .weightedBiprediction: "weightb"
+        case .directPrediction: "direct"
         case .temporalMVP: "temporal-mvp"
         case .cuTree: "cutree"
         case .wavefronts: "wpp"
@@ -84,11 +97,13 @@ package enum EncoderParameter: Sendable, Hashable {
     package var rendered: String {
         switch self {
         case .level(let level), .levelIDC(let level): "\(key)=\(level)"
-        case .highTier(let on), .temporalMVP(let on), .cuTree(let on), .wavefronts(let on): "\(key)=\(on ? 1 : 0)"
+        case .highTier(let on), .temporalMVP(let on), .cuTree(let on), .wavefronts(let on),
+             .weightedBiprediction(let on): "\(key)=\(on ? 1 : 0)"
         case .vbvMaxRate(let n), .vbvBufferSize(let n), .ref(let n), .bframes(let n), .rcLookahead(let n),
              .syncLookahead(let n), .pools(let n), .frameThreads(let n), .pass(let n), .bitrate(let n):
             "\(key)=\(n)"
         case .bPyramid(let mode): "\(key)=\(mode.rawValue)"
+        case .directPrediction(let mode): "\(key)=\(mode.rawValue)"
         case .slicedThreads: "\(key)=1"
         case .logLevel(let level): "\(key)=\(level.rawValue)"
         case .stats(let path): "\(key)=\(path)"

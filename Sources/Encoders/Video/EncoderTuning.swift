@@ -65,7 +65,12 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
     /// - SVT-AV1 and libaom: their own settings only.
     /// `threads` 0: the encoder's own choice (x264 runs 1.5 threads a core: 8-10 % faster than one a core on
     /// 2 cores, measured at 854×480), estimated as that many.
-    package static func ladder(options: VideoSettings, frameSize: CanvasSize, threads: Int) -> [EncoderTuning] {
+    /// `referenceRepeats`: the stream's repeats may keep x264's B-frames (`referenceRepeatParameters`), whose B
+    /// references need up to B-frames + 3 reference frames: 3 more than `medium`'s, counted on the levels with
+    /// B-frames.
+    package static func ladder(
+        options: VideoSettings, frameSize: CanvasSize, threads: Int, referenceRepeats: Bool = false
+    ) -> [EncoderTuning] {
         let threads = max(0, threads)
         let counted = threads > 0 ? threads : ThreadCounts.machine.encoderOwnChoice
         let pools: EncoderParameters = threads > 0 ? [.pools(threads)] : []
@@ -98,9 +103,10 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
         switch options.codec {
         case .h264:
             let lean: EncoderParameters = [.bframes(1), .ref(1), .rcLookahead(1), .syncLookahead(0)]
+            let bReferences = referenceRepeats ? 3 : 0
             levels = [
-                tuning("x264 preset \(options.preset)", frames: 40 + 3 + 3 + held),
-                tuning("x264 lookahead 10", frames: 10 + 3 + 3 + held, parameters: [.rcLookahead(10)]),
+                tuning("x264 preset \(options.preset)", frames: 40 + 3 + 3 + bReferences + held),
+                tuning("x264 lookahead 10", frames: 10 + 3 + 3 + bReferences + held, parameters: [.rcLookahead(10)]),
                 tuning("x264 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + held, parameters: lean),
             ]
             if counted > 1 {  // one frame in flight instead of one per thread (the same as above on one thread)
@@ -281,6 +287,24 @@ extension EncoderTuning {
             tuning.setting = "libaom real-time cpu-used \(cpuUsed) (repeat pictures)"
             return tuning
         }
+    }
+
+    /// The x264 parameters with which H.264 repeat pictures keep x264's B-frames (docs/repeats.md, "B-frames with
+    /// repeats"), `nil` where these settings cannot: fewer than 2 B-frames or no B-pyramid (a held picture could
+    /// not be a B reference), a `--level` (its DPB limit may not hold the references a B reference needs), two
+    /// passes. Every held picture is a reference (`X264Encoder.PictureType.reference`); x264 keeps a B reference
+    /// only with more references than B references + 3, so `ref` is at least B-frames + 3 (6 at `medium`);
+    /// implicit weighted bi-prediction off and spatial direct prediction (`H264ReferenceRepeatSplicer`).
+    func referenceRepeatParameters() throws -> EncoderParameters? {
+        guard encoder == "libx264",
+              !parameters.items.contains(where: { ["level", "pass", "sliced-threads"].contains($0.key) })
+        else { return nil }
+        let base = try X264Encoder.settings(tuning: self, extra: [])
+        guard base.bFrames >= 2, base.pyramid else { return nil }
+        let extra: EncoderParameters = [
+            .ref(max(base.references, base.bFrames + 3)), .weightedBiprediction(false), .directPrediction(.spatial),
+        ]
+        return try X264Encoder.settings(tuning: self, extra: extra).allowReferenceRepeats ? extra : nil
     }
 
     /// libaom in real-time mode for AV1 with repeat pictures (docs/repeats.md, "How (AV1)"): no lookahead (a

@@ -20,14 +20,21 @@ final class VideoEncoder {
     let timeBase: AVRational
     /// Durations (in `timeBase`) of frames sent but not yet returned, by pts; only those not 1 unit long.
     private var pendingDurations: [Int64: Int64] = [:]
+    /// libx264 through its own API (`X264Encoder`: H.264 with B-frame repeats), in place of libavcodec's wrapper;
+    /// the codec context is then not opened, and carries the stream's parameters for the muxer and verifier.
+    private let x264: X264Encoder?
+    /// The settings libx264 runs with where it is driven directly, `nil` otherwise.
+    var directX264Settings: X264Encoder.Settings? { x264?.settings }
 
     /// Opens `codec` at `width`×`height`, announcing `frameRate` fps (the peak rate for VFR) with timestamps
     /// in `timeBase`. `globalHeader`: the container (MP4) wants SPS/PPS in extradata, not in the stream.
     /// `alpha`: encode yuva420p (libvpx-vp9 only: a second libvpx instance codes the alpha plane).
     /// `keyframeMaximum`: libavcodec's `gop_size`, the encoder's own longest gap between key frames in frames.
+    /// `directX264`: drive libx264 through its own API with these parameters after the tuning's (H.264 only).
     init(
         codec: VideoCodec, width: Int, height: Int, frameRate: AVRational, timeBase: AVRational,
-        tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false, keyframeMaximum: Int32 = -1
+        tuning: EncoderTuning, globalHeader: Bool, alpha: Bool = false, keyframeMaximum: Int32 = -1,
+        directX264: EncoderParameters? = nil
     ) throws {
         let pixelFormat = alpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
         handles = try EncoderHandles(encoder: tuning.encoder)
@@ -53,7 +60,16 @@ final class VideoEncoder {
         // intra period (`gop_size - 1`); -1 leaves each its own default.
         if keyframeMaximum > 0 { c.pointee.gop_size = keyframeMaximum }
 
-        for option in tuning.options {
+        if let extra = directX264 {
+            let x264 = try X264Encoder(
+                width: width, height: height, frameRate: frameRate, timeBase: timeBase, tuning: tuning, extra: extra,
+                keyframeMaximum: keyframeMaximum)
+            self.x264 = x264
+            try replaceExtradata(x264.extradata)
+        } else {
+            x264 = nil
+        }
+        for option in tuning.options where x264 == nil {
             try check(
                 gifx_av_opt_set(c.pointee.priv_data, option.name, option.value, 0),
                 "setting \(tuning.encoder)'s \(option.name) to \(option.value)")
@@ -61,7 +77,9 @@ final class VideoEncoder {
         // SVT-AV1 would run its threads at real-time priority 99 in a process that may (root), starving the
         // machine: gifx never lets an encoder do that (`gifx_drop_realtime_scheduling`, CAV.h).
         if tuning.encoder == "libsvtav1" { _ = gifx_drop_realtime_scheduling() }
-        try check(gifx_avcodec_open2(c, handles.codec, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
+        if x264 == nil {
+            try check(gifx_avcodec_open2(c, handles.codec, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
+        }
 
         frame.pointee.format = pixelFormat.rawValue
         frame.pointee.width = Int32(width)
@@ -80,10 +98,18 @@ final class VideoEncoder {
 
     /// Sends `frame` with presentation time `pts` lasting `duration` (both in `timeBase` units) and hands
     /// every packet the encoder returns to `deliver` with its own duration.
-    /// `keyframe`: force a key frame (libx264 makes it an IDR: gifx never opens GOPs).
+    /// `keyframe`: force a key frame (libx264 makes it an IDR: gifx never opens GOPs). `reference`: the picture
+    /// must stay a reference picture (repeats copy it; `X264Encoder` only).
     func encode(
-        pts: Int64, duration: Int64, keyframe: Bool = false, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void
+        pts: Int64, duration: Int64, keyframe: Bool = false, reference: Bool = false,
+        deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void
     ) throws {
+        if let x264 {
+            if duration != 1 { pendingDurations[pts] = duration }
+            let type: X264Encoder.PictureType = keyframe ? .keyframe : reference ? .reference : .automatic
+            if let picture = try x264.encode(frame, pts: pts, type: type) { try self.deliver(picture, deliver) }
+            return
+        }
         frame.pointee.pts = pts
         frame.pointee.pkt_duration = duration
         frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
@@ -119,8 +145,26 @@ final class VideoEncoder {
     /// so for VFR the `stts` entries are those frames' delays and the media (`mdhd`) duration can differ
     /// from the presentation by the reorder delay; players follow the edit list and `ctts`.
     func finish(deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        if let x264 {
+            while let picture = try x264.flush() { try self.deliver(picture, deliver) }
+            return
+        }
         try check(gifx_avcodec_send_frame(context, nil), "flushing the encoder")
         try drain(deliver)
+    }
+
+    /// Delivers one of `X264Encoder`'s pictures as a packet, with its own duration as libavcodec's are.
+    private func deliver(
+        _ picture: X264Encoder.Picture, _ deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void
+    ) throws {
+        try check(gifx_av_new_packet(packet, Int32(picture.bytes.count)), "allocating a packet")
+        defer { gifx_av_packet_unref(packet) }
+        picture.bytes.withUnsafeBufferPointer { packet.pointee.data.update(from: $0.baseAddress!, count: $0.count) }
+        packet.pointee.pts = picture.pts
+        packet.pointee.dts = picture.dts
+        packet.pointee.flags = picture.keyframe ? AV_PKT_FLAG_KEY : 0
+        packet.pointee.duration = pendingDurations.removeValue(forKey: picture.pts) ?? 1
+        try deliver(packet)
     }
 
     /// Receives every packet ready and delivers it.

@@ -1,4 +1,5 @@
 internal import CAV
+import Foundation
 import GifxFrames
 import GifxPipeline
 import GifxTimeline
@@ -157,7 +158,9 @@ package final class VideoPlan {
         // base over 1 s at open: such a stream (a tick over 100 cs) keeps SVT-AV1 and encodes its copies.
         repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
             && (options.codec != .av1 || plan.timeBase.num <= plan.timeBase.den)
-        tuningLadder = EncoderTuning.ladder(options: options, frameSize: size, threads: threads)
+        tuningLadder = EncoderTuning.ladder(
+            options: options, frameSize: size, threads: threads,
+            referenceRepeats: repeatsAsPictures && options.codec == .h264 && !diagnostics.noReferenceRepeats)
         // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
         // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg's AVIF muxer writes one
         // sample as a still image without a `moov`, which its own reader cannot open (FFmpeg 5.1, the version
@@ -237,10 +240,23 @@ package final class VideoPlan {
         tuning = tuning.withParameters(rateControl)
         let alpha = keepAlpha && canKeepAlpha
         if alpha { repeatsAsPictures = false }
-        if repeatsAsPictures { tuning = tuning.forRepeatPictures(codec: options.codec) }
-        if streaming && options.container == .mp4 {
-            layout = .fragmented
-            if !repeatsAsPictures { tuning = tuning.withoutBFrames(codec: options.codec) }
+        if streaming && options.container == .mp4 { layout = .fragmented }
+        // H.264 repeats keep x264's B-frames (`X264Encoder`, `H264ReferenceRepeatSplicer`) but in a fragmented MP4,
+        // whose reorder delay a pipe's reader cannot place (`withoutBFrames`): there, and where x264's settings
+        // cannot, no B-frames and one reference (`forRepeatPictures`).
+        var referenceRepeats: EncoderParameters?
+        if repeatsAsPictures && options.codec == .h264 && layout != .fragmented && !diagnostics.noReferenceRepeats {
+            referenceRepeats = try tuning.referenceRepeatParameters()
+        }
+        let tuningBeforeRepeats = tuning
+        if let referenceRepeats {
+            tuning = tuning.withParameters(referenceRepeats)
+            tuning.setting += ", B references (repeat pictures)"
+        } else if repeatsAsPictures {
+            tuning = tuning.forRepeatPictures(codec: options.codec)
+        }
+        if streaming && options.container == .mp4 && !repeatsAsPictures {
+            tuning = tuning.withoutBFrames(codec: options.codec)
         }
         setLibavLogLevel()
         let converter = try YUVConverter(
@@ -254,17 +270,41 @@ package final class VideoPlan {
         let avRate = frameRate.avRational
         let timeBase = plan.timeBase.avRational
         let forcesKeyframes = Self.forcesKeyframes(tuning)
-        let encoder = try VideoEncoder(
-            codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
-            timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha,
-            keyframeMaximum: KeyframeSchedule.encoderMaximumFrames(
-                seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit, rate: frameRate,
-                forced: forcesKeyframes))
+        func openEncoder() throws -> VideoEncoder {
+            try VideoEncoder(
+                codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
+                timeBase: timeBase, tuning: tuning, globalHeader: muxer.wantsGlobalHeader, alpha: alpha,
+                keyframeMaximum: KeyframeSchedule.encoderMaximumFrames(
+                    seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit,
+                    rate: frameRate, forced: forcesKeyframes),
+                directX264: referenceRepeats.map { _ in [] })
+        }
+        var encoder = try openEncoder()
+        // x264's own validation may leave fewer B-frames than asked (lossless at `crf` 0 has none): the stream then
+        // takes the path without B-frames.
+        if referenceRepeats != nil, let settings = encoder.directX264Settings, !settings.allowReferenceRepeats {
+            referenceRepeats = nil
+            tuning = tuningBeforeRepeats.forRepeatPictures(codec: options.codec)
+            encoder = try openEncoder()
+        }
         signalledLevel = encoder.signalledH264Level
         // Repeat pictures: the splicer reads the parameter sets and adds the repeat pictures' PPS, before the
         // muxer (and a verifying decoder) copy them.
         var splicer: (any RepeatSplicer)?
-        if repeatsAsPictures && options.codec == .vp9 {
+        var referenceSplicer: H264ReferenceRepeatSplicer?
+        if referenceRepeats != nil {
+            do {
+                if let path = diagnostics.x264StreamPath {
+                    _ = FileManager.default.createFile(atPath: path, contents: Data(encoder.extradata))
+                }
+                referenceSplicer = try H264ReferenceRepeatSplicer(
+                    extradata: encoder.extradata, longestHold: longestHold(),
+                    bFrames: encoder.directX264Settings?.bFrames ?? 0)
+                try encoder.replaceExtradata(referenceSplicer!.extradata)
+            } catch let error as BitstreamError {
+                throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
+            }
+        } else if repeatsAsPictures && options.codec == .vp9 {
             splicer = VP9RepeatSplicer()
         } else if repeatsAsPictures && options.codec == .av1 {
             do {
@@ -304,7 +344,13 @@ package final class VideoPlan {
             keyframes: KeyframeSchedule(
                 seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit,
                 timeBase: plan.timeBase, forced: forcesKeyframes,
-                codesCopyAfterKeyframe: splicer != nil && (options.codec == .vp9 || options.codec == .av1)))
+                codesCopyAfterKeyframe: splicer != nil && (options.codec == .vp9 || options.codec == .av1)),
+            referenceSplicer: referenceSplicer, x264StreamPath: diagnostics.x264StreamPath)
+    }
+
+    /// The most output frames one GIF frame fills (at least 1).
+    private func longestHold() -> Int {
+        (0..<timeline.frames.count).reduce(1) { max($0, plan.placement(of: $1, in: timeline).samples) }
     }
 
     /// Whether key frames are forced where `KeyframeSchedule` places them (`pict_type` I): every encoder but

@@ -1,4 +1,5 @@
 internal import CAV
+import Foundation
 import GifxFrames
 import GifxTimeline
 
@@ -70,12 +71,34 @@ package final class VideoSession {
     private var encodedPictures = 0, encodedBytes = 0
     /// A packet for the rewritten and spliced pictures.
     private var scratch: UnsafeMutablePointer<AVPacket>?
+    /// H.264 with B-frames (`H264ReferenceRepeatSplicer`): x264 returns its pictures in decode order, and a held
+    /// picture's repeats are written once every picture shown before them is (`releaseRepeats`).
+    private let referenceSplicer: H264ReferenceRepeatSplicer?
+    /// Pictures sent to the encoder and not yet returned: by the encoder's pts, their first output frame and
+    /// how many they fill; and those first output frames, in order.
+    private var inFlight: [Int64: (start: Int64, samples: Int64)] = [:]
+    private var outstandingStarts: [Int64] = []
+    /// Pictures returned whose repeats wait for an earlier-shown picture: in order of their first output frame.
+    private var heldBack: [(start: Int64, samples: Int64, picture: H264ReferenceRepeatSplicer.CodedPicture)] = []
+    /// Samples written so far, in decode order: each sample's decode time is its index less the reorder delay.
+    private var decodeIndex: Int64 = 0
+    /// x264's reorder delay with a B-pyramid (its `num_reorder_frames`), in output frames: the most samples
+    /// decoded before one and shown after it.
+    private let reorderDelay: Int64 = 2
+    /// `Diagnostics.x264StreamPath`: x264's stream as it came, before splicing.
+    private var x264Stream: FileHandle?
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
         timeBase: AVRational, splicer: (any RepeatSplicer)? = nil, durationCap: Int64 = 0,
-        keyframes: KeyframeSchedule
+        keyframes: KeyframeSchedule, referenceSplicer: H264ReferenceRepeatSplicer? = nil,
+        x264StreamPath: String? = nil
     ) {
+        self.referenceSplicer = referenceSplicer
+        if let x264StreamPath, referenceSplicer != nil {  // begun by `VideoPlan` with x264's parameter sets
+            x264Stream = FileHandle(forWritingAtPath: x264StreamPath)
+            x264Stream?.seekToEndOfFile()
+        }
         self.durationCap = durationCap
         self.keyframes = keyframes
         self.plan = plan
@@ -103,7 +126,7 @@ package final class VideoSession {
         try converter.convert(canvas, into: encoder.frame)
         frameObserver?(encoder.frame)
         let offset = loop * plan.unitsPerPlay
-        if splicer != nil {
+        if splicer != nil || referenceSplicer != nil {
             try encodeRun(start: Int64(offset + placement.firstTimestamp), samples: Int64(placement.samples))
             return
         }
@@ -126,19 +149,39 @@ package final class VideoSession {
     /// control sees the true cadence, as in VFR) and the rest of the run is spliced in as repeat pictures. A
     /// key frame due goes on this picture, never inside the run (`KeyframeSchedule`); for VP9 and AV1 the copy after a
     /// key frame is encoded too, so no repeat shows a key frame.
+    /// A hold longer than `H264ReferenceRepeatSplicer.maximumRun` repeats sends the picture to the encoder again
+    /// (a copy, coded as a near-empty inter picture) before each further run.
     private func encodeRun(start: Int64, samples: Int64) throws {
-        let keyframe = keyframes.keyframeDue(at: start)
+        var start = start, samples = samples
+        var keyframe = keyframes.keyframeDue(at: start)
         if keyframe && keyframes.codesCopyAfterKeyframe && samples > 1 {
             try encodePicture(start: start, count: 1, keyframe: true)
-            try encodePicture(start: start + 1, count: samples - 1, keyframe: false)
-        } else {
-            try encodePicture(start: start, count: samples, keyframe: keyframe)
+            (start, samples, keyframe) = (start + 1, samples - 1, false)
         }
+        if let referenceSplicer {
+            let longest = Int64(referenceSplicer.maximumRun) + 1  // a picture and its repeats
+            while samples > longest {
+                try encodePicture(start: start, count: longest, keyframe: keyframe)
+                (start, samples, keyframe) = (start + longest, samples - longest, false)
+            }
+        }
+        try encodePicture(start: start, count: samples, keyframe: keyframe)
     }
 
     /// Sends the picture in `encoder.frame`, shown for `count` output frames from `start`, to the encoder.
     private func encodePicture(start: Int64, count: Int64, keyframe: Bool) throws {
         keyframes.sent(at: start)
+        if referenceSplicer != nil {
+            let pts = durationCap > 0 ? encoderClock : start
+            let seen = durationCap > 0 ? min(count, durationCap) : count
+            inFlight[pts] = (start, count)
+            outstandingStarts.append(start)
+            try encoder.encode(pts: pts, duration: seen, keyframe: keyframe, reference: count > 1) {
+                try spliceReordered($0)
+            }
+            encoderClock += seen
+            return
+        }
         if durationCap > 0 {
             sent.append((start, count))
             let seen = min(count, durationCap)
@@ -192,15 +235,68 @@ package final class VideoSession {
         }
     }
 
+    /// Writes one of x264's pictures (decode order) with its order count rewritten, then the repeats that may
+    /// follow now.
+    private func spliceReordered(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+        guard let referenceSplicer, let data = packet.pointee.data,
+              case let (start, samples)? = inFlight.removeValue(forKey: packet.pointee.pts)
+        else { throw LibavError("splicing repeat pictures: a packet of no picture sent", failure: .internalError) }
+        if let index = outstandingStarts.firstIndex(of: start) { outstandingStarts.remove(at: index) }
+        encodedPictures += 1
+        encodedBytes += Int(packet.pointee.size)
+        x264Stream?.write(Data(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))))
+        do {
+            let (bytes, picture) = try referenceSplicer.rewrite(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+            try writeInDecodeOrder(bytes: bytes, pts: start, flags: packet.pointee.flags)
+            if samples > 1 {
+                let at = heldBack.firstIndex { $0.start > start } ?? heldBack.count
+                heldBack.insert((start, samples, picture), at: at)
+            }
+            try releaseRepeats()
+        } catch let error as BitstreamError {
+            throw LibavError("splicing repeat pictures: \(error)", failure: .internalError)
+        }
+    }
+
+    /// Writes the repeats of every held picture shown before the earliest picture still in the encoder (all of
+    /// them once it is empty): a repeat goes in decode order after every picture shown before it.
+    private func releaseRepeats() throws {
+        guard let referenceSplicer else { return }
+        let limit = outstandingStarts.min() ?? Int64.max
+        while let held = heldBack.first, held.start < limit {
+            for k in 1..<held.samples {
+                let bytes = try referenceSplicer.repeatPicture(of: held.picture, k: Int(k))
+                try writeInDecodeOrder(bytes: bytes, pts: held.start + k, flags: 0)
+            }
+            heldBack.removeFirst()
+        }
+    }
+
+    /// Writes `bytes` as one packet one output frame long shown at `pts`, decoded at its place in decode order
+    /// less the reorder delay.
+    private func writeInDecodeOrder(bytes: [UInt8], pts: Int64, flags: Int32) throws {
+        let dts = decodeIndex - reorderDelay
+        guard dts <= pts else {
+            throw BitstreamError("output frame \(pts) would be decoded at \(dts), after it is shown")
+        }
+        decodeIndex += 1
+        try write(bytes: bytes, pts: pts, dts: dts, flags: flags)
+        outputFrames += 1
+    }
+
     /// Writes `bytes` as one packet one output frame long at `pts` (= dts: no reordering).
     private func write(bytes: [UInt8], pts: Int64, flags: Int32) throws {
+        try write(bytes: bytes, pts: pts, dts: pts, flags: flags)
+    }
+
+    private func write(bytes: [UInt8], pts: Int64, dts: Int64, flags: Int32) throws {
         if scratch == nil { scratch = gifx_av_packet_alloc() }
         guard let scratch else { throw LibavError("out of memory (packet)") }
         gifx_av_packet_unref(scratch)
         try check(gifx_av_new_packet(scratch, Int32(bytes.count)), "allocating a packet")
         bytes.withUnsafeBufferPointer { scratch.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
         scratch.pointee.pts = pts
-        scratch.pointee.dts = pts
+        scratch.pointee.dts = dts
         scratch.pointee.duration = 1
         scratch.pointee.flags = flags
         try deliver(scratch)
@@ -229,7 +325,12 @@ package final class VideoSession {
     /// Drains the encoder and writes the trailer.
     package func finish() throws -> VideoSummary {
         let timeBase = self.timeBase
-        if splicer != nil {
+        if referenceSplicer != nil {
+            try encoder.finish { try spliceReordered($0) }
+            do { try releaseRepeats() } catch let error as BitstreamError {
+                throw LibavError("splicing repeat pictures: \(error)", failure: .internalError)
+            }
+        } else if splicer != nil {
             try encoder.finish { try splice($0) }
         } else {
             try encoder.finish {
@@ -241,8 +342,8 @@ package final class VideoSession {
         var summary = VideoSummary(canvases: canvases, outputFrames: outputFrames)
         summary.encodedPictures = encodedPictures
         summary.encodedBytes = encodedBytes
-        summary.repeatPictures = splicer?.repeatsWritten ?? 0
-        summary.repeatBytes = splicer?.repeatBytes ?? 0
+        summary.repeatPictures = splicer?.repeatsWritten ?? referenceSplicer?.repeatsWritten ?? 0
+        summary.repeatBytes = splicer?.repeatBytes ?? referenceSplicer?.repeatBytes ?? 0
         summary.keyframeTimes = keyframeTimestamps.sorted().map {
             Double($0) * Double(timeBase.num) / Double(timeBase.den)
         }

@@ -69,8 +69,10 @@ final class H264RepeatSplicer {
     }
 
     /// The repeat pictures' PPS NAL unit (7.3.2.2): CAVLC, one reference by default, no weighted prediction,
-    /// QP 26 (no residual is coded), deblocking control present so the slice can switch it off.
-    static func repeatPPS(id: Int, spsID: Int) -> [UInt8] {
+    /// QP 26 (no residual is coded), deblocking control present so the slice can switch it off (`deblockingControl`;
+    /// without it the slice has no deblocking fields: a picture of P_Skip macroblocks predicting from one picture with
+    /// motion 0 has no edge to filter, 8.7.2.1).
+    static func repeatPPS(id: Int, spsID: Int, deblockingControl: Bool = true) -> [UInt8] {
         var w = RBSPWriter()
         w.ue(id)
         w.ue(spsID)
@@ -84,7 +86,7 @@ final class H264RepeatSplicer {
         w.se(0)  // pic_init_qp_minus26
         w.se(0)  // pic_init_qs_minus26
         w.se(0)  // chroma_qp_index_offset
-        w.flag(true)  // deblocking_filter_control_present_flag
+        w.flag(deblockingControl)  // deblocking_filter_control_present_flag
         w.flag(false)  // constrained_intra_pred_flag
         w.flag(false)  // redundant_pic_cnt_present_flag
         w.trailingBits()

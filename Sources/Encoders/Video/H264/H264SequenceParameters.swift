@@ -7,6 +7,9 @@ struct H264SequenceParameters: Equatable {
     /// `log2_max_frame_num_minus4 + 4`: `frame_num` is this many bits and wraps at 2^this.
     var log2MaxFrameNum: Int
     var picOrderCountType: Int
+    /// `log2_max_pic_order_cnt_lsb_minus4 + 4` (type 0), and where that `ue(v)` field lies in the RBSP.
+    var log2MaxPocLsb = 0
+    var pocLsbField: Range<Int>?
     var maxNumRefFrames: Int
     var gapsInFrameNumAllowed: Bool
     var widthInMbs: Int
@@ -38,7 +41,9 @@ struct H264SequenceParameters: Equatable {
         log2MaxFrameNum = try r.ue() + 4
         picOrderCountType = try r.ue()
         if picOrderCountType == 0 {
-            _ = try r.ue()  // log2_max_pic_order_cnt_lsb_minus4
+            let start = r.position
+            log2MaxPocLsb = try r.ue() + 4
+            pocLsbField = start..<r.position
         } else if picOrderCountType == 1 {
             _ = try r.flag()
             _ = try r.se()

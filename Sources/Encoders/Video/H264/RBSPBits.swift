@@ -127,6 +127,26 @@ struct RBSPWriter {
     /// `se(v)`.
     mutating func se(_ value: Int) { ue(value > 0 ? 2 * value - 1 : -2 * value) }
 
+    /// The bits `range` of `source` (positions counted from its first byte's most significant bit), as they are.
+    mutating func copyBits(from source: [UInt8], _ range: Range<Int>) {
+        var position = range.lowerBound
+        while position < range.upperBound && position & 7 != 0 {
+            bit(Int(source[position >> 3] >> (7 - UInt8(position & 7))))
+            position += 1
+        }
+        if self.position & 7 == 0 {  // both aligned: whole bytes
+            while position + 8 <= range.upperBound {
+                bytes.append(source[position >> 3])
+                self.position += 8
+                position += 8
+            }
+        }
+        while position < range.upperBound {
+            bit(Int(source[position >> 3] >> (7 - UInt8(position & 7))))
+            position += 1
+        }
+    }
+
     /// `rbsp_trailing_bits()`: the stop bit and zeros up to the byte boundary.
     mutating func trailingBits() {
         bit(1)

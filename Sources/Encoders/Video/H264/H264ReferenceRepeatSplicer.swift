@@ -1,0 +1,233 @@
+/// Writes repeats into an x264 stream with B-frames as non-reference P_Skip pictures (docs/repeats.md, "B-frames
+/// with repeats").
+///
+/// x264 codes each distinct picture once, with its B-frames and references, every held picture a reference
+/// (`X264Encoder.PictureType.reference`: a B reference where x264 makes it a B-frame). A repeat of a held picture
+/// is one P slice of P_Skip macroblocks with `nal_ref_idc` 0, so the decoded picture buffer stays as x264 left it:
+/// - it predicts from the held picture alone: the held picture is put first in its list by
+///   `ref_pic_list_modification` where it is not the last reference decoded (`abs_diff_pic_num_minus1`), and the
+///   repeat PPS has one active reference. With every macroblock skipped, motion 0 and no residual, it decodes to an
+///   exact copy (deblocking finds no edge to filter: same reference, same motion, no coefficients);
+/// - it goes in decode order after every picture shown before it (`VideoSession` holds it back until then), and
+///   takes the `frame_num` a non-reference picture takes there (the last reference's plus one), so x264's own
+///   `frame_num`s do not change;
+/// - its place in presentation order comes from picture order counts: x264's are 2 per picture since the IDR,
+///   every slice's is multiplied by `maximumRun` + 1 (in a field 8 bits wider, so the bits after it, CABAC data
+///   included, keep their byte alignment and are copied as they are), and the k-th repeat of a picture takes the
+///   picture's count plus 2k. Multiplying every count by one number keeps the order and every ratio of
+///   distances; x264 must not use them otherwise: no implicit weighted bi-prediction (`weightb=0`) and spatial
+///   direct prediction, both checked in the stream.
+final class H264ReferenceRepeatSplicer {
+    /// One x264 picture as rewritten: what its repeats need.
+    struct CodedPicture {
+        var frameNum: Int
+        var orderCount: Int
+        var isReference: Bool
+    }
+
+    let sps: H264SequenceParameters
+    /// The parameter sets as rewritten (the wider picture order count) with the repeat PPS appended (Annex B).
+    let extradata: [UInt8]
+    /// The most repeats one picture may have before the encoder is given the picture again.
+    let maximumRun: Int
+    private let repeatPPSID: Int
+    private let scale: Int
+    private let orderWidth: Int
+    /// `frame_num` and picture order count (rewritten) of the last reference picture decoded.
+    private var lastReferenceFrameNum = 0
+    private var lastReferenceOrder = 0
+    /// x264's own picture order count state (8.2.1.1): the last reference picture's msb and lsb.
+    private var previousMsb = 0, previousLsb = 0
+
+    private(set) var repeatsWritten = 0
+    private(set) var repeatBytes = 0
+
+    /// Reads x264's SPS and PPS from `extradata` (Annex B) and rewrites them. `longestHold`: the most output
+    /// frames one picture is shown for (sets the scale; holds are cut at `maximumRun` + 1). Refuses what the
+    /// repeats cannot follow: interlaced or separate-plane coding, picture order other than type 0, an order
+    /// count field over 8 bits, implicit weighted bi-prediction, more than one slice group.
+    init(extradata original: [UInt8], longestHold: Int, bFrames: Int) throws {
+        var sps: H264SequenceParameters?
+        var spsUnit: [UInt8] = []
+        var others: [[UInt8]] = []
+        var highestPPS = -1
+        try original.withUnsafeBufferPointer { bytes in
+            for unit in annexBUnits(bytes) {
+                let type = Int(bytes[unit.lowerBound] & 0x1F)
+                let rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
+                if type == 7, sps == nil {
+                    sps = try H264SequenceParameters(rbsp: rbsp)
+                    spsUnit = [bytes[unit.lowerBound]] + rbsp
+                } else {
+                    if type == 8 {
+                        highestPPS = max(highestPPS, try Self.readPPSID(rbsp))
+                    }
+                    others.append(Array(bytes[unit]))
+                }
+            }
+        }
+        guard let sps, let lsbField = sps.pocLsbField else {
+            throw BitstreamError("B-frame repeats need pic_order_cnt_type 0")
+        }
+        guard sps.frameMbsOnly, !sps.separateColourPlane else {
+            throw BitstreamError("repeat pictures need progressive frames in one colour plane")
+        }
+        guard highestPPS >= 0, highestPPS < 255 else { throw BitstreamError("the stream's PPS ids leave none free") }
+        guard sps.log2MaxPocLsb + 8 <= 16 else {
+            throw BitstreamError("the picture order count is \(sps.log2MaxPocLsb) bits: 8 more would pass 16")
+        }
+        self.sps = sps
+        orderWidth = sps.log2MaxPocLsb + 8
+        // The widest distance from a picture's count to the last reference's: x264's, 2 × (B-frames + 2) at most,
+        // times the scale, plus a run of repeats; it must stay under half the field (8.2.1.1).
+        let longestRun = (1 << (orderWidth - 2)) / (bFrames + 3) - 1
+        maximumRun = max(1, min(longestHold - 1, longestRun))
+        scale = maximumRun + 1
+        repeatPPSID = highestPPS + 1
+        var writer = RBSPWriter()
+        let rbsp = Array(spsUnit.dropFirst())
+        writer.copyBits(from: rbsp, 0..<lsbField.lowerBound)
+        writer.ue(orderWidth - 4)
+        writer.copyBits(from: rbsp, lsbField.upperBound..<rbspDataEnd(rbsp))
+        writer.trailingBits()
+        var rewritten: [UInt8] = [0, 0, 0, 1, spsUnit[0]] + escapeRBSP(writer.bytes)
+        for unit in others { rewritten += [0, 0, 0, 1] + unit }
+        extradata = rewritten + [0, 0, 0, 1] + H264RepeatSplicer.repeatPPS(
+            id: repeatPPSID, spsID: sps.id, deblockingControl: false)
+    }
+
+    /// The fields of a PPS the repeats depend on: its id, and that x264 did not use what they cannot follow.
+    private static func readPPSID(_ rbsp: [UInt8]) throws -> Int {
+        var r = RBSPReader(rbsp)
+        let id = try r.ue()
+        _ = try r.ue()  // seq_parameter_set_id
+        _ = try r.flag()  // entropy_coding_mode_flag
+        _ = try r.flag()  // bottom_field_pic_order_in_frame_present_flag
+        guard try r.ue() == 0 else { throw BitstreamError("the stream uses slice groups") }
+        _ = try r.ue()
+        _ = try r.ue()
+        _ = try r.flag()  // weighted_pred_flag: explicit weights are coded in the slices, not derived from counts
+        guard try r.bits(2) != 2 else {
+            throw BitstreamError("implicit weighted bi-prediction derives weights from picture order counts")
+        }
+        return id
+    }
+
+    /// One access unit of x264's (Annex B) with every slice's picture order count scaled into the wider field.
+    func rewrite(_ bytes: UnsafeBufferPointer<UInt8>) throws -> (bytes: [UInt8], picture: CodedPicture) {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        var copied = 0
+        var picture: CodedPicture?
+        for unit in annexBUnits(bytes) {
+            let header = bytes[unit.lowerBound]
+            let type = Int(header & 0x1F)
+            guard type == 1 || type == 5 else { continue }
+            let rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
+            var r = RBSPReader(rbsp)
+            let firstMb = try r.ue()
+            let sliceType = try r.ue() % 5
+            let ppsID = try r.ue()
+            if ppsID == repeatPPSID { throw BitstreamError("a slice uses the repeat pictures' PPS id") }
+            let frameNum = try r.bits(sps.log2MaxFrameNum)
+            if type == 5 { _ = try r.ue() }  // idr_pic_id
+            let lsbPosition = r.position
+            let lsb = try r.bits(sps.log2MaxPocLsb)
+            if sliceType == 1 {  // B: direct_spatial_mv_pred_flag (x264 writes no delta_pic_order_cnt_bottom nor redundant_pic_cnt)
+                guard try r.flag() else { throw BitstreamError("temporal direct prediction scales by picture order counts") }
+            }
+            let isReference = header & 0x60 != 0
+            if firstMb == 0 {
+                picture = try orderCount(lsb: lsb, idr: type == 5, frameNum: frameNum, isReference: isReference)
+            }
+            guard let picture else { throw BitstreamError("a slice before its picture's first") }
+            var writer = RBSPWriter()
+            writer.copyBits(from: rbsp, 0..<lsbPosition)
+            writer.bits(picture.orderCount & ((1 << orderWidth) - 1), orderWidth)
+            writer.copyBits(from: rbsp, (lsbPosition + sps.log2MaxPocLsb)..<(rbsp.count * 8))
+            out.append(contentsOf: bytes[copied...unit.lowerBound])  // up to and with the NAL header
+            out.append(contentsOf: escapeRBSP(writer.bytes))
+            copied = unit.upperBound
+        }
+        out.append(contentsOf: bytes[copied...])
+        guard let picture else { throw BitstreamError("an access unit without a slice") }
+        return (out, picture)
+    }
+
+    /// The picture's order count (x264's, 8.2.1.1, times the scale), and the state a repeat needs.
+    private func orderCount(lsb: Int, idr: Bool, frameNum: Int, isReference: Bool) throws -> CodedPicture {
+        if idr {
+            previousMsb = 0
+            previousLsb = 0
+            lastReferenceOrder = 0
+        }
+        let maxLsb = 1 << sps.log2MaxPocLsb
+        var msb = previousMsb
+        if lsb < previousLsb && previousLsb - lsb >= maxLsb / 2 {
+            msb += maxLsb
+        } else if lsb > previousLsb && lsb - previousLsb > maxLsb / 2 {
+            msb -= maxLsb
+        }
+        let x264Order = msb + lsb
+        guard x264Order % 2 == 0 else { throw BitstreamError("x264 wrote an odd picture order count \(x264Order)") }
+        let order = x264Order * scale
+        try checkDistance(order)
+        if isReference {
+            previousMsb = msb
+            previousLsb = lsb
+            lastReferenceFrameNum = frameNum
+            lastReferenceOrder = order
+        }
+        return CodedPicture(frameNum: frameNum, orderCount: order, isReference: isReference)
+    }
+
+    /// A count must lie within half the field of the last reference's (8.2.1.1), or a decoder misplaces it.
+    private func checkDistance(_ order: Int) throws {
+        guard abs(order - lastReferenceOrder) < 1 << (orderWidth - 1) else {
+            throw BitstreamError("a picture order count \(order) is too far from the last reference's \(lastReferenceOrder)")
+        }
+    }
+
+    /// The `k`-th repeat (1...`maximumRun`) of `picture`: one access unit (Annex B) of one non-reference P slice
+    /// of P_Skip macroblocks.
+    func repeatPicture(of picture: CodedPicture, k: Int) throws -> [UInt8] {
+        guard picture.isReference else { throw BitstreamError("a repeat must copy a reference picture") }
+        guard (1...maximumRun).contains(k) else { throw BitstreamError("repeat \(k) of a run of at most \(maximumRun)") }
+        let order = picture.orderCount + 2 * k
+        try checkDistance(order)
+        let frameNum = (lastReferenceFrameNum + 1) % sps.maxFrameNum
+        var w = RBSPWriter()
+        w.ue(0)  // first_mb_in_slice
+        w.ue(0)  // slice_type: P
+        w.ue(repeatPPSID)
+        w.bits(frameNum, sps.log2MaxFrameNum)
+        w.bits(order & ((1 << orderWidth) - 1), orderWidth)
+        w.flag(false)  // num_ref_idx_active_override_flag: the PPS's one reference
+        if picture.frameNum == lastReferenceFrameNum {
+            w.flag(false)  // ref_pic_list_modification_flag_l0: the last reference decoded is first already
+        } else {
+            w.flag(true)
+            w.ue(0)  // modification_of_pic_nums_idc: subtract from the current picture number
+            w.ue((frameNum - picture.frameNum + sps.maxFrameNum) % sps.maxFrameNum - 1)
+            w.ue(3)
+        }
+        // nal_ref_idc 0: no dec_ref_pic_marking; CAVLC: no cabac_init_idc.
+        w.se(0)  // slice_qp_delta
+        w.ue(sps.macroblocksPerFrame)  // slice_data(): mb_skip_run over the whole frame
+        w.trailingBits()
+        let unit: [UInt8] = [0, 0, 0, 1, 0x01] + escapeRBSP(w.bytes)  // nal_ref_idc 0, nal_unit_type 1
+        repeatsWritten += 1
+        repeatBytes += unit.count
+        return unit
+    }
+}
+
+/// The bit position just before an RBSP's stop bit (`rbsp_trailing_bits`).
+func rbspDataEnd(_ rbsp: [UInt8]) -> Int {
+    var position = rbsp.count * 8
+    while position > 0 {
+        position -= 1
+        if rbsp[position >> 3] >> (7 - UInt8(position & 7)) & 1 == 1 { return position }
+    }
+    return 0
+}
