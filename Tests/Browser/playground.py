@@ -135,8 +135,8 @@ def open_chromium():
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--mute-audio",
-                "--autoplay-policy=no-user-gesture-required"):
+    # The browsers' default autoplay policies: the page's videos are muted, which both allow without a gesture.
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--mute-audio"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -155,7 +155,7 @@ def open_chromium():
 
 def open_firefox():
     import bidi
-    ff = bidi.Firefox(prefs={"media.autoplay.default": 0})
+    ff = bidi.Firefox()
     ff.subscribe(["log.entryAdded"])
 
     def console_errors():
