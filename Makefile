@@ -222,11 +222,14 @@ tsan: deps
 ## browser-check: every output kind and timing mode played in Chromium and Firefox ESR (Tests/Browser):
 ## duration, the frame shown at each GIF frame's midpoint, each frame change (1 ms search), WebP frame
 ## durations, alpha; the embed mode (GET /v1/embed's markup played from a running gifx serve: the rendition taken
-## and the plays); one table per browser, fails beyond each mode's tolerance (about 4 minutes on 2 cores,
+## and the plays); the playground mode (gifx serve --playground: a drop, every output playing, the timeline drawn, the
+## embed shown, no console error); one table per browser, fails beyond each mode's tolerance (about 4 minutes on 2 cores,
 ## plus the first install). Installs chromium, chromium-driver, firefox-esr (Debian) and selenium,
-## websocket-client (PyPI) when missing; serves only on 127.0.0.1. BROWSERS=chromium or firefox narrows it.
+## websocket-client (PyPI) when missing; serves only on 127.0.0.1. BROWSERS=chromium or firefox narrows it;
+## BROWSER_MODES=playground (comma-separated modes) runs only those.
 BROWSER_PACKAGES := chromium chromium-driver firefox-esr
 BROWSERS ?= chromium,firefox
+BROWSER_MODES ?=
 BROWSER_OUT := .build/browser-check
 browser-deps: deps
 	@missing=$$(for p in $(BROWSER_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
@@ -243,7 +246,7 @@ browser-check: browser-deps
 	$(SWIFT) build --product gifx
 	@mkdir -p $(BROWSER_OUT)
 	python3 Tests/Browser/browser_check.py --gifx $(GIFX) --out $(BROWSER_OUT) --browsers $(BROWSERS) \
-		--report $(BROWSER_OUT)/report.md
+		$(if $(BROWSER_MODES),--modes $(BROWSER_MODES)) --report $(BROWSER_OUT)/report.md
 
 ## bench: release build, then the benchmark harness (writes docs/benchmarks.md; not part of CI). BENCH_KINDS=serve
 ## measures gifx serve against thumbor (pip-installed into .build-bench/serve/venv; gifsicle from Debian).

@@ -107,7 +107,7 @@ package final class GifxService: Sendable {
     /// docs/openapi.yaml): a known path asked with another method is 405 with `Allow`.
     static let routes = RouteTable([
         (.post, "/v1/convert"), (.get, "/v1/o/:key"), (.get, "/v1/o/:key/json"), (.get, "/v1/:signature/:options/:source"),
-        (.get, "/v1/embed"), (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics"),
+        (.get, "/v1/embed"), (.post, "/v1/timeline"), (.get, "/playground"), (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics"),
     ])
 
     /// The router: the middlewares, then each controller's routes (every /v1 route but the signed form needs the
@@ -127,6 +127,8 @@ package final class GifxService: Sendable {
         SignedURLController(credentials: credentials, fetcher: fetcher, runner: runner).addRoutes(to: router)
         EmbedController(configuration: configuration, credentials: credentials, fetcher: fetcher, spool: cache.spool)
             .addRoutes(to: router)
+        TimelinePictureController(configuration: configuration, credentials: credentials, spool: cache.spool).addRoutes(to: router)
+        PlaygroundController(configuration: configuration, credentials: credentials).addRoutes(to: router)
         ProbeController(admission: admission, state: state).addRoutes(to: router)
         MetricsController(admission: admission, cache: cache, metrics: metrics).addRoutes(to: router)
         return router

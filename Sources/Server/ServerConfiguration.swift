@@ -59,6 +59,8 @@ package struct ServerConfiguration: Sendable {
     package var workerExecutable = "/proc/self/exe"
     /// Added to the service's environment for each worker (tests: `GIFX_TEST_CRASH`).
     package var workerEnvironment: [String: String] = [:]
+    /// `--playground`: GET /playground serves the playground page (`PlaygroundPage`); off, it is 404.
+    package var playground = false
 
     package init(cacheDirectory: String, version: String) {
         self.cacheDirectory = cacheDirectory

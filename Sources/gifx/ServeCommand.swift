@@ -62,6 +62,9 @@ struct ServeCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "Convert in worker processes (the default): a crash, the OOM killer or a hang costs one request (500 conversion_crashed), never the service; --no-workers converts in this process."))
     var workers = true
+    @Flag(help: ArgumentHelp(
+        "Serve the playground page at /playground: drop an input, see its outputs play with their bytes and times, its timeline drawn and its embed code."))
+    var playground = false
 
     var serverConfiguration: ServerConfiguration {
         var configuration = ServerConfiguration(cacheDirectory: cacheDir, version: VersionText.short)
@@ -72,6 +75,7 @@ struct ServeCommand: ParsableCommand {
         configuration.threads = threads
         configuration.jobs = jobs
         configuration.workers = workers
+        configuration.playground = playground
         configuration.queueLength = queue
         configuration.queueTimeout = .seconds(queueTimeout)
         configuration.maxBodyBytes = maxBody.bytes

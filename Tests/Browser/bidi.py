@@ -1,7 +1,8 @@
 """A minimal WebDriver BiDi client for Firefox's built-in remote agent (Debian 12 packages no geckodriver).
 
 Firefox started with --remote-debugging-port=PORT accepts a BiDi session on ws://127.0.0.1:PORT/session.
-Only what the browser check needs: a session, the top-level context, navigate, call an async function.
+Only what the browser check needs: a session, the top-level context, navigate, call an async function, and the
+events of a subscription kept in `events` (the playground mode's console log).
 """
 
 import json
@@ -25,6 +26,7 @@ class Firefox:
              f"--remote-debugging-port={port}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.next_id = 0
+        self.events = []
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -46,10 +48,16 @@ class Firefox:
         while True:
             message = json.loads(self.ws.recv())
             if message.get("id") != self.next_id:
-                continue  # events
+                if "method" in message and "id" not in message:  # an event
+                    self.events.append(message)
+                continue
             if message.get("type") == "error" or "error" in message:
                 raise RuntimeError(f"{method}: {message.get('error')}: {message.get('message')}")
             return message["result"]
+
+    def subscribe(self, events):
+        """Keeps these events (e.g. log.entryAdded) in `events` from now on, as they arrive during later commands."""
+        self.send("session.subscribe", {"events": events})
 
     def navigate(self, url):
         self.send("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"})

@@ -18,6 +18,9 @@ the markup of GET /v1/embed for a GIF that loops forever, one that plays once an
 put in a page of its own, and the browser plays it: the video starts (its source converted on that first request,
 through the signed URL), and the number of `ended` events and rewinds over the next plays is the GIF's loop count
 (forever: no `ended`, at least two rewinds; N plays: N `ended`, N - 1 rewinds, then paused).
+
+Mode `playground` (issue 60, playground.py): `gifx serve --playground` with a token and a signing key; a fixture
+dropped on its page, every output playing, the timeline drawn, the embed shown, no console error.
 """
 
 import argparse
@@ -40,6 +43,7 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fixtures  # noqa: E402
+import playground  # noqa: E402
 
 WHITE = (255, 255, 255)
 COLOUR_TOLERANCE = 48  # max channel error of a solid block after 4:2:0 lossy coding (distinct colours >= 170 apart)
@@ -582,9 +586,10 @@ def main():
     parser.add_argument("--browsers", default="chromium,firefox")
     parser.add_argument("--report", help="also write the tables (markdown) here")
     parser.add_argument("--skip-convert", action="store_true", help="measure the outputs already in --out")
-    parser.add_argument("--modes", help="only these modes (comma-separated; embed is the embed mode)")
+    parser.add_argument("--modes", help="only these modes (comma-separated; embed and playground are those modes)")
     args = parser.parse_args()
     embed = not args.modes or "embed" in args.modes.split(",")
+    with_playground = not args.modes or "playground" in args.modes.split(",")
     if args.modes:
         for mode in set(MODES) - set(args.modes.split(",")):
             del MODES[mode]
@@ -609,6 +614,10 @@ def main():
         jobs = serve_jobs(jobs, RangeHandler.service_port, gif_dir)
         if embed:
             pages = embed_pages(out, RangeHandler.service_port, base)
+    playground_service = playground_port = None
+    if with_playground:
+        playground_service, playground_port = playground.start_service(args.gifx, out, base, EMBED_KEY)
+        atexit.register(lambda: playground_service.poll() is None and playground_service.kill())
     report = [f"gifx browser check, {time.strftime('%Y-%m-%d')}: {len(fixtures.FIXTURES)} fixture GIFs, "
               f"{len(fixtures.OTHER_INPUTS)} WebP/APNG, "
               f"{len(jobs)} outputs"]
@@ -616,6 +625,13 @@ def main():
     sessions = {"chromium": chromium_session, "firefox": firefox_session}
     for browser in args.browsers.split(","):
         t0 = time.monotonic()
+        if playground_port:
+            lines, bad = playground.check(browser, playground_port, base, gif_dir)
+            failed |= bad
+            print("\n".join(lines), flush=True)
+            report.append("\n" + "\n".join(lines))
+        if not MODES and not pages:  # only the playground asked for
+            continue
         call, probe_call, close, version = sessions[browser](f"{base}/check.html")
         try:
             probe = json.loads(probe_call())
@@ -637,11 +653,12 @@ def main():
             failed |= bad
             print("\n".join(lines), flush=True)
             report.append("\n" + "\n".join(lines))
-    if service:
-        service.send_signal(signal.SIGTERM)
-        if service.wait(60) != 0:
-            print(f"gifx serve exited {service.returncode} after SIGTERM")
-            failed = True
+    for running in (service, playground_service):
+        if running:
+            running.send_signal(signal.SIGTERM)
+            if running.wait(60) != 0:
+                print(f"gifx serve exited {running.returncode} after SIGTERM")
+                failed = True
     total = time.monotonic() - started
     print(f"\nbrowser check: {'FAILED' if failed else 'passed'} in {total:.0f} s")
     if args.report:

@@ -84,7 +84,7 @@ def start_server(gifx: str, work: pathlib.Path, origin: str, log) -> tuple[subpr
     server = subprocess.Popen(
         [gifx, "serve", "--host", "127.0.0.1", "--port", "0", "--cache-dir", str(work / "cache"), "--memory-budget", "256M",
          "--threads", "2", "--jobs", "2", "--conversion-timeout", "60", "--grace", "5",
-         "--signing-key-file", str(key), "--origin", origin],
+         "--signing-key-file", str(key), "--origin", origin, "--playground"],
         stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True, preexec_fn=die_with_parent)
     line = server.stdout.readline()
     match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)

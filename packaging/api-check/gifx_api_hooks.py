@@ -77,9 +77,15 @@ def _is_convert(context) -> bool:
     return operation is not None and operation.method.upper() == "POST" and operation.path == "/v1/convert"
 
 
+def _takes_an_input(context) -> bool:
+    """POST /v1/convert and POST /v1/timeline: their bodies are drawn from the fixtures."""
+    operation = context.operation
+    return _is_convert(context) or (operation is not None and operation.method.upper() == "POST" and operation.path == "/v1/timeline")
+
+
 @schemathesis.hook
 def flatmap_body(context, body):
-    if not _is_convert(context):
+    if not _takes_an_input(context):
         return st.just(body)
     return st.sampled_from(BODIES + [body])
 
@@ -92,11 +98,17 @@ EMBED_QUERIES = [
 ]
 
 
+# POST /v1/timeline: the picture, with a heading made of markup too.
+TIMELINE_QUERIES = [{"format": "svg"}, {"format": "svg", "title": "<script>alert(1)</script>"}]
+
+
 @schemathesis.hook
 def flatmap_query(context, query):
     operation = context.operation
     if operation is not None and operation.path == "/v1/embed":
         return st.sampled_from(EMBED_QUERIES + [query])
+    if operation is not None and operation.path == "/v1/timeline":
+        return st.sampled_from(TIMELINE_QUERIES + [query])
     if not _is_convert(context):
         return st.just(query)
     return st.sampled_from(QUERIES + [query])
