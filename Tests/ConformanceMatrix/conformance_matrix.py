@@ -115,10 +115,12 @@ def check_video(path, kind, expected, fragmented_ok):
             entries = elst[2]
             fragmented = boxes["fragments"] > 0
             # A fragmented file's moov is written before any sample: libavformat's edit then says 0, "the whole
-            # media"; a whole file's says one play.
+            # media"; a whole file's says one play. The edit starts the presentation at the first sample's
+            # composition time: 0 without reordering, x264's reorder delay with B-frames (its ctts offset).
             wanted = {0, nearest(play, scale)} if fragmented and fragmented_ok else {nearest(play, scale)}
-            if len(entries) != 1 or entries[0][0] not in wanted or entries[0][1] != 0:
-                problems.append(f"elst {entries}, one play is [({nearest(play, scale)}, 0)]")
+            start = boxes["first_composition_offset"]
+            if len(entries) != 1 or entries[0][0] not in wanted or entries[0][1] != start:
+                problems.append(f"elst {entries}, one play is [({nearest(play, scale)}, {start})]")
         probe, error = ffprobe(path)
         if error:
             return problems + [error]

@@ -29,9 +29,10 @@ def bmff(path):
     """The timing boxes of an ISO BMFF file (the first track):
     {'mvhd': (version, timescale, duration), 'tkhd': (version, duration), 'mdhd': (timescale, duration),
      'mehd': duration or None, 'elst': (version, flags, [(segment_duration, media_time)]) or None,
-     'samples': the stts sample count, 'fragments': the number of moof boxes}."""
+     'samples': the stts sample count, 'fragments': the number of moof boxes,
+     'first_composition_offset': the first sample's ctts offset (0 without a ctts: no reordering)}."""
     data = open(path, "rb").read()
-    out = {"mehd": None, "elst": None, "fragments": 0, "samples": 0}
+    out = {"mehd": None, "elst": None, "fragments": 0, "samples": 0, "first_composition_offset": 0}
     tracks = []
 
     def walk(start, end):
@@ -46,7 +47,7 @@ def bmff(path):
                     continue  # the first track is the picture track (gifx writes one)
                 walk(body, stop)
                 continue
-            if kind not in (b"mvhd", b"tkhd", b"mdhd", b"mehd", b"elst", b"stts"):
+            if kind not in (b"mvhd", b"tkhd", b"mdhd", b"mehd", b"elst", b"stts", b"ctts"):
                 continue
             version, flags = data[body], int.from_bytes(data[body + 1:body + 4], "big")
             if kind == b"mvhd":
@@ -81,6 +82,9 @@ def bmff(path):
                         entries.append(struct.unpack(">Ii", data[pos:pos + 8]))
                         pos += 12
                 out["elst"] = (version, flags, entries)
+            elif kind == b"ctts":
+                if struct.unpack(">I", data[body + 4:body + 8])[0] > 0:
+                    out["first_composition_offset"] = struct.unpack(">i" if version == 1 else ">I", data[body + 12:body + 16])[0]
             elif kind == b"stts":
                 count = struct.unpack(">I", data[body + 4:body + 8])[0]
                 out["samples"] = sum(struct.unpack(">I", data[body + 8 + 8 * i:body + 12 + 8 * i])[0] for i in range(count))
