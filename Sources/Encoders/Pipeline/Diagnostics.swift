@@ -16,7 +16,7 @@ package struct Diagnostics: Sendable, Equatable {
     /// differential tests' and the benchmark's baseline; docs/repeats.md).
     package var encodeRepeats = false
     /// H.264 repeat pictures as before B-frame repeats: no B-frames, one reference, libavcodec's libx264 wrapper
-    /// (the benchmark's baseline; docs/repeats.md, "B-frames with repeats").
+    /// (the benchmark's baseline; docs/repeats.md, "B-frames with repeats (H.264)").
     package var noReferenceRepeats = false
     /// Where to write x264's own stream (Annex B, decode order) before the repeats are spliced in, with B-frame
     /// repeats: the tests decode it as the pictures the output must show (`GIFX_DEBUG_X264_STREAM`).

@@ -1,5 +1,5 @@
 /// Writes repeats into an x264 stream with B-frames as non-reference P_Skip pictures (docs/repeats.md, "B-frames
-/// with repeats").
+/// with repeats (H.264)").
 ///
 /// x264 codes each distinct picture once, with its B-frames and references, every held picture a reference
 /// (`X264Encoder.PictureType.reference`: a B reference where x264 makes it a B-frame). A repeat of a held picture

@@ -2,7 +2,7 @@ internal import CAV
 internal import CX264
 
 /// libx264 driven through its own API, for H.264 with repeat pictures and B-frames (docs/repeats.md, "B-frames
-/// with repeats"): a picture that repeat pictures will copy must stay a reference picture, and where x264 would
+/// with repeats (H.264)"): a picture that repeat pictures will copy must stay a reference picture, and where x264 would
 /// make it a B-frame only x264's own `X264_TYPE_BREF` keeps it one; libavcodec's wrapper forces I, P or a
 /// disposable B. Everything else is set as libavcodec's wrapper sets it for gifx: the preset, `crf`, the
 /// `x264-params` items (through `x264_param_parse`, as the wrapper passes them), the time base and peak rate,
