@@ -69,9 +69,14 @@ for so in $dlopened; do
     [ "$found" -gt 0 ] || { echo "dist.sh: none of the loader's functions is in $symbols" >&2; exit 1; }
     libav+=("$pkg (>= $floor)")
 done
+# dlopened libx264 (Sources/CX264: H.264 with B-frame repeats): its soname names its build, the package's version.
+x264so=$(strings -n 8 "$binary" | grep -E '^libx264\.so\.[0-9]+$' | sort -u)
+[ "$(echo "$x264so" | wc -w)" = 1 ] || { echo "dist.sh: expected the libx264 soname the loader opens in the binary, found: $x264so" >&2; exit 1; }
+x264pkg=$(package_of "$x264so") || exit 1
+libav+=("$x264pkg")
 depends=$( { echo "$linked" | tr ',' '\n' | sed 's/^ *//'; printf '%s\n' "${libav[@]}"; } | sort | paste -sd, | sed 's/,/, /g')
 echo "NEEDED: $(echo $needed)"
-echo "dlopened: $(echo $dlopened) ($(echo $functions | wc -w) functions)"
+echo "dlopened: $(echo $dlopened) ($(echo $functions | wc -w) functions), $x264so"
 echo "Depends: $depends"
 
 # --- Licences: gifx's own (Apache-2.0, LICENSE), the Swift runtime and the packages linked into it.
