@@ -292,12 +292,14 @@ extension EncoderTuning {
     /// The x264 parameters with which H.264 repeat pictures keep x264's B-frames (docs/repeats.md, "B-frames with
     /// repeats"), `nil` where these settings cannot: fewer than 2 B-frames or no B-pyramid (a held picture could
     /// not be a B reference), a `--level` (its DPB limit may not hold the references a B reference needs), two
-    /// passes. Every held picture is a reference (`X264Encoder.PictureType.reference`); x264 keeps a B reference
+    /// passes, or no libx264 of the build gifx was compiled against to open (libavcodec's wrapper may still find
+    /// its own). Every held picture is a reference (`X264Encoder.PictureType.reference`); x264 keeps a B reference
     /// only with more references than B references + 3, so `ref` is at least B-frames + 3 (6 at `medium`);
     /// implicit weighted bi-prediction off and spatial direct prediction (`H264ReferenceRepeatSplicer`).
     func referenceRepeatParameters() throws -> EncoderParameters? {
         guard encoder == "libx264",
-              !parameters.items.contains(where: { ["level", "pass", "sliced-threads"].contains($0.key) })
+              !parameters.items.contains(where: { ["level", "pass", "sliced-threads"].contains($0.key) }),
+              (try? X264Encoder.load()) != nil
         else { return nil }
         let base = try X264Encoder.settings(tuning: self, extra: [])
         guard base.bFrames >= 2, base.pyramid else { return nil }
