@@ -47,32 +47,11 @@ final class H264ReferenceRepeatSplicer {
     /// repeats cannot follow: interlaced or separate-plane coding, picture order other than type 0, an order
     /// count field over 8 bits, implicit weighted bi-prediction, more than one slice group.
     init(extradata original: [UInt8], longestHold: Int, bFrames: Int) throws {
-        var sps: H264SequenceParameters?
-        var spsUnit: [UInt8] = []
-        var others: [[UInt8]] = []
-        var highestPPS = -1
-        try original.withUnsafeBufferPointer { bytes in
-            for unit in annexBUnits(bytes) {
-                let type = Int(bytes[unit.lowerBound] & 0x1F)
-                let rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
-                if type == 7, sps == nil {
-                    sps = try H264SequenceParameters(rbsp: rbsp)
-                    spsUnit = [bytes[unit.lowerBound]] + rbsp
-                } else {
-                    if type == 8 {
-                        highestPPS = max(highestPPS, try Self.readPPSID(rbsp))
-                    }
-                    others.append(Array(bytes[unit]))
-                }
-            }
-        }
-        guard let sps, let lsbField = sps.pocLsbField else {
-            throw BitstreamError("B-frame repeats need pic_order_cnt_type 0")
-        }
-        guard sps.frameMbsOnly, !sps.separateColourPlane else {
-            throw BitstreamError("repeat pictures need progressive frames in one colour plane")
-        }
-        guard highestPPS >= 0, highestPPS < 255 else { throw BitstreamError("the stream's PPS ids leave none free") }
+        let sets = try H264ParameterSets(extradata: original)
+        let sps = sets.sps
+        guard let lsbField = sps.pocLsbField else { throw BitstreamError("B-frame repeats need pic_order_cnt_type 0") }
+        for pps in sets.ppsRBSPs { try Self.checkPPS(pps) }
+        let highestPPS = sets.highestPPSID
         guard sps.log2MaxPocLsb + 8 <= 16 else {
             throw BitstreamError("the picture order count is \(sps.log2MaxPocLsb) bits: 8 more would pass 16")
         }
@@ -85,21 +64,21 @@ final class H264ReferenceRepeatSplicer {
         scale = maximumRun + 1
         repeatPPSID = highestPPS + 1
         var writer = RBSPWriter()
-        let rbsp = Array(spsUnit.dropFirst())
+        let rbsp = sets.spsRBSP
         writer.copyBits(from: rbsp, 0..<lsbField.lowerBound)
         writer.ue(orderWidth - 4)
         writer.copyBits(from: rbsp, lsbField.upperBound..<rbspDataEnd(rbsp))
         writer.trailingBits()
-        var rewritten: [UInt8] = [0, 0, 0, 1, spsUnit[0]] + escapeRBSP(writer.bytes)
-        for unit in others { rewritten += [0, 0, 0, 1] + unit }
+        var rewritten: [UInt8] = [0, 0, 0, 1, sets.spsHeader] + escapeRBSP(writer.bytes)
+        for unit in sets.otherUnits { rewritten += [0, 0, 0, 1] + unit }
         extradata = rewritten + [0, 0, 0, 1] + H264RepeatSplicer.repeatPPS(
             id: repeatPPSID, spsID: sps.id, deblockingControl: false)
     }
 
-    /// The fields of a PPS the repeats depend on: its id, and that x264 did not use what they cannot follow.
-    private static func readPPSID(_ rbsp: [UInt8]) throws -> Int {
+    /// That a PPS uses nothing the repeats cannot follow: slice groups, implicit weighted bi-prediction.
+    private static func checkPPS(_ rbsp: [UInt8]) throws {
         var r = RBSPReader(rbsp)
-        let id = try r.ue()
+        _ = try r.ue()  // pic_parameter_set_id
         _ = try r.ue()  // seq_parameter_set_id
         _ = try r.flag()  // entropy_coding_mode_flag
         _ = try r.flag()  // bottom_field_pic_order_in_frame_present_flag
@@ -110,7 +89,6 @@ final class H264ReferenceRepeatSplicer {
         guard try r.bits(2) != 2 else {
             throw BitstreamError("implicit weighted bi-prediction derives weights from picture order counts")
         }
-        return id
     }
 
     /// One access unit of x264's (Annex B) with every slice's picture order count scaled into the wider field.

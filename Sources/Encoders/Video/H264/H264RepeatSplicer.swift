@@ -38,25 +38,8 @@ final class H264RepeatSplicer {
     /// Refuses what the repeat pictures cannot follow: interlaced or separate-plane coding, picture order
     /// other than type 2, or more than one reference frame.
     init(extradata original: [UInt8]) throws {
-        var sps: H264SequenceParameters?
-        var highestPPS = -1
-        try original.withUnsafeBufferPointer { bytes in
-            for unit in annexBUnits(bytes) {
-                let type = Int(bytes[unit.lowerBound] & 0x1F)
-                let rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
-                if type == 7, sps == nil {
-                    sps = try H264SequenceParameters(rbsp: rbsp)
-                } else if type == 8 {
-                    var r = RBSPReader(rbsp)
-                    highestPPS = max(highestPPS, try r.ue())
-                }
-            }
-        }
-        guard let sps else { throw BitstreamError("the stream has no sequence parameter set") }
-        guard highestPPS >= 0, highestPPS < 255 else { throw BitstreamError("the stream's PPS ids leave none free") }
-        guard sps.frameMbsOnly, !sps.separateColourPlane else {
-            throw BitstreamError("repeat pictures need progressive frames in one colour plane")
-        }
+        let sets = try H264ParameterSets(extradata: original)
+        let sps = sets.sps, highestPPS = sets.highestPPSID
         guard sps.picOrderCountType == 2 else {
             throw BitstreamError("repeat pictures need pic_order_cnt_type 2 (no B-frames), not \(sps.picOrderCountType)")
         }

@@ -69,3 +69,44 @@ struct H264SequenceParameters: Equatable {
         }
     }
 }
+
+/// An encoder's parameter sets (Annex B extradata, as libx264 writes it), as the repeat splicers read them: the
+/// first SPS (parsed, with its NAL header byte and RBSP), every other NAL unit as written, the PPSs' RBSPs, and
+/// the highest PPS id (a repeat PPS takes the one above). Refuses a stream without an SPS, with no PPS id free, or
+/// with interlaced or separate-plane coding, which no repeat picture can follow.
+struct H264ParameterSets {
+    var sps: H264SequenceParameters
+    var spsHeader: UInt8
+    var spsRBSP: [UInt8]
+    var otherUnits: [[UInt8]]
+    var ppsRBSPs: [[UInt8]]
+    var highestPPSID: Int
+
+    init(extradata: [UInt8]) throws {
+        var sps: (H264SequenceParameters, UInt8, [UInt8])?
+        var others: [[UInt8]] = [], pps: [[UInt8]] = [], highest = -1
+        try extradata.withUnsafeBufferPointer { bytes in
+            for unit in annexBUnits(bytes) {
+                let type = Int(bytes[unit.lowerBound] & 0x1F)
+                let rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
+                if type == 7, sps == nil {
+                    sps = (try H264SequenceParameters(rbsp: rbsp), bytes[unit.lowerBound], rbsp)
+                    continue
+                }
+                if type == 8 {
+                    var r = RBSPReader(rbsp)
+                    highest = max(highest, try r.ue())
+                    pps.append(rbsp)
+                }
+                others.append(Array(bytes[unit]))
+            }
+        }
+        (otherUnits, ppsRBSPs, highestPPSID) = (others, pps, highest)
+        guard let sps else { throw BitstreamError("the stream has no sequence parameter set") }
+        (self.sps, spsHeader, spsRBSP) = sps
+        guard highestPPSID >= 0, highestPPSID < 255 else { throw BitstreamError("the stream's PPS ids leave none free") }
+        guard self.sps.frameMbsOnly, !self.sps.separateColourPlane else {
+            throw BitstreamError("repeat pictures need progressive frames in one colour plane")
+        }
+    }
+}
