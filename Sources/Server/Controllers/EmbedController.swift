@@ -48,17 +48,7 @@ struct EmbedController: Sendable {
         guard SignedURLMaker.isServiceBase(serviceBase) else {
             throw ServiceError.badQuery("base must be the service's absolute http(s) address, without query or fragment")
         }
-        let bytes = try await fetcher.fetch(url)
-        guard InputFormat.sniff(bytes.prefix(InputFormat.probeLength)) != nil else { throw ServiceError.unsupportedFormat() }
-        var settings = RunSettings()
-        settings.scratchFolder = spool
-        let converter = GifConverter(settings: settings)
-        let timeline: Timeline
-        do {
-            timeline = try await offThePool { try converter.timeline(of: .bytes(bytes)) }
-        } catch {
-            throw ServiceError.from(error)
-        }
+        let timeline = try await uploadTimeline(try await fetcher.fetch(url), spool: spool)
         let name = url.lastPathComponent.isEmpty || url.lastPathComponent == "/" ? "animation" : url.lastPathComponent
         let markup = EmbedMarkup(
             timeline: timeline, source: source, alt: alt ?? name, signer: SignedURLMaker(base: serviceBase, key: key))

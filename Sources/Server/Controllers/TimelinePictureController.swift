@@ -41,17 +41,7 @@ struct TimelinePictureController: Sendable {
         guard format.lowercased() == "svg" else {
             throw ServiceError.badQuery("format=\(format): /v1/timeline draws svg (the schedule as JSON is POST /v1/convert?format=timeline)")
         }
-        let bytes = try await body(of: request)
-        guard InputFormat.sniff(bytes.prefix(InputFormat.probeLength)) != nil else { throw ServiceError.unsupportedFormat() }
-        var settings = RunSettings()
-        settings.scratchFolder = spool
-        let converter = GifConverter(settings: settings)
-        let timeline: Timeline
-        do {
-            timeline = try await offThePool { try converter.timeline(of: .bytes(bytes)) }
-        } catch {
-            throw ServiceError.from(error)
-        }
+        let timeline = try await uploadTimeline(try await body(of: request), spool: spool)
         guard timeline.frames.count <= Self.maximumFrames else {
             throw ServiceError(
                 .unprocessableContent, "too_many_frames",
