@@ -137,7 +137,9 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
                        extra: [EncoderOption("lag-in-frames", "0"), EncoderOption("auto-alt-ref", "0")]),
             ]
         case .av1:
-            levels = [tuning("\(encoder) preset \(options.preset)", frames: encoder == "libsvtav1" ? 60 : 35)]
+            // SVT-AV1: 60 pictures in flight and their analysis buffers, 84 frames' worth (peak RSS at 720p to 4K
+            // was 0.4-0.6 bytes a pixel a picture over 1.5; SVT-AV1 1.4.1, the version measured).
+            levels = [tuning("\(encoder) preset \(options.preset)", frames: encoder == "libsvtav1" ? 84 : 35)]
         }
         // A picture under one macroblock (16 pixels) high or wide: libx264's B-frames there are mostly direct
         // or skipped blocks bi-predicted between their references, so a GIF frame held still shows a ramp from
@@ -157,32 +159,44 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
         case true?: levels = [levels[levels.count - 1]]
         case false?: levels = [levels[0]]
         case nil:
-            while levels.count > 1 && levels[0].estimatedBytes > defaultCeiling { levels.removeFirst() }
+            while levels.count > 1 && levels[0].estimatedBytes > defaultCeiling(options.codec) { levels.removeFirst() }
         }
         return levels
     }
 
-    /// Encoder bytes above which a leaner level is used by default (when one exists).
-    package static let defaultCeiling = 320 << 20
+    /// Encoder bytes above which a leaner level is used by default (when one exists): 320 MiB as estimated until
+    /// the estimates met the peak RSS they bound (`fixedBytes`, `frameBytes`), and for libx264 and libx265 that
+    /// ceiling moved with their estimates, so the defaults choose the levels they chose (x264: 7 MiB + 3.9 bytes a
+    /// pixel crosses 7 + 316 × 1.3 MiB where 4 MiB + 3 crossed 320; x265: 34 MiB where 8 MiB was fixed, 346 MiB).
+    package static func defaultCeiling(_ codec: VideoCodec) -> Int {
+        switch codec {
+        case .h264: return (7 << 20) + (316 << 20) * 13 / 10
+        case .hevc: return 346 << 20
+        case .vp9, .av1: return 320 << 20
+        }
+    }
 
-    /// Bytes an encoder frame costs: libx264 about 3 per pixel of the 32-pixel-padded picture (planes,
-    /// half-resolution lookahead planes, half-pel planes); libx265 4 per pixel of 64-padded CTUs; libvpx
-    /// and AV1 1.5 (4:2:0) with libvpx's 80-pixel borders.
+    /// Bytes an encoder frame costs: libx264 3.9 per pixel of the 32-pixel-padded picture (planes,
+    /// half-resolution lookahead planes, half-pel planes, and what each frame's tables add: the peak RSS of
+    /// every ladder level, 333×187 to 1440×900, was 0.6-0.9 bytes a pixel over 3, docs/memory.md); libx265 4
+    /// per pixel of 64-padded CTUs; libvpx and AV1 1.5 (4:2:0) with libvpx's 80-pixel borders.
     static func frameBytes(_ codec: VideoCodec, _ size: CanvasSize) -> Int {
         switch codec {
-        case .h264: return (size.width + 64) * (size.height + 64) * 3
+        case .h264: return (size.width + 64) * (size.height + 64) * 39 / 10
         case .hevc: return (size.width + 128) * (size.height + 128) * 4
         case .vp9, .av1: return (size.width + 160) * (size.height + 160) * 3 / 2
         }
     }
 
-    /// What an encoder holds whatever the frame size (tables, thread stacks touched), measured on a 16×16 GIF.
+    /// What an encoder holds whatever the frame size (tables, thread pools and their stacks touched): the peak
+    /// RSS at each ladder level less the frames' estimate, 333×187 to 1440×900 (libx265 3.5: 17-25 MiB over the
+    /// 8 MiB measured on a 16×16 GIF; docs/memory.md, "Estimates").
     static func fixedBytes(_ codec: VideoCodec, encoder: String) -> Int {
         switch codec {
-        case .h264: return 4 << 20
-        case .hevc: return 8 << 20
+        case .h264: return 7 << 20
+        case .hevc: return 34 << 20
         case .vp9: return 20 << 20
-        case .av1: return encoder == "libsvtav1" ? 40 << 20 : 12 << 20
+        case .av1: return encoder == "libsvtav1" ? 60 << 20 : 12 << 20
         }
     }
 
