@@ -299,9 +299,21 @@ def self_check(gif, gifx, work):
 
 # ---------------------------------------------------------------- encodes
 
-def recipe_cmd(codec, gif, out):
+# `--recipe-matrix bt709`: the recipe converts with BT.709 and tags it, as gifx does, so that what differs from gifx
+# is the encoding alone. The ffmpeg CLI's own recipe converts with swscale's default (BT.601) and tags nothing; Y
+# SSIM in two matrices is two measures (on syn-slow-400x300 the whole of gifx's bytes at matched SSIM against the
+# plain recipe is the matrix: the recipe with BT.709 writes gifx's bytes at gifx's SSIM).
+RECIPE_MATRIX = {"default": ([], ""), "bt709": (["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc",
+                                                 "bt709"], ":out_color_matrix=bt709:out_range=tv")}
+# `both`: the plain recipe is the one reported, and the BT.709 recipe's figures are kept beside it in each row
+# (`recipe709`, `matched_ratio_709`), from the same sweep of gifx.
+recipe_matrix = "default"
+
+
+def recipe_cmd(codec, gif, out, matrix=None):
+    tags, scale = RECIPE_MATRIX[matrix or ("default" if recipe_matrix == "both" else recipe_matrix)]
     return ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", gif, *CODECS[codec][1], "-pix_fmt", "yuv420p",
-            "-vf", SCALE, out]
+            "-vf", SCALE + scale, *tags, out]
 
 
 def gifx_cmd(gifx, codec, gif, out, crf=None):
@@ -333,7 +345,10 @@ def measure(gifx, codec, name, gif, cls, half, work, timeout, sweep_crfs, log):
     os.makedirs(work, exist_ok=True)
     sched, canvas = schedule(gifx, gif)
     row = {"gif": name, "class": cls, "half": half, "codec": codec, "canvas": canvas, "frames": len(sched)}
-    for label, cmd in (("recipe", recipe_cmd), ("default", None)):
+    labels = [("recipe", recipe_cmd), ("default", None)]
+    if recipe_matrix == "both":
+        labels.insert(1, ("recipe709", lambda c, g, o: recipe_cmd(c, g, o, "bt709")))
+    for label, cmd in labels:
         out = os.path.join(work, f"{label}.{ext}")
         size, res = encode(cmd(codec, gif, out) if cmd else gifx_cmd(gifx, codec, gif, out), out, timeout)
         if size is None:
@@ -365,6 +380,18 @@ def measure(gifx, codec, name, gif, cls, half, work, timeout, sweep_crfs, log):
     if "bytes" in row.get("recipe", {}):
         m = matched_bytes(row["recipe"]["ssim"], row["sweep"])
         row["matched_ratio"] = m / row["recipe"]["bytes"] if m else None
+    if "bytes" in row.get("recipe709", {}):
+        target = row["recipe709"]["ssim"]
+        for crf in CODECS[codec][3][0]:
+            if min(p["ssim"] for p in row["sweep"]) <= target:
+                break
+            point(crf)
+        for crf in CODECS[codec][3][1]:
+            if max(p["ssim"] for p in row["sweep"]) >= target:
+                break
+            point(crf)
+        m = matched_bytes(target, row["sweep"])
+        row["matched_ratio_709"] = m / row["recipe709"]["bytes"] if m else None
     shutil.rmtree(work, ignore_errors=True)
     return row
 
@@ -535,7 +562,12 @@ def main():
     p.add_argument("--json", default="", help="results file (default ROOT/quality.json)")
     p.add_argument("--merge", default="", help="comma-separated results files whose rows join the report")
     p.add_argument("--self-check", action="store_true")
+    p.add_argument("--recipe-matrix", choices=sorted(RECIPE_MATRIX) + ["both"], default="default",
+                   help="bt709: the recipe converts with BT.709 and tags it, as gifx does (the encoding alone "
+                        "compared); both: the plain recipe reported, the BT.709 one's figures kept in each row")
     args = p.parse_args()
+    global recipe_matrix
+    recipe_matrix = args.recipe_matrix
     args.sets, args.only = args.sets.split(","), {s for s in args.only.split(",") if s}
     results_path = args.json or os.path.join(args.root, "quality.json")
     started = time.time()
@@ -552,7 +584,7 @@ def main():
         commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                                text=True).stdout.strip()
         results = {"date": time.strftime("%Y-%m-%d"), "commit": commit, "gifx": args.gifx, "note": args.note,
-                   "load_start": os.getloadavg(), "rows": []}
+                   "load_start": os.getloadavg(), "recipe_matrix": recipe_matrix, "rows": []}
         gifs = gif_set(args, log)
         log(f"{len(gifs)} GIFs, codecs {args.codecs}")
         with open(results_path, "w") as f:  # never report an older run's rows as this one's
@@ -567,6 +599,7 @@ def main():
                     json.dump(results, f, indent=1)
     with open(results_path) as f:
         results = json.load(f)
+    recipe_matrix = results.get("recipe_matrix", "default")
     for extra in [x for x in args.merge.split(",") if x]:  # other runs' rows (another codec, another day)
         with open(extra) as f:
             more = json.load(f)
