@@ -1,7 +1,5 @@
 import ArgumentParser
-import GifxEncoders
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 
 /// `--from`, `--to`, `--speed`, `--crop`, `--reverse`, `--boomerang`: one edit of the schedule that every

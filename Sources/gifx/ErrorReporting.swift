@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxFrames
 import GifxKit
-import GifxPipeline
 
 /// One line on stderr, prefixed with the tool name: what scripts grep for.
 func printError(_ subject: String, _ message: String) {

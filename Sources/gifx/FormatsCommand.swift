@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxFrames
+import GifxKit
 
 /// `gifx formats`: the registries of output kinds and input formats, as `ffmpeg -formats` lists its muxers and
 /// demuxers. The table a person reads and
