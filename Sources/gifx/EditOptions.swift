@@ -52,3 +52,8 @@ extension TimelineEditError {
     /// The problem in this command line's terms.
     var commandLineWording: String { wording(.commandLine) }
 }
+
+extension EditSpelling {
+    /// The command line's: `--from`, `--from 1.5`.
+    static let commandLine = EditSpelling(name: { "--\($0)" }, item: { "--\($0) \($1)" })
+}

@@ -51,3 +51,9 @@ struct FormatsCommand: ParsableCommand {
         var inputs = InputFormat.all.map { Input(name: $0.source.rawValue, displayName: $0.source.displayName, mediaType: $0.mediaType) }
     }
 }
+
+extension OutputKind {
+    /// How this command line names the kind in a message: its first ending, or, for the kind no `-o` prefix names,
+    /// the option of `convert` that writes it (the sprite sheet's `--sheet`). The registry names no option.
+    var commandLineLabel: String { name == OutputKind.sheet.name ? "--sheet" : extensions[0] }
+}
