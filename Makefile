@@ -71,10 +71,10 @@ library-usage: deps
 ## docs/cli.md, the flag reference, is generated from the ArgumentParser declarations
 ## (packaging/cli_reference.py over `gifx --experimental-dump-help`): `make cli-reference` writes it, and
 ## `make docs` (so `make test`, so CI) fails when the checked-in file differs from what the code says.
-## It runs docs-check first.
+## It runs docs-check and facade-check first.
 LIBRARY_PRODUCTS := GifxTimeline GifxKit
 CLI_REFERENCE := docs/cli.md
-docs: deps docs-check cli-reference-check
+docs: deps docs-check facade-check cli-reference-check
 	@set -o pipefail; for target in $(LIBRARY_PRODUCTS); do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors 2>&1 | grep -v '^\[' || exit 1; \
 	done
@@ -139,6 +139,14 @@ docs-check:
 ## (packaging/check_units.py; issue 57). `make test` runs it first: under a second.
 check-units:
 	@python3 packaging/check_units.py
+
+## facade-check: the command line (Sources/gifx) and the service (Sources/Server) reach the conversion through GifxKit
+## alone (packaging/facade_check.py; issue 58): no import there of GifxEncoders, GifxPipeline, GifxChecks, GifxFrames
+## or the C libraries below them, and none of them in the gifx or GifxServer target's dependencies in Package.swift.
+## What they need of the conversion is named in Sources/GifxKit/PackageFace.swift. `make docs` runs it: under a second.
+.PHONY: facade-check
+facade-check:
+	@python3 packaging/facade_check.py
 
 ## warnings-check: the debug build of our own targets (Sources/, Tests/) has no compiler warning; `make test`
 ## runs it after its build. It reads what the build left (packaging/warnings_check.py: each Swift file's

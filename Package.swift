@@ -130,10 +130,12 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Sources/Server"),
+        // The command line: the conversion through GifxKit alone (its public names and its `package` face), as the
+        // service reaches it; the modules below the facade are linked through GifxKit (packaging/facade_check.py).
         .executableTarget(
             name: "gifx",
             dependencies: [
-                "GifxKit", "GifxServer", "GifxFrames", "GifxSystem", "GifxTimeline", "GifxEncoders", "GifxPipeline", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
+                "GifxKit", "GifxServer", "GifxSystem", "GifxTimeline", "GifxPOSIXFiles", "CProcess", "CBuildInfo", "CArguments", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

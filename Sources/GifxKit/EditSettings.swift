@@ -96,16 +96,20 @@ package struct EditSettings: Hashable, Sendable {
     }
 }
 
-/// How the caller spells an edit option in its texts: the command line's `--from 1.5`, the query's `from=1.5`.
-package enum EditSpelling: Sendable {
-    case commandLine, query
-
+/// How the caller spells an edit option in its texts, given by the caller: the command line's `--from 1.5`
+/// (`EditSpelling.commandLine`, Sources/gifx/EditOptions.swift), the query's `from=1.5` (`EditSpelling.query`,
+/// Sources/Server/ConvertQuery.swift). The library names options by their bare names (`from`) and knows no flag.
+package struct EditSpelling: Sendable {
     /// The option alone: `--from`, `from`.
-    package func name(_ option: String) -> String { self == .commandLine ? "--\(option)" : option }
-
+    package let name: @Sendable (_ option: String) -> String
     /// The option with its value: `--from 1.5`, `from=1.5`.
-    package func item(_ option: String, _ value: String) -> String {
-        self == .commandLine ? "--\(option) \(value)" : "\(option)=\(value)"
+    package let item: @Sendable (_ option: String, _ value: String) -> String
+
+    package init(
+        name: @escaping @Sendable (_ option: String) -> String,
+        item: @escaping @Sendable (_ option: String, _ value: String) -> String
+    ) {
+        self.name = name; self.item = item
     }
 }
 

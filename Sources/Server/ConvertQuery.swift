@@ -190,3 +190,8 @@ extension ConvertQuery {
         }
     }
 }
+
+extension EditSpelling {
+    /// The query's (and the signed options'): `from`, `from=1.5`.
+    static let query = EditSpelling(name: { $0 }, item: { "\($0)=\($1)" })
+}

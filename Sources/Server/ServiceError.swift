@@ -95,7 +95,7 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         if case .edit(let problem)? = error as? RunSettingsProblem { return .badQuery(problem.wording(.query)) }
         guard let error = error as? any GifxError else { return .internalError("\(error)") }
         // A video plan's remedy in the query's names (`fps=vfr`, `scale`), not the command line's.
-        let message = (error as? VideoPlanError)?.wording(.query) ?? error.description
+        let message = (error as? VideoPlanError)?.queryWording ?? error.description
         switch error.failureClass {
         case .malformedData:
             let offset = error.inputByteOffset
@@ -128,5 +128,22 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
         let body = ByteBuffer(string: json + "\n")
         headers[.contentLength] = String(body.readableBytes)
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+extension VideoPlanError {
+    /// The problem and what would work instead, in the query's names (`fps=vfr`, `scale`); the library's
+    /// `description` states the facts alone (the command line words them with its flags, Sources/gifx).
+    var queryWording: String {
+        switch remedy {
+        case nil:
+            return description
+        case .resize:
+            return "\(description); use scale, width or height"
+        case .shorterFrames(let longest):
+            return "\(description): use fps=vfr, or fps=\(Rational(longest.den, longest.num)) or faster"
+        case .stillOutput:
+            return "\(description): ask for format=webp or format=jpg instead"
+        }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
-import GifxEncoders
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// Library value types parsed straight from the command line.

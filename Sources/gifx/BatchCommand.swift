@@ -1,9 +1,7 @@
 import ArgumentParser
 import ChildProcesses
 import Foundation
-import GifxEncoders
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxPOSIXFiles
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
 import GifxKit
 
 /// A size in bytes written the way people type it: `512M`, `2G`, `64k`, `1048576`.

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 
 /// One output a conversion writes: a kind of the registry, its file (a sheet's PNG), a sheet's description, and the

@@ -1,7 +1,4 @@
-import GifxEncoders
-import GifxFrames
 import GifxKit
-import GifxPipeline
 
 /// `--stats` of `convert`, `to-mp4` and `to-sprite`: one format, printed as one JSON object (sorted keys) and decoded
 /// again by `batch` (`JobFacts`), whose report carries it as `stats`. Documented in `--stats`' help (docs/cli.md).

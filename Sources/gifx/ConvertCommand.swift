@@ -1,9 +1,6 @@
 import ArgumentParser
-import GifxEncoders
-import GifxKit
 import Foundation
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// `gifx convert`: one decode of the GIF feeds every output asked for (MP4, WebM, WebP, poster, schedule,

@@ -1,7 +1,6 @@
-import GifxEncoders
 import Foundation
+import GifxKit
 import GifxServer
-import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,5 @@
 import ArgumentParser
-import GifxEncoders
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 
 /// `--from`, `--to`, `--speed`, `--crop`, `--reverse`, `--boomerang`: one edit of the schedule that every
@@ -53,4 +51,9 @@ struct EditOptions: ParsableArguments {
 extension TimelineEditError {
     /// The problem in this command line's terms.
     var commandLineWording: String { wording(.commandLine) }
+}
+
+extension EditSpelling {
+    /// The command line's: `--from`, `--from 1.5`.
+    static let commandLine = EditSpelling(name: { "--\($0)" }, item: { "--\($0) \($1)" })
 }

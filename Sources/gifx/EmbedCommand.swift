@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxFrames
+import GifxKit
 import GifxServer
 import GifxTimeline
 

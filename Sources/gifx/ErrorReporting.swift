@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxFrames
 import GifxKit
-import GifxPipeline
+import GifxTimeline
 
 /// One line on stderr, prefixed with the tool name: what scripts grep for.
 func printError(_ subject: String, _ message: String) {
@@ -62,7 +60,7 @@ func commandLineWording(_ error: any GifxError) -> String {
     case let error as OutputError where error.kind == .tooManyOpenFiles:
         return "\(error.description); raise `ulimit -n`, or use --scale/--max-size for fewer pages"
     case let error as VideoPlanError:
-        return error.wording(.commandLine)
+        return error.commandLineWording
     case let error as EditError:
         return error.problem.commandLineWording
     case let error as RunSettingsProblem:
@@ -101,6 +99,23 @@ func outputDisplayName(_ path: String) -> String { StandardOutput.isTarget(path)
 func printWarnings(_ warnings: [String], input: String, quiet: Bool) {
     guard !quiet else { return }
     for warning in warnings { printError(displayName(input), "warning: \(warning)") }
+}
+
+extension VideoPlanError {
+    /// The problem and what would work instead, in this command line's flags (`--vfr`, `--fps 1`); the library's
+    /// `description` states the facts alone, and `remedy` names what would change, not how to ask for it.
+    var commandLineWording: String {
+        switch remedy {
+        case nil:
+            return description
+        case .resize:
+            return "\(description); use --scale, --width or --height"
+        case .shorterFrames(let longest):
+            return "\(description): use --vfr, or --fps \(Rational(longest.den, longest.num)) or faster"
+        case .stillOutput:
+            return "\(description): write .webp, .png or .jpg instead"
+        }
+    }
 }
 
 extension RunSettingsProblem {

@@ -1,4 +1,4 @@
-import GifxFrames
+import GifxKit
 
 /// The exit codes gifx uses (design.md, "Exit codes"): sysexits(3) for failures, 128 + signal for stops.
 /// The library classifies its errors (`FailureClass`); only the CLI turns a class into a number.

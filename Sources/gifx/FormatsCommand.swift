@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxFrames
+import GifxKit
 
 /// `gifx formats`: the registries of output kinds and input formats, as `ffmpeg -formats` lists its muxers and
 /// demuxers. The table a person reads and
@@ -51,4 +50,10 @@ struct FormatsCommand: ParsableCommand {
         /// What the conformance matrix (Tests/ConformanceMatrix) crosses with the outputs.
         var inputs = InputFormat.all.map { Input(name: $0.source.rawValue, displayName: $0.source.displayName, mediaType: $0.mediaType) }
     }
+}
+
+extension OutputKind {
+    /// How this command line names the kind in a message: its first ending, or, for the kind no `-o` prefix names,
+    /// the option of `convert` that writes it (the sprite sheet's `--sheet`). The registry names no option.
+    var commandLineLabel: String { name == OutputKind.sheet.name ? "--sheet" : extensions[0] }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CArguments
-import GifxEncoders
-import GifxFrames
+import GifxKit
 import GifxServer
 
 #if canImport(Glibc)

@@ -1,8 +1,5 @@
-import GifxEncoders
 import Foundation
-import GifxFrames
 import GifxKit
-import GifxPipeline
 
 #if canImport(Glibc)
 import Glibc

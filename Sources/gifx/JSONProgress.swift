@@ -1,10 +1,9 @@
 import ArgumentParser
 import Foundation
+import GifxKit
 import GifxPOSIXFiles
-import GifxPipeline
-import SystemPackage
-import GifxEncoders
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,5 @@
 import ArgumentParser
-import GifxEncoders
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 
 /// One `-o` value: a path (`-` for standard output), optionally after a prefix that names the format and

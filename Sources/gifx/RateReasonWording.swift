@@ -1,4 +1,4 @@
-import GifxEncoders
+import GifxKit
 import GifxTimeline
 
 extension RateReason {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import GifxEncoders
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// Options every converting subcommand shares: output handling, reporting and resource limits.

@@ -1,6 +1,5 @@
 import ArgumentParser
-import GifxEncoders
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 extension SpriteJSONFormat: ExpressibleByArgument {}

@@ -1,7 +1,5 @@
-import GifxEncoders
 import Foundation
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import GifxEncoders
+import GifxKit
 
 /// Output frame size: at most one of `--width`, `--height`, `--scale`; the aspect ratio is kept.
 struct SizeOptions: ParsableArguments {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import GifxEncoders
-import GifxFrames
-import GifxPipeline
+import GifxKit
 
 /// The rules every subcommand applies to `-o -` (docs/delivery.md): one output at most on standard output,
 /// `--stats` (which prints there) not with it, and no binary output to a terminal.

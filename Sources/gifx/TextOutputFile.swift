@@ -1,5 +1,5 @@
 import Foundation
-import GifxPipeline
+import GifxKit
 import SystemPackage
 
 /// Writes `text` to `path` (`-`: standard output) as every output is written: to a hidden temporary beside it,

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// `gifx timeline`: the authoritative playback schedule, read from metadata only (no pixel is decoded).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
+import GifxKit
 import GifxTimeline
 
 /// `timeline --fps`: `auto`, `vfr`, or a rate (`30`, `30000/1001`).

@@ -1,9 +1,6 @@
 import ArgumentParser
-import GifxEncoders
-import GifxKit
 import Foundation
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 #if canImport(Glibc)

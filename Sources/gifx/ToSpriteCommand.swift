@@ -1,9 +1,6 @@
 import ArgumentParser
-import GifxEncoders
-import GifxKit
 import Foundation
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// `gifx to-sprite`: a sprite sheet PNG (pages when it would exceed `--max-size`) plus its JSON, written

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxFrames
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// `gifx verify IN.gif OUTPUT...`: reads each output back with its own decoder and checks that it shows the

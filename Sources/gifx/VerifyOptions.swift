@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
-import GifxPipeline
+import GifxKit
 
 /// `--verify` on to-mp4, to-sprite and convert: every fresh output is read back and checked against the GIF before
 /// it is renamed into place; one that fails never lands, and the run exits 1 with the report on stderr.

@@ -1,5 +1,5 @@
 import CBuildInfo
-import GifxEncoders
+import GifxKit
 
 /// `gifx --version`: the version, the commit, and the libav libraries this machine's gifx actually loads.
 /// ArgumentParser's own `--version` prints a fixed string, so `Gifx.main` answers a lone `--version` here;

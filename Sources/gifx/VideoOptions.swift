@@ -1,6 +1,5 @@
 import ArgumentParser
-import GifxEncoders
-import GifxPipeline
+import GifxKit
 import GifxTimeline
 
 /// The video options `to-mp4` and `convert` share (MP4, WebM and AVIF): timing mode, codec, quality, background, loops.

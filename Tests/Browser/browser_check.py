@@ -33,7 +33,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -44,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fixtures  # noqa: E402
 import playground  # noqa: E402
+import service  # noqa: E402
 
 WHITE = (255, 255, 255)
 COLOUR_TOLERANCE = 48  # max channel error of a solid block after 4:2:0 lossy coding (distinct colours >= 170 apart)
@@ -270,32 +270,13 @@ def convert(gifx, out, gif_dir):
 def start_service(gifx, out, origin=None):
     """`gifx serve` on a free port of 127.0.0.1, its cache in OUT/serve-cache (emptied first); with `origin`, signed
     URLs on (a key in OUT/embed.key) fetching from that origin (mode embed)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    cache = os.path.join(out, "serve-cache")
-    subprocess.run(["rm", "-rf", cache], check=True)
     signing = []
     if origin:
         key = os.path.join(out, "embed.key")
         with open(key, "w") as f:
             f.write(EMBED_KEY + "\n")
         signing = ["--signing-key-file", key, "--origin", origin]
-    proc = subprocess.Popen([gifx, "serve", "--host", "127.0.0.1", "--port", str(port), "--cache-dir", cache, *signing],
-                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "serve.log"), "wb"))
-    atexit.register(lambda: proc.poll() is None and proc.kill())  # an exception must not leave it running
-    for _ in range(300):
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return proc, port
-        except OSError:
-            if proc.poll() is not None:
-                break
-        time.sleep(0.1)
-    proc.kill()
-    raise SystemExit(f"gifx serve did not start (see {out}/serve.log)")
+    return service.start(gifx, out, "serve-cache", "serve.log", signing)
 
 
 def serve_jobs(jobs, port, gif_dir):

@@ -8,14 +8,11 @@ Firefox's WebDriver BiDi log.entryAdded), no uncaught error or rejection, no Con
 hook the test adds to the page)."""
 
 import base64
-import http.client
 import json
 import os
-import socket
-import subprocess
-import time
 
 import fixtures
+import service
 
 FIXTURE = "timing-mix"
 TOKEN = "playground-check-token-0123456789"
@@ -102,32 +99,15 @@ async (gifBase64, fileName, embedSource) => {
 
 def start_service(gifx, out, origin, embed_key):
     """`gifx serve --playground` on a free port, with a token and a signing key whose origin is the page server."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    cache = os.path.join(out, "playground-cache")
-    subprocess.run(["rm", "-rf", cache], check=True)
     token_file, key_file = os.path.join(out, "playground.token"), os.path.join(out, "playground.key")
     with open(token_file, "w") as f:
         f.write(TOKEN + "\n")
     with open(key_file, "w") as f:
         f.write(embed_key + "\n")
-    proc = subprocess.Popen(
-        [gifx, "serve", "--host", "127.0.0.1", "--port", str(port), "--cache-dir", cache, "--playground",
-         "--token-file", token_file, "--signing-key-file", key_file, "--origin", origin],
-        stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "playground-serve.log"), "wb"))
-    for _ in range(300):
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return proc, port
-        except OSError:
-            if proc.poll() is not None:
-                break
-        time.sleep(0.1)
-    proc.kill()
-    raise SystemExit(f"gifx serve --playground did not start (see {out}/playground-serve.log)")
+    return service.start(
+        gifx, out, "playground-cache", "playground-serve.log",
+        ["--playground", "--token-file", token_file, "--signing-key-file", key_file, "--origin", origin],
+        name="gifx serve --playground")
 
 
 def open_chromium():

@@ -20,12 +20,10 @@ package struct OutputKind: Sendable {
     /// One line for `--help`, docs/cli.md and docs/openapi.yaml.
     package let summary: String
     /// The names a `convert -o` prefix may give it (`mp4:-`); none for a kind the command line names by an option
-    /// of its own (the sheet's `--sheet`).
+    /// of its own (the sheet; the CLI knows which option).
     package let prefixNames: [String]
     /// The endings of a path that name it (lower case); the first is the one gifx gives a file it names.
     package let extensions: [String]
-    /// How the command line names the kind in a message: its first extension, or the option that writes it.
-    package let commandLineLabel: String
     /// Its media type (the service's `Content-Type`).
     package let mediaType: String
     /// The ending of the one file the service keeps and serves for it (`png` for a sheet: its page).
@@ -53,7 +51,7 @@ package struct OutputKind: Sendable {
     package init(
         name: String, statsName: String? = nil, displayName: String, summary: String, prefixNames: [String],
         extensions: [String],
-        commandLineLabel: String? = nil, mediaType: String, storedExtension: String? = nil,
+        mediaType: String, storedExtension: String? = nil,
         settings: [OutputSettingName], refusals: KeyValuePairs<OutputSettingName, OutputRefusal> = [:],
         stats: (any OutputKindStats.Type)? = nil, isServed: Bool = true,
         streams: Bool = false, reader: OutputReader, files: OutputFiles? = nil, binaryFormat: String? = nil,
@@ -62,7 +60,7 @@ package struct OutputKind: Sendable {
     ) {
         self.name = name; self.statsName = statsName ?? name; self.stats = stats
         self.displayName = displayName; self.summary = summary; self.prefixNames = prefixNames
-        self.extensions = extensions; self.commandLineLabel = commandLineLabel ?? extensions[0]
+        self.extensions = extensions
         self.mediaType = mediaType; self.storedExtension = storedExtension ?? String(extensions[0].dropFirst())
         self.settings = settings; self.refusals = refusals; self.isServed = isServed; self.streams = streams
         self.reader = reader; make = request
@@ -129,8 +127,9 @@ extension OutputKind {
     /// "a, b and c": `items` as one phrase.
     package static func phrase(_ items: [String]) -> String { EnglishList.phrase(items) }
 
-    /// The kind's name as `naming` words it.
-    package func label(_ naming: OutputNaming) -> String { naming == .commandLine ? commandLineLabel : name }
+    /// The kind's name as `naming` words it: its first ending (`.mp4`), or its `format=` name (`mp4`). A kind the
+    /// command line names by an option of its own (no `prefixNames`) is named so by the CLI, which knows the option.
+    package func label(_ naming: OutputNaming) -> String { naming == .commandLine ? extensions[0] : name }
 }
 
 /// The files of one output, named from a base path (`OUT/a`): its main file (`a.mp4`; a sheet's PNG, split into pages
@@ -163,8 +162,8 @@ package struct OutputFiles: Sendable {
     }
 }
 
-/// Who words a refusal: the command line names kinds by their endings (`.mp4`) or options (`--sheet`), the
-/// service by its `format=` names (`mp4`).
+/// Who words a refusal: the command line names kinds by their endings (`.mp4`; it offers only the kinds a `-o`
+/// prefix names), the service by its `format=` names (`mp4`).
 package enum OutputNaming: Sendable { case commandLine, query }
 
 /// Why a kind refuses a setting it does not take: said before the settings' own rule (`because`) and after it

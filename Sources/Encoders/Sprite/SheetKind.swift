@@ -2,11 +2,11 @@ import GifxChecks
 import GifxPipeline
 extension OutputKind {
     /// A sprite sheet: PNG page(s) and the JSON (or Godot `.tres`) that describes them. The command line writes it
-    /// with `--sheet`, not `-o`; the service serves its (first) page.
+    /// with an option of its own, not `-o` (no `prefixNames`); the service serves its (first) page.
     package static let sheet = OutputKind(
         name: "sheet", displayName: "sprite sheet",
         summary: "a sprite sheet: PNG page(s) and the JSON that describes them (TexturePacker, Phaser, Aseprite, Godot, yy)",
-        prefixNames: [], extensions: [".json", ".tres"], commandLineLabel: "--sheet", mediaType: "image/png",
+        prefixNames: [], extensions: [".json", ".tres"], mediaType: "image/png",
         storedExtension: "png", settings: [.width, .height, .scale],
         refusals: [.quality: OutputRefusal(because: "a sprite sheet is lossless")], stats: SheetStats.self,
         reader: .sheetDescription,

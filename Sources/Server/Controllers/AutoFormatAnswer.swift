@@ -46,17 +46,9 @@ extension ConversionRunner {
     /// served as any entry is (ETag, Range, 304, `Location`).
     private func passThrough(_ bytes: Data, source: SourceFormat, request: Request, conditional: Bool) async throws -> Response {
         let key = cacheKey(bytes, Self.sourceCanonicalText)
-        let object: CachedObject
-        if let hit = cache.lookup(key) {
-            metrics.cacheHit()
-            object = hit
-        } else {
-            metrics.cacheMiss()
-            object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }) {
-                try await self.storeSource(key: key, bytes: bytes, source: source)
-            }
+        return try await answer(key: key, request: request, conditional: conditional) {
+            try await self.storeSource(key: key, bytes: bytes, source: source)
         }
-        return Self.located(try objects.serve(object, request: request, companion: false, conditional: conditional), key: key)
     }
 
     /// Reads the source's schedule (its structure only: a damaged header is 422 as for a conversion), then writes

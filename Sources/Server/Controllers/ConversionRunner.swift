@@ -41,21 +41,32 @@ struct ConversionRunner: Sendable {
     /// One order's answer: its entry from the cache, or its conversion (streamed or whole) into the cache.
     func respond(_ bytes: Data, _ order: ConversionOrder, request: Request, context: BasicRequestContext, conditional: Bool) async throws -> Response {
         let key = cacheKey(bytes, order.canonicalText)
+        let logger = context.logger
+        return try await answer(key: key, request: request, conditional: conditional, streamed: {
+            // A streamed request finds a streamed conversion of the same output under way (or just committed):
+            // it waits for the entry and gets it whole, as any identical request does.
+            guard order.stream else { return nil }
+            return try await self.streamed(key: key, bytes: bytes, order: order, logger: logger)
+        }) {
+            try await self.produce(key: key, bytes: bytes, order: order, logger: logger)
+        }
+    }
+
+    /// The entry at `key` as the answer (ETag, Range, 304, `Location`): from the cache on a hit; on a miss made by
+    /// `make` under the single flight that identical requests share, unless `streamed` answers first (`stream=1`).
+    /// The one owner of the answer's cache steps, for an order's output and `format=auto`'s source passed through.
+    func answer(
+        key: String, request: Request, conditional: Bool, streamed: () async throws -> Response? = { nil },
+        make: @escaping @Sendable () async throws -> CachedObject
+    ) async throws -> Response {
         let object: CachedObject
         if let hit = cache.lookup(key) {
             metrics.cacheHit()
             object = hit
         } else {
             metrics.cacheMiss()
-            let logger = context.logger
-            if order.stream, let response = try await streamed(key: key, bytes: bytes, order: order, logger: logger) {
-                return response
-            }
-            // A streamed request finds a streamed conversion of the same output under way (or just committed):
-            // it waits for the entry and gets it whole, as any identical request does.
-            object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }) {
-                try await self.produce(key: key, bytes: bytes, order: order, logger: logger)
-            }
+            if let response = try await streamed() { return response }
+            object = try await flights.run(key, cache: cache, onShared: { self.metrics.singleFlightShared() }, make)
         }
         return Self.located(try objects.serve(object, request: request, companion: false, conditional: conditional), key: key)
     }

@@ -1,7 +1,5 @@
 import Foundation
-import GifxFrames
 import GifxKit
-import GifxPipeline
 import GifxTimeline
 import HTTPTypes
 import Hummingbird

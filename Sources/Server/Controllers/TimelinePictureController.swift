@@ -1,5 +1,4 @@
 import Foundation
-import GifxFrames
 import GifxKit
 import GifxTimeline
 import HTTPTypes

@@ -1,4 +1,4 @@
-import GifxEncoders
+import GifxKit
 import GifxTimeline
 
 /// The HTML to paste for one animation (`gifx embed`, `GET /v1/embed`): a `<video autoplay muted playsinline>` with

@@ -1,5 +1,5 @@
 import Foundation
-import GifxFrames
+import GifxKit
 
 #if canImport(Glibc)
 import Glibc

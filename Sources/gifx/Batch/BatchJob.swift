@@ -1,5 +1,5 @@
 import Foundation
-import GifxEncoders
+import GifxKit
 
 /// One input of a batch as the batch hands it to a worker (`BatchWorker`): typed values, not a command line. What
 /// every job shares (`Settings`) is encoded once by the batch and sent once to each worker, which parses the options

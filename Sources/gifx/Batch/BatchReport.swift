@@ -1,5 +1,5 @@
 import Foundation
-import GifxFrames
+import GifxKit
 import GifxPOSIXFiles
 import SystemPackage
 

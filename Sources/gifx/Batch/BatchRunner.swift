@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-import GifxFrames
+import GifxKit
 import GifxPOSIXFiles
 import SystemPackage
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GifxEncoders
+import GifxKit
 
 /// The subcommand a batch runs on every input.
 enum BatchSubcommand: String, ExpressibleByArgument, CaseIterable, Codable, Sendable {

@@ -1,8 +1,7 @@
 import ArgumentParser
 import ChildProcesses
 import Foundation
-import GifxEncoders
-import GifxPipeline
+import GifxKit
 
 #if canImport(Glibc)
 import Glibc
