@@ -17,7 +17,7 @@
 ///   picture's count plus 2k. Multiplying every count by one number keeps the order and every ratio of
 ///   distances; x264 must not use them otherwise: no implicit weighted bi-prediction (`weightb=0`) and spatial
 ///   direct prediction, both checked in the stream.
-final class H264ReferenceRepeatSplicer {
+package final class H264ReferenceRepeatSplicer {
     /// One x264 picture as rewritten: what its repeats need.
     struct CodedPicture {
         var frameNum: Int
