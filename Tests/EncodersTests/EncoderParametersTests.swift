@@ -263,11 +263,13 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let level3 = Self.ladder(.h264, 1280, 720, threads: 4, level: "3")
+        // estimatedBytes, by hand since x264's estimate met its peak RSS (issue 56): 7 MiB + frames × 1344 × 784 ×
+        // 39 / 10 (4,109,414 a frame); lookahead 10: 10 + 3 + 3 + 3 × 4 + 3 = 31 frames; the preset: 40 + … = 61.
         #expect(String(decoding: try encoder.encode(level3[1]), as: UTF8.self) == """
-            {"crf":23.5,"encoder":"libx264","estimatedBytes":102188032,"lookahead":10,"lowMemory":true,"options":[{"name":"preset","value":"medium"},{"name":"crf","value":"23.5"},{"name":"x264-params","value":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:ref=2:rc-lookahead=10"}],"params":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:ref=2:rc-lookahead=10","preset":"medium","reason":"","setting":"x264 lookahead 10","threads":4}
+            {"crf":23.5,"encoder":"libx264","estimatedBytes":134731866,"lookahead":10,"lowMemory":true,"options":[{"name":"preset","value":"medium"},{"name":"crf","value":"23.5"},{"name":"x264-params","value":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:ref=2:rc-lookahead=10"}],"params":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:ref=2:rc-lookahead=10","preset":"medium","reason":"","setting":"x264 lookahead 10","threads":4}
             """)
         #expect(String(decoding: try encoder.encode(level3[0].forRepeatPictures()), as: UTF8.self) == """
-            {"crf":23.5,"encoder":"libx264","estimatedBytes":197020672,"lowMemory":false,"options":[{"name":"preset","value":"medium"},{"name":"crf","value":"23.5"},{"name":"x264-params","value":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:bframes=0:ref=1"}],"params":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:bframes=0:ref=1","preset":"medium","reason":"","setting":"x264 preset medium, no B-frames, 1 reference (repeat pictures)","threads":4}
+            {"crf":23.5,"encoder":"libx264","estimatedBytes":258014286,"lowMemory":false,"options":[{"name":"preset","value":"medium"},{"name":"crf","value":"23.5"},{"name":"x264-params","value":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:bframes=0:ref=1"}],"params":"level=3:vbv-maxrate=10000:vbv-bufsize=10000:b-pyramid=none:bframes=0:ref=1","preset":"medium","reason":"","setting":"x264 preset medium, no B-frames, 1 reference (repeat pictures)","threads":4}
             """)
         let vp9 = Self.ladder(.vp9, 640, 480, threads: 4)
         #expect(String(decoding: try encoder.encode(vp9[0]), as: UTF8.self) == """

@@ -55,10 +55,10 @@ import GifxTimeline
         #expect(hd[0].lookahead == 10)
         let uhd = ladder(width: 3840, height: 2160)
         #expect(uhd[0].params == "bframes=1:ref=1:rc-lookahead=1:sync-lookahead=0")
-        #expect(uhd[0].estimatedBytes <= EncoderTuning.defaultCeiling)
+        #expect(uhd[0].estimatedBytes <= EncoderTuning.defaultCeiling(.h264))
         #expect(uhd.last?.params.hasPrefix("sliced-threads=1") == true)
-        // The estimate is frames held × padded bytes a frame: (3840 + 64) × (2160 + 64) × 3 per frame.
-        let frame = 3904 * 2224 * 3
+        // The estimate is frames held × padded bytes a frame: (3840 + 64) × (2160 + 64) × 3.9 per frame.
+        let frame = 3904 * 2224 * 39 / 10
         #expect(uhd[0].estimatedBytes > 10 * frame && uhd[0].estimatedBytes < 14 * frame)
     }
 

@@ -71,13 +71,14 @@ package struct EncoderTuning: Codable, Sendable, Hashable {
         case true?: levels = [levels[levels.count - 1]]
         case false?: levels = [levels[0]]
         case nil:
-            while levels.count > 1 && levels[0].estimatedBytes > defaultCeiling { levels.removeFirst() }
+            while levels.count > 1 && levels[0].estimatedBytes > defaultCeiling(options.codec) { levels.removeFirst() }
         }
         return levels
     }
 
-    /// Encoder bytes above which a leaner level is used by default (when one exists).
-    package static let defaultCeiling = 320 << 20
+    /// Encoder bytes above which a leaner level is used by default (when one exists): the codec's
+    /// (`VideoCodecDescriptor.defaultCeiling`).
+    package static func defaultCeiling(_ codec: VideoCodec) -> Int { codec.descriptor.defaultCeiling }
 
     /// `23` or `23.5`, as x264 and x265 take it (libvpx and SVT-AV1 get whole numbers, rounded).
     static func crfText(_ crf: Double) -> String {

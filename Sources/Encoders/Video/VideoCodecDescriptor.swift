@@ -55,6 +55,8 @@ package protocol VideoCodecDescriptor: Sendable {
     /// Bytes one encoder frame costs at `size`, and what `encoder` holds whatever the size.
     func frameBytes(_ size: CanvasSize) -> Int
     func fixedBytes(encoder: String) -> Int
+    /// Encoder bytes above which a leaner ladder level is used by default (when one exists).
+    var defaultCeiling: Int { get }
     /// Whether `encoder` would run its threads at real-time priority where the process may (SVT-AV1).
     func takesRealtimePriority(encoder: String) -> Bool
     /// Why `encoder` cannot open at `timeBase` (seconds per frame at a constant rate), `nil` where it can.
@@ -132,6 +134,8 @@ extension VideoCodecDescriptor {
     }
     package func frameBytes(_ size: CanvasSize) -> Int { (size.width + 160) * (size.height + 160) * 3 / 2 }
     package func fixedBytes(encoder: String) -> Int { 20 << 20 }
+    /// 320 MiB as estimated until the estimates met the peak RSS they bound (docs/memory.md).
+    package var defaultCeiling: Int { 320 << 20 }
     package func takesRealtimePriority(encoder: String) -> Bool { false }
     package func frameLengthProblem(encoder: String, timeBase: Rational) -> String? { nil }
     package func withoutBFrames(_ tuning: EncoderTuning) -> EncoderTuning { tuning }

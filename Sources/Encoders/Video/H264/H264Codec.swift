@@ -64,10 +64,16 @@ struct H264Codec: VideoCodecDescriptor {
         return levels
     }
 
-    /// libx264 holds about 3 bytes per pixel of the 32-pixel-padded picture (planes, half-resolution lookahead
-    /// planes, half-pel planes), and 4 MB whatever the size (measured on a 16×16 GIF).
-    func frameBytes(_ size: CanvasSize) -> Int { (size.width + 64) * (size.height + 64) * 3 }
-    func fixedBytes(encoder: String) -> Int { 4 << 20 }
+    /// libx264 holds 3.9 bytes per pixel of the 32-pixel-padded picture (planes, half-resolution lookahead
+    /// planes, half-pel planes, and what each frame's tables add: the peak RSS of every ladder level, 333×187 to
+    /// 1440×900, was 0.6-0.9 bytes a pixel over 3, docs/memory.md), and 7 MiB whatever the size (tables, thread
+    /// pools and their stacks touched: the peak RSS at each ladder level less the frames' estimate).
+    func frameBytes(_ size: CanvasSize) -> Int { (size.width + 64) * (size.height + 64) * 39 / 10 }
+    func fixedBytes(encoder: String) -> Int { 7 << 20 }
+
+    /// The 320 MiB ceiling moved with the estimates, so the defaults choose the levels they chose: 7 MiB + 3.9
+    /// bytes a pixel crosses 7 + 316 × 1.3 MiB where 4 MiB + 3 crossed 320.
+    var defaultCeiling: Int { (7 << 20) + (316 << 20) * 13 / 10 }
 
     func withoutBFrames(_ tuning: EncoderTuning) -> EncoderTuning {
         var tuning = tuning.withParameters([.bframes(0)])

@@ -57,9 +57,15 @@ struct HEVCCodec: VideoCodecDescriptor {
         ]
     }
 
-    /// libx265 holds about 4 bytes per pixel of 64-padded CTUs, and 8 MB whatever the size.
+    /// libx265 holds about 4 bytes per pixel of 64-padded CTUs, and 34 MiB whatever the size (the peak RSS at
+    /// each ladder level less the frames' estimate, 333×187 to 1440×900; libx265 3.5: 17-25 MiB over the 8 MiB
+    /// measured on a 16×16 GIF; docs/memory.md, "Estimates").
     func frameBytes(_ size: CanvasSize) -> Int { (size.width + 128) * (size.height + 128) * 4 }
-    func fixedBytes(encoder: String) -> Int { 8 << 20 }
+    func fixedBytes(encoder: String) -> Int { 34 << 20 }
+
+    /// The 320 MiB ceiling moved with the estimates (34 MiB where 8 MiB was fixed), so the defaults choose the
+    /// levels they chose.
+    var defaultCeiling: Int { 346 << 20 }
 
     func withoutBFrames(_ tuning: EncoderTuning) -> EncoderTuning {
         var tuning = tuning.withParameters([.bframes(0)])
