@@ -8,7 +8,7 @@ GIFX := .build/debug/gifx
 EXAMPLES := $(wildcard Examples/*.gif)
 DEMO_OUT := Examples/out
 
-.PHONY: all deps build demo test check-units docs-check warnings-check api-check conformance conformance-fetch conformance-matrix encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
+.PHONY: all deps build demo test lint check-units docs-check warnings-check api-check conformance conformance-fetch conformance-matrix encoder-matrix library-usage docs asan tsan bench bench-quality soak-serve examples fuzz fuzz-smoke clean browser-deps browser-check \
 	dist-binary dist-share dist install uninstall dist-check image image-check slurm-check
 
 all: build
@@ -107,7 +107,7 @@ cli-reference-check: deps
 ## or if the build of our own targets has a compiler warning (warnings-check).
 TEST_LOG ?= .build/test.log
 TEST_MINUTES ?= 30
-test: deps library-usage docs conformance-fetch check-units
+test: deps library-usage docs conformance-fetch check-units lint
 	$(SWIFT) build --build-tests
 	@# The test process writes to a file, followed live by tail: through a pipe (`| tee`), runs on a loaded
 	@# machine lost up to 67 of Swift Testing's result lines (the run itself passed), so the summary undercounted.
@@ -133,6 +133,14 @@ test: deps library-usage docs conformance-fetch check-units
 ## is one screen (at most 60 lines of at most 100 characters). Under a second.
 docs-check:
 	@python3 packaging/docs_check.py
+
+## lint: no branch on the video codec outside its own folder (packaging/codec_lint.py; issue 58, item 2): no `==`,
+## `!=`, `switch` or `case` on a codec (`VideoCodec`'s members, read from the codec folders), no `AV_CODEC_ID_*` and
+## no encoder name as a string ("libx264", "libsvtav1", ...) in Sources/ outside Sources/Encoders/Video/<codec>/; each
+## finding is `path:line: reason`. Shared code asks the codec's `VideoCodecDescriptor`. `make test` runs it first:
+## under a second.
+lint:
+	@python3 packaging/codec_lint.py
 
 ## check-units: no time literal (10, 100, 1000, 10_000, 1_000_000) in arithmetic outside
 ## Sources/Timeline/MediaTime.swift but the lines packaging/units-allowlist.txt names, each with its reason

@@ -2,7 +2,7 @@
 """`make docs`: docs/openapi.yaml describes exactly the service's routes (Sources/Server/GifxService.swift's
 router, and the table of routes that 405's Allow is read from), its `format` values and query settings (the registry
 of output kinds, `gifx formats --json`; the edits' EditSettings.keys and ConvertQuery.ownKeys), its `codec` values
-(VideoCodec) and its error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any.
+(VideoCodec.allCases, as `gifx formats --json` lists them) and its error codes (every ServiceError code in Sources/Server). One line per difference; exit 1 on any.
 Usage: openapi_check.py GIFX"""
 import json, pathlib, re, subprocess, sys
 import yaml
@@ -35,8 +35,10 @@ formats |= set(re.findall(r'static let formatName = "(\w+)"', server))
 parameters = {p["name"]: p for p in spec["paths"]["/v1/convert"]["post"]["parameters"] if "name" in p}
 compare("format", formats, set(parameters["format"]["schema"]["enum"]))
 
-settings = (root / "Sources/Encoders/Video/VideoSettings.swift").read_text()
-codecs = set(re.findall(r'case (\w+)', re.search(r"enum VideoCodec[^{]*\{(.*?)\n\}", settings, re.S).group(1)))
+# The codecs the binary registers (VideoCodecRegistry, one descriptor per codec folder), as its `codec` setting's schema
+# lists them.
+codec_schema = next(setting["schema"] for setting in registry["settings"] if setting["name"] == "codec")
+codecs = {name.strip() for name in re.search(r"enum: \[([^\]]*)\]", codec_schema).group(1).split(",")}
 keys = {setting["name"] for setting in registry["settings"]}
 edits = (root / "Sources/GifxKit/EditSettings.swift").read_text()
 keys |= set(re.search(r'static let keys = \[([^\]]+)\]', edits).group(1).replace('"', "").replace(" ", "").split(","))

@@ -216,7 +216,7 @@ struct AV1RepeatSplicerTests {
         var testDescription: String { name }
     }
 
-    /// libaom real-time as gifx runs it for streams with repeats (`EncoderTuning.realtimeAV1Options`: no lag,
+    /// libaom real-time as gifx runs it for streams with repeats (`AV1Codec.realtimeOptions`: no lag,
     /// `kf_max_dist` off, key frames forced every 10 frames), at three sizes and `crf` 0, 12 and 30 (libaom 3.6
     /// real-time is not lossless at `crf` 0, nor with `aom-params=lossless=1`: 3.1 kB for 20 frames at 64x48,
     /// every frame unlike the source's, so the reference is the encoder's own stream decoded); rav1e at

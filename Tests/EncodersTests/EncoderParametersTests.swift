@@ -18,7 +18,7 @@ import Testing
 /// there, as x264's have always been; `wpp=0` since the repeats name x265's own PPS) and their setting text
 /// says so; nothing else changed. Since AV1 repeat pictures (issue 51), AV1's repeat-picture forms are libaom
 /// real-time (`usage=realtime`, `cpu-used` 8 up to medium and 7 above, `crf` 35 mapped to 30, no lag,
-/// `aom-params=tune-content=screen`), written here by hand from `EncoderTuning.realtimeAV1Options`' doc.
+/// `aom-params=tune-content=screen`), written here by hand from `AV1Codec.realtimeOptions`' doc.
 @Suite struct EncoderParametersTests {
     /// One level as the capture printed it.
     private static func line(_ t: EncoderTuning) -> String {
@@ -326,6 +326,6 @@ import Testing
     func realtimeAV1CRF() {
         // 7 × 30/35 = 6; 23 × 30/35 = 19.7; 30 + 14 × 33/28 = 46.5, rounded away from zero
         let pairs: [(Double, Int)] = [(0, 0), (7, 6), (23, 20), (34.6, 30), (35, 30), (49, 47), (63, 63), (80, 63), (-3, 0)]
-        for (svt, aom) in pairs { #expect(EncoderTuning.realtimeAV1CRF(svt) == aom, "crf \(svt)") }
+        for (svt, aom) in pairs { #expect(AV1Codec.realtimeCRF(svt) == aom, "crf \(svt)") }
     }
 }

@@ -3,25 +3,19 @@ import GifxFrames
 extension VideoCodec {
     /// The CRFs `--target-size` searches: from the best quality worth its bytes (x264's "visually lossless"
     /// 18; the same point on the other encoders' scales) to the encoder's worst.
-    public var targetSizeRange: ClosedRange<Double> {
-        switch self {
-        case .h264, .hevc: 18...51
-        case .vp9: 15...63
-        case .av1: 20...63
-        }
-    }
+    public var targetSizeRange: ClosedRange<Double> { descriptor.targetSizeRange }
 
     /// CRF change that about halves the size, for the first estimate (the second encode measures it).
-    var halvingCRFStep: Double { self == .h264 || self == .hevc ? 6 : 8 }
+    var halvingCRFStep: Double { descriptor.halvingCRFStep }
 
     /// Whether the encoder takes whole CRFs only (libvpx's `crf` and SVT-AV1's are integers).
-    var takesWholeCRF: Bool { self == .vp9 || self == .av1 }
+    var takesWholeCRF: Bool { descriptor.takesWholeCRF }
 
     /// Whether `--target-size` can use a second pass at a bitrate (x264 and x265 read their first pass's
     /// statistics, written by the first, CRF, encode). That encode stays at `--crf` (23): started at CRF 18
     /// instead, a cap far below it was met in one pass less often (second passes from CRF-18 statistics
     /// overshot 10-20 % on noise, where those from CRF 23 landed at 97 %).
-    public var hasTwoPass: Bool { self == .h264 || self == .hevc }
+    public var hasTwoPass: Bool { descriptor.hasTwoPass }
 }
 
 /// One encode of a `--target-size` search: its rate control (a CRF, or a second pass at a bitrate) and its bytes.

@@ -51,9 +51,11 @@ final class AVFrameReader {
         codecName = String(cString: gifx_avcodec_get_name(parameters.pointee.codec_id))
         let alphaMode = gifx_av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0)
         hasAlpha = alphaMode.map { String(cString: $0.pointee.value) == "1" } ?? false
-        // libavcodec's own VP9 decoder ignores the alpha plane WebM keeps beside the stream; libvpx reads it.
-        let decoder = (hasAlpha && parameters.pointee.codec_id == AV_CODEC_ID_VP9
-            ? gifx_avcodec_find_decoder_by_name("libvpx-vp9") : nil) ?? gifx_avcodec_find_decoder(parameters.pointee.codec_id)
+        // libavcodec's own VP9 decoder ignores the alpha plane WebM keeps beside the stream; the codec's
+        // descriptor names the decoder that reads it (libvpx: `VideoCodecDescriptor.alphaDecoderName`).
+        let alphaDecoder = hasAlpha ? VideoCodecRegistry.codec(libavName: codecName)?.descriptor.alphaDecoderName : nil
+        let decoder = alphaDecoder.flatMap { gifx_avcodec_find_decoder_by_name($0) }
+            ?? gifx_avcodec_find_decoder(parameters.pointee.codec_id)
         guard let decoder, let codec = gifx_avcodec_alloc_context3(decoder) else {
             throw LibavError("no decoder for \(codecName)")
         }

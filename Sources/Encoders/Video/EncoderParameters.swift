@@ -25,7 +25,7 @@ package enum EncoderParameter: Sendable, Hashable {
     case directPrediction(DirectPrediction)
     /// x265's temporal motion vector prediction (off for repeat pictures: a repeat would be the collocated picture).
     case temporalMVP(Bool)
-    /// x265's CU-tree (off at widths up to 48, where libx265's writes out of bounds: `EncoderTuning.ladder`).
+    /// x265's CU-tree (off at widths up to 48, where libx265's writes out of bounds: `HEVCCodec.tuningLadder`).
     case cuTree(Bool)
     /// x265's wavefront parallel processing (`wpp`; off for repeat pictures, which carry no entry points).
     case wavefronts(Bool)

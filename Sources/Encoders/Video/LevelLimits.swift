@@ -44,77 +44,106 @@ public struct LevelRequest: Hashable, Sendable, Codable, CustomStringConvertible
     }
 }
 
-/// What a level allows a stream (H.264 Table A-1; HEVC Tables A.8/A.9, Main tier) and how gifx keeps to it:
-/// the largest frame rate at a frame size (the cap the output plan resamples under, as `--max-fps`), the
-/// frame size itself, and the VBV (maximum bit rate and buffer) that makes the encoder's bit stream conform.
+/// What a level allows a stream (the codec's table: H.264 Table A-1, HEVC Tables A.8/A.9 Main tier) and how gifx
+/// keeps to it: the largest frame rate at a frame size (the cap the output plan resamples under, as `--max-fps`),
+/// the frame size itself, and the VBV (maximum bit rate and buffer) that makes the encoder's bit stream conform.
+/// The codec's descriptor holds its table, its unit and the encoder parameters that write a level.
 package struct LevelLimits: Sendable, Hashable {
     package let level: LevelRequest
     package let codec: VideoCodec
-    /// H.264: macroblocks per second and per frame. HEVC: luma samples per second and per picture.
+    /// Units (`unit`: macroblocks or luma samples) per second and per frame.
     let maxUnitsPerSecond: Int
     let maxUnitsPerFrame: Int
-    /// The VBV: kbit/s and kbit. H.264: Table A-1's MaxBR and MaxCPB as they stand (Baseline/Main; x264
-    /// counts 1000 bits a unit for them and 1250 for High): x264 picks the profile from the preset
-    /// (ultrafast writes Constrained Baseline, the others High), and High's 1.25 × would break a Baseline
-    /// stream's limit, so the lower bound is used for all (a High stream stays 20 % under its own).
-    /// HEVC Main: MaxBR and MaxCPB of the Main tier (CpbVclFactor 1000).
+    /// The VBV: kbit/s and kbit (the codec's table says in what units of bits it counts them).
     package let vbvMaxRateKbps: Int
     package let vbvBufferKbit: Int
-    /// H.264's decoded picture buffer in macroblocks (x264 warns and writes a stream beyond it otherwise);
-    /// 0 for HEVC, where x265 lowers its references to the level itself.
+    /// The decoded picture buffer in macroblocks where the encoder needs it kept to (H.264); 0 otherwise.
     let maxDpbMbs: Int
+    /// What a frame counts against the level.
+    let unit: Unit
+
+    /// One level of a codec's table.
+    package struct Row: Hashable, Sendable {
+        /// The level in tenths (41 for 4.1; 9 for H.264's 1b).
+        package var tenths: Int
+        package var maxUnitsPerSecond: Int, maxUnitsPerFrame: Int
+        /// Maximum bit rate (kbit/s) and coded picture buffer (kbit).
+        package var maxBR: Int, maxCPB: Int
+        /// The decoded picture buffer in macroblocks, 0 where the encoder keeps to it by itself.
+        package var maxDpbMbs: Int = 0
+
+        package init(tenths: Int, maxUnitsPerSecond: Int, maxUnitsPerFrame: Int, maxBR: Int, maxCPB: Int, maxDpbMbs: Int = 0) {
+            self.tenths = tenths
+            self.maxUnitsPerSecond = maxUnitsPerSecond
+            self.maxUnitsPerFrame = maxUnitsPerFrame
+            self.maxBR = maxBR
+            self.maxCPB = maxCPB
+            self.maxDpbMbs = maxDpbMbs
+        }
+    }
+
+    /// What a frame counts against a level.
+    package enum Unit: Sendable, Hashable {
+        /// 16×16 macroblocks (H.264).
+        case macroblocks
+        /// Luma samples (HEVC, x265's count).
+        case lumaSamples
+
+        /// The count for a frame of `size`.
+        func count(_ size: CanvasSize) -> Int {
+            let (width, height) = sides(size)
+            return width * height
+        }
+
+        /// Each side in units of the limit on a side.
+        func sides(_ size: CanvasSize) -> (Int, Int) {
+            switch self {
+            case .macroblocks: ((size.width + 15) / 16, (size.height + 15) / 16)
+            case .lumaSamples: (size.width, size.height)
+            }
+        }
+
+        /// The unit's name in messages.
+        var name: String { self == .macroblocks ? "macroblocks" : "luma samples" }
+
+        /// A side limit in pixels.
+        func pixels(_ side: Int) -> Int { self == .macroblocks ? side * 16 : side }
+    }
 
     /// The limits of `level` for `codec`; nil when the codec has no such level (or no levels gifx sets: VP9, AV1).
     package init?(_ level: LevelRequest, codec: VideoCodec) {
+        guard let row = codec.descriptor.levels.first(where: { $0.tenths == level.tenths }) else { return nil }
         self.level = level
         self.codec = codec
-        switch codec {
-        case .h264:
-            guard let row = H264Level.table.first(where: { $0.levelIDC == level.tenths }) else { return nil }
-            maxUnitsPerSecond = row.maxMBPS
-            maxUnitsPerFrame = row.maxFS
-            vbvMaxRateKbps = row.maxBR
-            vbvBufferKbit = row.maxCPB
-            maxDpbMbs = row.maxDpbMbs
-        case .hevc:
-            guard let row = Self.hevcMainTier.first(where: { $0.tenths == level.tenths }) else { return nil }
-            maxUnitsPerSecond = row.maxLumaSr
-            maxUnitsPerFrame = row.maxLumaPs
-            vbvMaxRateKbps = row.maxBR
-            vbvBufferKbit = row.maxCPB
-            maxDpbMbs = 0
-        case .vp9, .av1:
-            return nil
-        }
+        maxUnitsPerSecond = row.maxUnitsPerSecond
+        maxUnitsPerFrame = row.maxUnitsPerFrame
+        vbvMaxRateKbps = row.maxBR
+        vbvBufferKbit = row.maxCPB
+        maxDpbMbs = row.maxDpbMbs
+        unit = codec.descriptor.levelUnit
     }
 
     /// The levels `codec` has, lowest first (what `--level` takes).
     package static func levels(of codec: VideoCodec) -> [LevelRequest] {
-        switch codec {
-        case .h264: H264Level.table.map { LevelRequest(tenths: $0.levelIDC) }
-        case .hevc: hevcMainTier.map { LevelRequest(tenths: $0.tenths) }
-        case .vp9, .av1: []
-        }
+        codec.descriptor.levels.map { LevelRequest(tenths: $0.tenths) }
     }
 
     /// What a frame counts against the level: H.264 16×16 macroblocks, HEVC luma samples (x265's count).
-    func units(_ size: CanvasSize) -> Int {
-        codec == .h264 ? ((size.width + 15) / 16) * ((size.height + 15) / 16) : size.width * size.height
-    }
+    func units(_ size: CanvasSize) -> Int { unit.count(size) }
+
+    /// The level's name in messages: `H.264 level 4.1`.
+    package var name: String { "\(codec.descriptor.displayName) level \(level)" }
 
     /// Why `size` cannot be coded at this level (the picture size, or a side beyond √(8 × the maximum)), or nil.
     package func sizeProblem(_ size: CanvasSize) -> String? {
         let frame = units(size)
         let side = Int(Double(maxUnitsPerFrame * 8).squareRoot())
-        let sides = codec == .h264 ? [(size.width + 15) / 16, (size.height + 15) / 16] : [size.width, size.height]
-        let unit = codec == .h264 ? "macroblocks" : "luma samples"
-        let name = "\(codec == .h264 ? "H.264" : "HEVC") level \(level)"
+        let (width, height) = unit.sides(size)
         if frame > maxUnitsPerFrame {
-            return "\(size.width)x\(size.height) (\(frame) \(unit) a frame) exceeds \(name)'s \(maxUnitsPerFrame)"
+            return "\(size.width)x\(size.height) (\(frame) \(unit.name) a frame) exceeds \(name)'s \(maxUnitsPerFrame)"
         }
-        if sides.contains(where: { $0 > side }) {
-            let limit = codec == .h264 ? "\(side * 16) pixels" : "\(side) pixels"
-            return "\(size.width)x\(size.height) has a side beyond \(name)'s \(limit) (sqrt of 8 x its frame size)"
+        if width > side || height > side {
+            return "\(size.width)x\(size.height) has a side beyond \(name)'s \(unit.pixels(side)) pixels (sqrt of 8 x its frame size)"
         }
         return nil
     }
@@ -125,41 +154,9 @@ package struct LevelLimits: Sendable, Hashable {
         Rational(maxUnitsPerSecond, max(1, units(size)))
     }
 
-    /// The encoder's private parameters that write the level into the stream and keep it within the level:
-    /// x264 `level`, `vbv-maxrate`, `vbv-bufsize`, and for the decoded picture buffer (MaxDpbMbs / frame
-    /// macroblocks frames) fewer references than `preset` uses and no B-pyramid when it needs 4 frames
-    /// (x264 keeps max(references, 1 + reordered frames, 4 with a B-pyramid): it only warns "DPB size > level
-    /// limit" otherwise). x265: `level-idc`, Main tier, the same VBV (it lowers its references itself).
+    /// The encoder's private parameters that write the level into the stream and keep it within the level
+    /// (the codec's descriptor: `levelParameters`).
     func encoderParameters(frameSize: CanvasSize, preset: String) -> EncoderParameters {
-        let vbv: EncoderParameters = [.vbvMaxRate(vbvMaxRateKbps), .vbvBufferSize(vbvBufferKbit)]
-        guard codec == .h264 else { return [.levelIDC(level), .highTier(false)] + vbv }
-        var parameters: EncoderParameters = [.level(level)] + vbv
-        let frames = min(16, maxDpbMbs / max(1, units(frameSize)))
-        let presetReferences = [1, 1, 1, 2, 2, 3, 5, 8, 16, 16][VideoCodec.presets.firstIndex(of: preset) ?? 5]
-        if frames < 4 { parameters.append(.bPyramid(.none)) }
-        if frames < presetReferences { parameters.append(.ref(max(1, frames))) }
-        return parameters
+        codec.descriptor.levelParameters(self, frameSize: frameSize, preset: preset)
     }
-
-    /// HEVC Tables A.8 (MaxLumaPs, MaxCPB Main tier, in 1000 bits) and A.9 (MaxLumaSr, MaxBR Main tier, in
-    /// 1000 bit/s), Main profile (CpbVclFactor 1000).
-    struct HEVCRow: Hashable, Sendable {
-        var tenths: Int, maxLumaPs: Int, maxCPB: Int, maxLumaSr: Int, maxBR: Int
-    }
-
-    static let hevcMainTier: [HEVCRow] = [
-        HEVCRow(tenths: 10, maxLumaPs: 36_864, maxCPB: 350, maxLumaSr: 552_960, maxBR: 128),
-        HEVCRow(tenths: 20, maxLumaPs: 122_880, maxCPB: 1_500, maxLumaSr: 3_686_400, maxBR: 1_500),
-        HEVCRow(tenths: 21, maxLumaPs: 245_760, maxCPB: 3_000, maxLumaSr: 7_372_800, maxBR: 3_000),
-        HEVCRow(tenths: 30, maxLumaPs: 552_960, maxCPB: 6_000, maxLumaSr: 16_588_800, maxBR: 6_000),
-        HEVCRow(tenths: 31, maxLumaPs: 983_040, maxCPB: 10_000, maxLumaSr: 33_177_600, maxBR: 10_000),
-        HEVCRow(tenths: 40, maxLumaPs: 2_228_224, maxCPB: 12_000, maxLumaSr: 66_846_720, maxBR: 12_000),
-        HEVCRow(tenths: 41, maxLumaPs: 2_228_224, maxCPB: 20_000, maxLumaSr: 133_693_440, maxBR: 20_000),
-        HEVCRow(tenths: 50, maxLumaPs: 8_912_896, maxCPB: 25_000, maxLumaSr: 267_386_880, maxBR: 25_000),
-        HEVCRow(tenths: 51, maxLumaPs: 8_912_896, maxCPB: 40_000, maxLumaSr: 534_773_760, maxBR: 40_000),
-        HEVCRow(tenths: 52, maxLumaPs: 8_912_896, maxCPB: 60_000, maxLumaSr: 1_069_547_520, maxBR: 60_000),
-        HEVCRow(tenths: 60, maxLumaPs: 35_651_584, maxCPB: 60_000, maxLumaSr: 1_069_547_520, maxBR: 60_000),
-        HEVCRow(tenths: 61, maxLumaPs: 35_651_584, maxCPB: 120_000, maxLumaSr: 2_139_095_040, maxBR: 120_000),
-        HEVCRow(tenths: 62, maxLumaPs: 35_651_584, maxCPB: 240_000, maxLumaSr: 4_278_190_080, maxBR: 240_000),
-    ]
 }

@@ -10,7 +10,7 @@ import GifxFrames
 /// `i_fps`, and x264 defaults to `b_vfr_input = 1`, so rate control spaces frames by their timestamps (the
 /// real cadence) while `i_fps` (the peak rate for VFR) decides the level and VBV. Packet durations are the
 /// sample's length, looked up by pts because x264 returns packets in decode order.
-final class VideoEncoder {
+package final class VideoEncoder {
     private let handles: EncoderHandles
     var context: UnsafeMutablePointer<AVCodecContext> { handles.context }
     /// The reusable input frame: the converter writes into it, `encode` sends it.
@@ -74,9 +74,9 @@ final class VideoEncoder {
                 gifx_av_opt_set(c.pointee.priv_data, option.name, option.value, 0),
                 "setting \(tuning.encoder)'s \(option.name) to \(option.value)")
         }
-        // SVT-AV1 would run its threads at real-time priority 99 in a process that may (root), starving the
-        // machine: gifx never lets an encoder do that (`gifx_drop_realtime_scheduling`, CAV.h).
-        if tuning.encoder == "libsvtav1" { _ = gifx_drop_realtime_scheduling() }
+        // An encoder that would run its threads at real-time priority in a process that may (root: SVT-AV1's 99)
+        // would starve the machine: gifx never lets an encoder do that (`gifx_drop_realtime_scheduling`, CAV.h).
+        if codec.descriptor.takesRealtimePriority(encoder: tuning.encoder) { _ = gifx_drop_realtime_scheduling() }
         if x264 == nil {
             try check(gifx_avcodec_open2(c, handles.codec, nil), "opening the \(tuning.encoder) encoder at \(width)x\(height)")
         }
@@ -177,21 +177,5 @@ final class VideoEncoder {
             defer { gifx_av_packet_unref(packet) }
             try deliver(packet)
         }
-    }
-
-    /// The level_idc of the SPS libx264 put in extradata (Annex B: `00 00 01 67 profile flags level`), as an
-    /// `H264Level`; `nil` for HEVC or when there is no SPS.
-    var signalledH264Level: H264Level? {
-        guard let data = context.pointee.extradata, context.pointee.codec_id == AV_CODEC_ID_H264 else { return nil }
-        let size = Int(context.pointee.extradata_size)
-        var i = 0
-        while i + 6 < size {
-            if data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1 && data[i + 3] & 0x1F == 7 {
-                let constraintSet3 = data[i + 5] & 0x10 != 0
-                return H264Level(levelIDC: Int(data[i + 6]), constraintSet3: constraintSet3)
-            }
-            i += 1
-        }
-        return nil
     }
 }

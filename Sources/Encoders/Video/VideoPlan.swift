@@ -124,8 +124,7 @@ package final class VideoPlan {
             }
             let levelCap = limits.maxFrameRate(at: size)
             levelRateCap = levelCap
-            let name = "\(codec == .h264 ? "H.264" : "HEVC") level \(limits.level)"
-            let allowed = "\(name) allows at most \(Self.decimal(levelCap)) fps at \(size.width)x\(size.height)"
+            let allowed = "\(limits.name) allows at most \(Self.decimal(levelCap)) fps at \(size.width)x\(size.height)"
             switch options.timing {
             case .rate(let rate) where Self.compare(rate, levelCap) > 0:
                 throw VideoPlanError("\(rate) fps is too fast: \(allowed)", failure: .usage)
@@ -152,25 +151,19 @@ package final class VideoPlan {
             throw VideoPlanError("too many output frames", failure: .usage)
         }
         layout = MP4Layout.choose(outputFrames: total, container: options.container, fragmentAbove: diagnostics.fragmentAbove)
-        requiredLevel = options.codec == .h264
-            ? H264Level.required(width: size.width, height: size.height, fps: frameRate) : nil
-        // AV1's repeats go through libaom real-time (`EncoderTuning.forRepeatPictures`), which refuses a time
-        // base over 1 s at open: such a stream (a tick over 100 cs) keeps SVT-AV1 and encodes its copies.
-        repeatsAsPictures = !diagnostics.encodeRepeats && Self.splicesRepeats(options) && Self.hasRepeats(plan, timeline)
-            && (options.codec != .av1 || plan.timeBase.num <= plan.timeBase.den)
+        requiredLevel = codec.descriptor.requiredH264Level(size, rate: frameRate)
+        repeatsAsPictures = !diagnostics.encodeRepeats
+            && codec.descriptor.splicesRepeats(in: options.container, timeBase: plan.timeBase)
+            && Self.hasRepeats(plan, timeline)
         tuningLadder = EncoderTuning.ladder(
             options: options, frameSize: size, threads: threads,
-            referenceRepeats: repeatsAsPictures && options.codec == .h264 && !diagnostics.noReferenceRepeats)
-        // Found by the encoder matrix (docs/reliability.md): libaom refuses a time base over 1 s at open
-        // ("Invalid argument", a tick over 100 cs at a constant rate), and FFmpeg's AVIF muxer writes one
-        // sample as a still image without a `moov`, which its own reader cannot open (FFmpeg 5.1, the version
-        // measured: docs/reliability.md, "Encoder matrix"). One line instead.
-        let encoder = codec.encoderName(for: size)
-        if encoder == "libaom-av1" && plan.timeBase.num > plan.timeBase.den {
-            throw VideoPlanError(
-                "\(encoder) (AV1 under 64 pixels a side) takes frames of at most 1 s at a constant rate, and this "
-                    + "one is \(Self.decimal(plan.timeBase)) s",
-                failure: .usage, remedy: .shorterFrames(longest: Rational(1)))
+            referenceRepeats: repeatsAsPictures && codec.descriptor.hasReferenceRepeats && !diagnostics.noReferenceRepeats)
+        // Found by the encoder matrix (docs/reliability.md): an encoder that refuses the time base at open
+        // (libaom: over 1 s, a tick over 100 cs at a constant rate; `VideoCodecDescriptor.frameLengthProblem`), and
+        // FFmpeg's AVIF muxer writes one sample as a still image without a `moov`, which its own reader cannot
+        // open (FFmpeg 5.1, the version measured: docs/reliability.md, "Encoder matrix"). One line instead.
+        if let problem = codec.descriptor.frameLengthProblem(encoder: codec.encoderName(for: size), timeBase: plan.timeBase) {
+            throw VideoPlanError(problem, failure: .usage, remedy: .shorterFrames(longest: Rational(1)))
         }
         if options.container == .avif && total == 1 {
             throw VideoPlanError(
@@ -178,16 +171,6 @@ package final class VideoPlan {
                     + "needs", failure: .usage, remedy: .stillOutput)
         }
         tuning = tuningLadder[0]
-    }
-
-    /// Whether the codec and container have a repeat-picture writer: H.264 in MP4 (P_Skip pictures), VP9 in
-    /// WebM or MP4 (coded skip frames, `VP9SkipFrame`; not with alpha, decided in `begin`), AV1 in MP4 or WebM
-    /// (`show_existing_frame`, `AV1RepeatSplicer`; not in AVIF).
-    static func splicesRepeats(_ options: VideoSettings) -> Bool {
-        switch (options.codec, options.container) {
-        case (.h264, .mp4), (.hevc, .mp4), (.vp9, .webm), (.vp9, .mp4), (.av1, .mp4), (.av1, .webm): return true
-        default: return false
-        }
     }
 
     /// Whether some GIF frame is shown for more than one output frame: a constant rate whose samples
@@ -241,19 +224,19 @@ package final class VideoPlan {
         let alpha = keepAlpha && canKeepAlpha
         if alpha { repeatsAsPictures = false }
         if streaming && options.container == .mp4 { layout = .fragmented }
-        // H.264 repeats keep x264's B-frames (`X264Encoder`, `H264ReferenceRepeatSplicer`) but in a fragmented MP4,
-        // whose reorder delay a pipe's reader cannot place (`withoutBFrames`): there, and where x264's settings
-        // cannot, no B-frames and one reference (`forRepeatPictures`).
-        var referenceRepeats: EncoderParameters?
-        if repeatsAsPictures && options.codec == .h264 && layout != .fragmented && !diagnostics.noReferenceRepeats {
-            referenceRepeats = try tuning.referenceRepeatParameters()
-        }
+        // The codec's repeat path that keeps the encoder's B-frames (H.264: `X264Encoder`,
+        // `H264ReferenceRepeatSplicer`), but not in a fragmented MP4, whose reorder delay a pipe's reader cannot
+        // place (`withoutBFrames`): there, and where the encoder's settings cannot, the codec's repeat pictures
+        // without B-frames (`forRepeatPictures`).
+        let descriptor = options.codec.descriptor
+        var referenceRepeats = false
         let tuningBeforeRepeats = tuning
-        if let referenceRepeats {
-            tuning = tuning.withParameters(referenceRepeats)
-            tuning.setting += ", B references (repeat pictures)"
+        if repeatsAsPictures && layout != .fragmented && !diagnostics.noReferenceRepeats,
+           let withReferences = try descriptor.referenceRepeatTuning(tuning) {
+            tuning = withReferences
+            referenceRepeats = true
         } else if repeatsAsPictures {
-            tuning = tuning.forRepeatPictures(codec: options.codec)
+            tuning = descriptor.forRepeatPictures(tuning)
         }
         if streaming && options.container == .mp4 && !repeatsAsPictures {
             tuning = tuning.withoutBFrames(codec: options.codec)
@@ -269,7 +252,7 @@ package final class VideoPlan {
             displayPath: stream?.displayName ?? path, avifPlays: avifPlays)
         let avRate = frameRate.avRational
         let timeBase = plan.timeBase.avRational
-        let forcesKeyframes = Self.forcesKeyframes(tuning)
+        let forcesKeyframes = descriptor.forcesKeyframes(tuning)
         func openEncoder() throws -> VideoEncoder {
             try VideoEncoder(
                 codec: options.codec, width: outputSize.width, height: outputSize.height, frameRate: avRate,
@@ -277,61 +260,31 @@ package final class VideoPlan {
                 keyframeMaximum: KeyframeSchedule.encoderMaximumFrames(
                     seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit,
                     rate: frameRate, forced: forcesKeyframes),
-                directX264: referenceRepeats.map { _ in [] })
+                directX264: referenceRepeats ? [] : nil)
         }
         var encoder = try openEncoder()
-        // x264's own validation may leave fewer B-frames than asked (lossless at `crf` 0 has none): the stream then
-        // takes the path without B-frames.
-        if referenceRepeats != nil, let settings = encoder.directX264Settings, !settings.allowReferenceRepeats {
-            referenceRepeats = nil
-            tuning = tuningBeforeRepeats.forRepeatPictures(codec: options.codec)
+        // The encoder's own validation may not keep that path (x264: lossless at `crf` 0 has no B-frames): the
+        // stream then takes the path without B-frames.
+        if referenceRepeats && !descriptor.keepsReferenceRepeats(encoder) {
+            referenceRepeats = false
+            tuning = descriptor.forRepeatPictures(tuningBeforeRepeats)
             encoder = try openEncoder()
         }
-        signalledLevel = encoder.signalledH264Level
-        // Repeat pictures: the splicer reads the parameter sets and adds the repeat pictures' PPS, before the
-        // muxer (and a verifying decoder) copy them.
-        var splicer: (any RepeatSplicer)?
-        var referenceSplicer: H264ReferenceRepeatSplicer?
-        if referenceRepeats != nil {
+        signalledLevel = descriptor.signalledH264Level(extradata: encoder.extradata)
+        // Repeat pictures: the codec's splicer reads the parameter sets (and may rewrite them), before the muxer
+        // (and a verifying decoder) copy them.
+        var splicing: RepeatSplicing?
+        if repeatsAsPictures {
             do {
-                if let path = diagnostics.x264StreamPath {
-                    _ = FileManager.default.createFile(atPath: path, contents: Data(encoder.extradata))
-                }
-                referenceSplicer = try H264ReferenceRepeatSplicer(
-                    extradata: encoder.extradata, longestHold: longestHold(),
-                    bFrames: encoder.directX264Settings?.bFrames ?? 0)
-                try encoder.replaceExtradata(referenceSplicer!.extradata)
-            } catch let error as BitstreamError {
-                throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
-            }
-        } else if repeatsAsPictures && options.codec == .vp9 {
-            splicer = VP9RepeatSplicer()
-        } else if repeatsAsPictures && options.codec == .av1 {
-            do {
-                splicer = try AV1RepeatSplicer(extradata: encoder.extradata)
-            } catch let error as BitstreamError {
-                throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
-            }
-        } else if repeatsAsPictures {
-            guard muxer.wantsGlobalHeader else {
-                throw LibavError("repeat pictures need the parameter sets in the container", failure: .internalError)
-            }
-            do {
-                if options.codec == .hevc {
-                    // The repeats name x265's own PPS: the extradata stays as x265 wrote it.
-                    splicer = try HEVCRepeatSplicer(extradata: encoder.extradata)
-                } else {
-                    let h264 = try H264RepeatSplicer(extradata: encoder.extradata)
-                    try encoder.replaceExtradata(h264.extradata)
-                    splicer = h264
-                }
+                splicing = try descriptor.makeRepeatSplicer(RepeatSplicerSetup(
+                    encoder: encoder, parameterSetsInContainer: muxer.wantsGlobalHeader,
+                    referenceRepeats: referenceRepeats, longestHold: { self.longestHold() },
+                    encoderStreamPath: diagnostics.x264StreamPath))
             } catch let error as BitstreamError {
                 throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
             }
         }
-        let hevcInMP4 = options.codec == .hevc && options.container == .mp4
-        let tag: UInt32? = hevcInMP4 ? gifx_mktag(0x68, 0x76, 0x63, 0x31) : nil  // "hvc1"
-        try muxer.addStream(from: encoder, codecTag: tag, frameRate: plan.kind == .cfr ? avRate : nil)
+        try muxer.addStream(from: encoder, codecTag: descriptor.codecTag(in: options.container), frameRate: plan.kind == .cfr ? avRate : nil)
         // The whole video (one play × the plays written), declared in a streamed header before any packet.
         let microseconds: Int
         do { microseconds = try plan.playDuration.multiplied(by: options.loops).microseconds() } catch {
@@ -340,24 +293,17 @@ package final class VideoPlan {
         try muxer.writeHeader(knownDuration: streaming ? Int64(microseconds) : nil)
         return VideoSession(
             plan: plan, timeline: timeline, converter: converter, encoder: encoder, muxer: muxer, timeBase: timeBase,
-            splicer: splicer, durationCap: repeatDurationCap,
+            splicing: splicing, durationCap: repeatDurationCap,
             keyframes: KeyframeSchedule(
                 seconds: options.keyframeInterval, pictureLimit: VideoSettings.keyframePictureLimit,
                 timeBase: plan.timeBase, forced: forcesKeyframes,
-                codesCopyAfterKeyframe: splicer != nil && (options.codec == .vp9 || options.codec == .av1)),
-            referenceSplicer: referenceSplicer, x264StreamPath: diagnostics.x264StreamPath)
+                codesCopyAfterKeyframe: splicing != nil && descriptor.codesCopyAfterKeyframe),
+            x264StreamPath: diagnostics.x264StreamPath)
     }
 
     /// The most output frames one GIF frame fills (at least 1).
     private func longestHold() -> Int {
         (0..<timeline.frames.count).reduce(1) { max($0, plan.placement(of: $1, in: timeline).samples) }
-    }
-
-    /// Whether key frames are forced where `KeyframeSchedule` places them (`pict_type` I): every encoder but
-    /// libaom in good-quality mode, which answers a forced key frame with two and keeps its own `kf_max_dist`
-    /// instead. libaom in real-time mode (AV1 with repeat pictures) takes one, as asked.
-    static func forcesKeyframes(_ tuning: EncoderTuning) -> Bool {
-        tuning.encoder != "libaom-av1" || tuning.codecOptions.contains(EncoderOption("usage", "realtime"))
     }
 
     /// The stream's H.264 level when it is above 4.2, which many players cannot decode (the CLI warns once,

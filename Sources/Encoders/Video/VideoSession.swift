@@ -90,12 +90,17 @@ package final class VideoSession {
 
     init(
         plan: OutputPlan, timeline: Timeline, converter: YUVConverter, encoder: VideoEncoder, muxer: VideoMuxer,
-        timeBase: AVRational, splicer: (any RepeatSplicer)? = nil, durationCap: Int64 = 0,
-        keyframes: KeyframeSchedule, referenceSplicer: H264ReferenceRepeatSplicer? = nil,
-        x264StreamPath: String? = nil
+        timeBase: AVRational, splicing: RepeatSplicing? = nil, durationCap: Int64 = 0,
+        keyframes: KeyframeSchedule, x264StreamPath: String? = nil
     ) {
-        self.referenceSplicer = referenceSplicer
-        if let x264StreamPath, referenceSplicer != nil {  // begun by `VideoPlan` with x264's parameter sets
+        let reordered: H264ReferenceRepeatSplicer?
+        switch splicing {
+        case .inOrder(let splicer)?: self.splicer = splicer; reordered = nil
+        case .reordered(let splicer)?: self.splicer = nil; reordered = splicer
+        case nil: splicer = nil; reordered = nil
+        }
+        referenceSplicer = reordered
+        if let x264StreamPath, reordered != nil {  // begun by `VideoPlan` with x264's parameter sets
             x264Stream = FileHandle(forWritingAtPath: x264StreamPath)
             x264Stream?.seekToEndOfFile()
         }
@@ -107,7 +112,6 @@ package final class VideoSession {
         self.encoder = encoder
         self.muxer = muxer
         self.timeBase = timeBase
-        self.splicer = splicer
     }
 
     deinit { gifx_av_packet_free(&scratch) }

@@ -31,8 +31,10 @@ final class VideoTap {
         let encoder = session.encoderContext
         codecName = String(cString: gifx_avcodec_get_name(encoder.pointee.codec_id))
         timeBase = encoder.pointee.time_base
-        let decoderCodec = (keepAlpha && encoder.pointee.codec_id == AV_CODEC_ID_VP9
-            ? gifx_avcodec_find_decoder_by_name("libvpx-vp9") : nil) ?? gifx_avcodec_find_decoder(encoder.pointee.codec_id)
+        // The decoder that reads the stream's alpha where the codec names one (libvpx for VP9), else libavcodec's.
+        let alphaDecoder = keepAlpha ? VideoCodecRegistry.codec(libavName: codecName)?.descriptor.alphaDecoderName : nil
+        let decoderCodec = alphaDecoder.flatMap { gifx_avcodec_find_decoder_by_name($0) }
+            ?? gifx_avcodec_find_decoder(encoder.pointee.codec_id)
         guard let decoderCodec, let decoder = gifx_avcodec_alloc_context3(decoderCodec) else {
             throw LibavError("no decoder for \(codecName) to verify with")
         }
@@ -138,16 +140,15 @@ enum NALFraming {
     /// `obu`: AV1's OBUs without temporal delimiters and padding, which the WebM muxer drops.
     case annexB, lengthPrefixed, whole, obu
 
+    /// The framing of `codec`'s packets, from its descriptor (`VideoCodecDescriptor.packetUnits`): whole packets
+    /// for a codec gifx does not write.
     init(codec: AVCodecID, extradata: UnsafeMutablePointer<UInt8>?, size: Int) {
-        if codec == AV_CODEC_ID_AV1 {
-            self = .obu
-            return
+        let name = String(cString: gifx_avcodec_get_name(codec))
+        switch VideoCodecRegistry.codec(libavName: name)?.descriptor.packetUnits ?? .whole {
+        case .obus: self = .obu
+        case .whole: self = .whole
+        case .nalUnits: self = extradata != nil && size > 0 && extradata![0] == 1 ? .lengthPrefixed : .annexB
         }
-        guard codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC else {
-            self = .whole
-            return
-        }
-        self = extradata != nil && size > 0 && extradata![0] == 1 ? .lengthPrefixed : .annexB
     }
 
     init(_ parameters: UnsafeMutablePointer<AVCodecParameters>) {

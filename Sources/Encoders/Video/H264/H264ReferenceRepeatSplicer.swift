@@ -17,7 +17,7 @@
 ///   picture's count plus 2k. Multiplying every count by one number keeps the order and every ratio of
 ///   distances; x264 must not use them otherwise: no implicit weighted bi-prediction (`weightb=0`) and spatial
 ///   direct prediction, both checked in the stream.
-final class H264ReferenceRepeatSplicer {
+package final class H264ReferenceRepeatSplicer {
     /// One x264 picture as rewritten: what its repeats need.
     struct CodedPicture {
         var frameNum: Int
@@ -93,14 +93,11 @@ final class H264ReferenceRepeatSplicer {
 
     /// One access unit of x264's (Annex B) with every slice's picture order count scaled into the wider field.
     func rewrite(_ bytes: UnsafeBufferPointer<UInt8>) throws -> (bytes: [UInt8], picture: CodedPicture) {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 8)
-        var copied = 0
         var picture: CodedPicture?
-        for unit in annexBUnits(bytes) {
+        let out = try replacingNALUnits(in: bytes, headerLength: 1) { unit in
             let header = bytes[unit.lowerBound]
             let type = Int(header & 0x1F)
-            guard type == 1 || type == 5 else { continue }
+            guard type == 1 || type == 5 else { return nil }
             let rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
             var r = RBSPReader(rbsp)
             let firstMb = try r.ue()
@@ -123,12 +120,10 @@ final class H264ReferenceRepeatSplicer {
             writer.copyBits(from: rbsp, 0..<lsbPosition)
             writer.bits(picture.orderCount & ((1 << orderWidth) - 1), orderWidth)
             writer.copyBits(from: rbsp, (lsbPosition + sps.log2MaxPocLsb)..<(rbsp.count * 8))
-            out.append(contentsOf: bytes[copied...unit.lowerBound])  // up to and with the NAL header
-            out.append(contentsOf: escapeRBSP(writer.bytes))
-            copied = unit.upperBound
+            return writer.bytes
         }
-        out.append(contentsOf: bytes[copied...])
-        guard let picture else { throw BitstreamError("an access unit without a slice") }
+        // Every access unit has a slice, and every slice is rewritten: `out` is never `nil` past the guard.
+        guard let picture, let out else { throw BitstreamError("an access unit without a slice") }
         return (out, picture)
     }
 

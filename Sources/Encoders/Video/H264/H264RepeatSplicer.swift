@@ -79,12 +79,10 @@ final class H264RepeatSplicer {
     /// One access unit of x264's (Annex B) with its slices' `frame_num` advanced by the repeats inserted
     /// since the last IDR; `nil` when nothing changes (no repeat yet in this GOP, or an IDR).
     func rewrite(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
-        var out: [UInt8]?
-        var copied = 0  // bytes of `bytes` already in `out`
-        for unit in annexBUnits(bytes) {
+        try replacingNALUnits(in: bytes, headerLength: 1) { unit in
             let header = bytes[unit.lowerBound]
             let type = Int(header & 0x1F)
-            guard type == 1 || type == 5 else { continue }
+            guard type == 1 || type == 5 else { return nil }
             var rbsp = unescapeRBSP(bytes[(unit.lowerBound + 1)..<unit.upperBound])
             let slice = try SliceHeaderStart(rbsp: rbsp, sps: sps)
             if slice.ppsID == repeatPPSID { throw BitstreamError("a slice uses the repeat pictures' PPS id") }
@@ -98,15 +96,10 @@ final class H264RepeatSplicer {
                 lastWasReference = header & 0x60 != 0
                 seenPicture = true
             }
-            guard frameNum != slice.frameNum else { continue }
+            guard frameNum != slice.frameNum else { return nil }
             overwriteBits(&rbsp, at: slice.frameNumPosition, width: sps.log2MaxFrameNum, with: frameNum)
-            if out == nil { out = []; out!.reserveCapacity(bytes.count + 8) }
-            out!.append(contentsOf: bytes[copied...unit.lowerBound])  // up to and with the NAL header
-            out!.append(contentsOf: escapeRBSP(rbsp))
-            copied = unit.upperBound
+            return rbsp
         }
-        if out != nil { out!.append(contentsOf: bytes[copied...]) }
-        return out
     }
 
     /// A repeat of the last picture: one access unit (Annex B, one P slice of P_Skip macroblocks).

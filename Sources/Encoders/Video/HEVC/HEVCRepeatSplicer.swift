@@ -24,7 +24,7 @@
 /// names pictures by their distance, and finds them (its only used reference, with one reference, is the
 /// nearest: the last repeat, whose samples are those it predicted from). x265 must run without temporal motion
 /// vector prediction (the collocated picture would be a repeat) and, as for H.264, without B-frames and with
-/// one reference, without wavefronts (`EncoderTuning.forRepeatPictures`); the splicer refuses a stream that
+/// one reference, without wavefronts (`HEVCCodec.forRepeatPictures`); the splicer refuses a stream that
 /// breaks these with an internal error, never a wrong picture.
 final class HEVCRepeatSplicer {
     let sps: HEVCSequenceParameters
@@ -81,15 +81,14 @@ final class HEVCRepeatSplicer {
     /// One access unit of x265's (Annex B) with its slices' `slice_pic_order_cnt_lsb` advanced by the repeats
     /// inserted since the last IDR; `nil` when nothing changes.
     func rewrite(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
-        var out: [UInt8]?
-        var copied = 0  // bytes of `bytes` already in `out`
-        for unit in annexBUnits(bytes) where unit.count > 2 {
+        try replacingNALUnits(in: bytes, headerLength: 2) { unit in
+            guard unit.count > 2 else { return nil }
             let type = Int(bytes[unit.lowerBound] >> 1) & 0x3F
             guard type < 32 else {
                 if type == Self.sps || type == Self.pps || type == 32 {
                     throw BitstreamError("parameter sets inside the stream (repeat-headers) are not supported")
                 }
-                continue
+                return nil
             }
             guard type <= 21 else { throw BitstreamError("a reserved VCL NAL unit type \(type)") }
             guard bytes[unit.lowerBound + 1] >> 3 == 0, bytes[unit.lowerBound + 1] & 7 == 1 else {
@@ -111,7 +110,7 @@ final class HEVCRepeatSplicer {
                     notePicture(poc: 0)
                     lastPPSID = slice.ppsID
                 }
-                continue
+                return nil
             }
             let lsb = sps.log2MaxPocLsb
             let poc = (slice.pocLsb + inserted) & ((1 << lsb) - 1)
@@ -129,15 +128,10 @@ final class HEVCRepeatSplicer {
                 notePicture(poc: lastPOCFollowing(lsb: poc))
                 lastPPSID = slice.ppsID
             }
-            guard poc != slice.pocLsb else { continue }
+            guard poc != slice.pocLsb else { return nil }
             overwriteBits(&rbsp, at: position, width: lsb, with: poc)
-            if out == nil { out = []; out!.reserveCapacity(bytes.count + 8) }
-            out!.append(contentsOf: bytes[copied..<(unit.lowerBound + 2)])  // up to and with the NAL header
-            out!.append(contentsOf: escapeRBSP(rbsp))
-            copied = unit.upperBound
+            return rbsp
         }
-        if out != nil { out!.append(contentsOf: bytes[copied...]) }
-        return out
     }
 
     /// The full POC of a picture whose written lsb is `lsb`: the one nearest after the last picture's.

@@ -1,7 +1,7 @@
 /// VP9 repeat pictures (docs/repeats.md): a repeat is a coded frame whose blocks all predict from the
 /// reference slot holding the picture to show again, with a zero motion vector and no residual
 /// (`VP9SkipFrame`: error resilient, refreshing no slot, tens of bytes; microseconds to write). libvpx's own
-/// frames must then be error resilient too (`EncoderTuning.forRepeatPictures`; `VP9SkipFrame` says why).
+/// frames must then be error resilient too (`VP9Codec.forRepeatPictures`; `VP9SkipFrame` says why).
 /// Before, a repeat was a one-byte `show_existing_frame`, which FFmpeg, libvpx and Chromium play right but
 /// Firefox did not (153, the version measured: docs/repeats.md, "Firefox with `show_existing_frame`").
 ///

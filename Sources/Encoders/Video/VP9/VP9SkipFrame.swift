@@ -25,7 +25,7 @@
 /// `error_resilient_mode` resets every context to the defaults first (§7.2 `setup_past_independence`), and
 /// also keeps the next frame from predicting motion vectors from this one. It resets all four saved contexts,
 /// the loop filter deltas and the segmentation state too, so the frames libvpx writes between the skip frames
-/// must be error resilient themselves (libvpx's `error-resilient`, `EncoderTuning.forRepeatPictures`): each
+/// must be error resilient themselves (libvpx's `error-resilient`, `VP9Codec.forRepeatPictures`): each
 /// of those starts from the defaults and predicts no motion vector from the frame before it, so it decodes
 /// the same after a skip frame as after its own predecessor (measured, `VP9SkipFrameTests`: without it,
 /// FFmpeg and vpxdec decode libvpx's next frames wrong or reject them). The segmentation set here is reset the
