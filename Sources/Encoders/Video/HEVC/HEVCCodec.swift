@@ -45,10 +45,14 @@ struct HEVCCodec: VideoCodecDescriptor {
     /// writes out of bounds in `Lookahead::cuTree` at widths up to 48 (valgrind: invalid writes at 34-48 wide,
     /// none at 50-72; the ffmpeg CLI with periodic key frames aborts with "free(): invalid next size"; libx265
     /// 3.5, the version measured): its CU-tree is off there (docs/repeats.md, "How (HEVC)").
+    ///
+    /// libx265 logs nothing (`log-level=none`): it writes its own lines to stderr, past libav's log, and gifx words
+    /// every failure in one line of its own. At `error` a `--target-size` whose second pass libx265 refuses printed
+    /// "x265 [error]: requested bitrate is too low. estimated minimum is -2147483648 kbps" before gifx's line.
     func tuningLadder(_ ladder: TuningLadderBuilder) -> [EncoderTuning] {
         let held = ladder.held, pools = ladder.pools
         let quiet: EncoderParameters = ladder.frameSize.width <= 48
-            ? [.logLevel(.error), .cuTree(false)] : [.logLevel(.error)]
+            ? [.logLevel(.none), .cuTree(false)] : [.logLevel(.none)]
         return [
             ladder.tuning("x265 preset \(ladder.settings.preset)", frames: 20 + 4 + 3 + held, parameters: quiet + pools),
             ladder.tuning("x265 lookahead 10", frames: 10 + 4 + 3 + held, parameters: quiet + pools + [.rcLookahead(10)]),
