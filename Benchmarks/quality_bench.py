@@ -368,20 +368,8 @@ def measure(gifx, codec, name, gif, cls, half, work, timeout, sweep_crfs, log):
             log(f"  {codec} {name:34} crf {crf:<5} {size:9} B SSIM {q['ssim']:.4f}")
     for crf in sweep_crfs:
         point(crf)
-    target = row.get("recipe", {}).get("ssim")
-    for crf in CODECS[codec][3][0] if target is not None else []:
-        if min(p["ssim"] for p in row["sweep"]) <= target:
-            break
-        point(crf)
-    for crf in CODECS[codec][3][1] if target is not None else []:
-        if max(p["ssim"] for p in row["sweep"]) >= target:
-            break
-        point(crf)
-    if "bytes" in row.get("recipe", {}):
-        m = matched_bytes(row["recipe"]["ssim"], row["sweep"])
-        row["matched_ratio"] = m / row["recipe"]["bytes"] if m else None
-    if "bytes" in row.get("recipe709", {}):
-        target = row["recipe709"]["ssim"]
+
+    def bracket(target):  # more crfs, one at a time, until the sweep's SSIM range reaches the target
         for crf in CODECS[codec][3][0]:
             if min(p["ssim"] for p in row["sweep"]) <= target:
                 break
@@ -390,8 +378,12 @@ def measure(gifx, codec, name, gif, cls, half, work, timeout, sweep_crfs, log):
             if max(p["ssim"] for p in row["sweep"]) >= target:
                 break
             point(crf)
-        m = matched_bytes(target, row["sweep"])
-        row["matched_ratio_709"] = m / row["recipe709"]["bytes"] if m else None
+    for label, key in (("recipe", "matched_ratio"), ("recipe709", "matched_ratio_709")):
+        recipe = row.get(label, {})  # an encoded recipe has bytes and SSIM; a failed one only its error
+        if "bytes" in recipe:
+            bracket(recipe["ssim"])
+            m = matched_bytes(recipe["ssim"], row["sweep"])
+            row[key] = m / recipe["bytes"] if m else None
     shutil.rmtree(work, ignore_errors=True)
     return row
 
