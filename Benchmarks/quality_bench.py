@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -287,7 +288,7 @@ def self_check(gif, gifx, work):
     assert ssim(y, shifted) < 0.999, "a frame shifted 2 px does not lower SSIM"
     os.makedirs(work, exist_ok=True)
     out = os.path.join(work, "lossless.mp4")
-    subprocess.run(gifx_cmd(gifx, "h264", gif, out, crf=0), check=True)  # x264 crf 0: lossless 4:2:0
+    subprocess.run(gifx_cmd(gifx, "h264", gif, out, crf=0, extra=[]), check=True)  # x264 crf 0: lossless 4:2:0
     exact = quality(out, gif, sched, canvas)
     late = quality(out, gif, [(start + delay, delay) for start, delay in sched], canvas)
     assert exact["ssim"] > 0.995, f"a lossless encode scores SSIM {exact['ssim']:.4f}"
@@ -316,11 +317,18 @@ def recipe_cmd(codec, gif, out, matrix=None):
             "-vf", SCALE + scale, *tags, out]
 
 
-def gifx_cmd(gifx, codec, gif, out, crf=None):
+# `--gifx-args`: options added to every gifx encode of the sweep and of the default (a preset, a tune), so that a
+# setting is measured the way the default is; the self-check's lossless encode takes none.
+gifx_args = []
+
+
+def gifx_cmd(gifx, codec, gif, out, crf=None, extra=None):
+    extra = gifx_args if extra is None else extra
     if codec == "vp9":
-        return [gifx, "convert", gif, "-o", (f"crf={crf}:" if crf is not None else "") + out, "--overwrite", "--quiet"]
+        return [gifx, "convert", gif, "-o", (f"crf={crf}:" if crf is not None else "") + out, "--overwrite", "--quiet",
+                *extra]
     return [gifx, "to-mp4", gif, "-o", out, "--codec", codec, "--overwrite", "--quiet",
-            *(["--crf", str(crf)] if crf is not None else [])]
+            *(["--crf", str(crf)] if crf is not None else []), *extra]
 
 
 def encode(cmd, out, timeout):
@@ -554,12 +562,17 @@ def main():
     p.add_argument("--json", default="", help="results file (default ROOT/quality.json)")
     p.add_argument("--merge", default="", help="comma-separated results files whose rows join the report")
     p.add_argument("--self-check", action="store_true")
+    p.add_argument("--gifx-args", default="", help="options added to every gifx encode, e.g. '--preset slower' "
+                                                   "(the run's note records them)")
     p.add_argument("--recipe-matrix", choices=sorted(RECIPE_MATRIX) + ["both"], default="default",
                    help="bt709: the recipe converts with BT.709 and tags it, as gifx does (the encoding alone "
                         "compared); both: the plain recipe reported, the BT.709 one's figures kept in each row")
     args = p.parse_args()
-    global recipe_matrix
+    global recipe_matrix, gifx_args
     recipe_matrix = args.recipe_matrix
+    gifx_args = shlex.split(args.gifx_args)
+    if gifx_args:
+        args.note = (args.note + " " if args.note else "") + f"gifx run with {args.gifx_args}."
     args.sets, args.only = args.sets.split(","), {s for s in args.only.split(",") if s}
     results_path = args.json or os.path.join(args.root, "quality.json")
     started = time.time()

@@ -23,6 +23,8 @@ struct RepeatPictureTests {
         var delays: [Int]
         var tick: Int
         var loops = 1
+        /// The encoder preset (`VideoSettings.preset`).
+        var preset = "medium"
         var testDescription: String { name }
     }
 
@@ -42,6 +44,15 @@ struct RepeatPictureTests {
              delays: [3, 3, 4, 3, 3, 4, 3, 3, 4, 3, 3, 4, 3, 3, 4, 3, 3, 4], tick: 1),
         // Longer than `H264ReferenceRepeatSplicer.maximumRun` (681 at x264 medium): the picture is coded again.
         Case(name: "tick 1, a run of 1500", width: 32, height: 24, delays: [2, 3, 1500, 2, 4, 3], tick: 1),
+    ]
+
+    /// H.264 only: x264 at `slower` (b-adapt 2) makes a mini-GOP of a picture shown once and two held ones, all B:
+    /// coded P, the two B references, then the B-frame, 3 pictures shown after it decoded before it where x264's
+    /// SPS declares 2 (the splicer raises `max_num_reorder_frames` to the B-frames; before, the output failed:
+    /// "output frame 31 would be decoded at 32, after it is shown").
+    static let x264Cases: [Case] = cases + [
+        Case(name: "tick 2, one picture shown once then two held, x264 slower", width: 64, height: 48,
+             delays: Array(repeating: [2, 4, 4, 2], count: 15).flatMap { $0 }, tick: 2, preset: "slower"),
     ]
 
     /// Frames with texture that moves (so x264 predicts with motion), one per delay.
@@ -106,13 +117,14 @@ struct RepeatPictureTests {
         settings.diagnostics.x264StreamPath = x264Stream
         var options = VideoSettings(loops: c.loops)
         options.crf = crf
+        options.preset = c.preset
         let report = try Conversion(inputPath: input.path, settings: settings).run([.video(target: .file(target), options: options)])
         guard let video = report.outputs[0] as? VideoResult else { throw MP4OracleError("no video result") }
         return (target, video.summary, video.tuning.params)
     }
 
     @Test("lossless: the frames, timestamps, frame count and duration of the old path, bit for bit",
-          arguments: cases)
+          arguments: x264Cases)
     func losslessMatchesOldPath(_ c: Case) throws {
         let folder = try mp4Folder("lossless\(c.tick)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -147,7 +159,7 @@ struct RepeatPictureTests {
     }
 
     @Test("default quality: each repeat decodes to the frame before it; key frames every 5 s at new pictures",
-          arguments: cases)
+          arguments: x264Cases)
     func repeatsAreCopies(_ c: Case) throws {
         let folder = try mp4Folder("lossy\(c.tick)")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -82,9 +82,9 @@ package final class VideoSession {
     private var heldBack: [(start: Int64, samples: Int64, picture: H264ReferenceRepeatSplicer.CodedPicture)] = []
     /// Samples written so far, in decode order: each sample's decode time is its index less the reorder delay.
     private var decodeIndex: Int64 = 0
-    /// x264's reorder delay with a B-pyramid (its `num_reorder_frames`), in output frames: the most samples
-    /// decoded before one and shown after it.
-    private let reorderDelay: Int64 = 2
+    /// The splicer's reorder delay (`H264ReferenceRepeatSplicer.reorderDelay`), in output frames: the most
+    /// samples decoded before one and shown after it.
+    private let reorderDelay: Int64
     /// `Diagnostics.x264StreamPath`: x264's stream as it came, before splicing.
     private var x264Stream: FileHandle?
 
@@ -100,6 +100,7 @@ package final class VideoSession {
         case nil: splicer = nil; reordered = nil
         }
         referenceSplicer = reordered
+        reorderDelay = Int64(reordered?.reorderDelay ?? 0)
         if let x264StreamPath, reordered != nil {  // begun by `VideoPlan` with x264's parameter sets
             x264Stream = FileHandle(forWritingAtPath: x264StreamPath)
             x264Stream?.seekToEndOfFile()

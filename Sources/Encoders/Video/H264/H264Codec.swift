@@ -177,12 +177,12 @@ struct H264Codec: VideoCodecDescriptor {
     func makeRepeatSplicer(_ setup: RepeatSplicerSetup) throws -> RepeatSplicing {
         let encoder = setup.encoder
         if setup.referenceRepeats {
-            if let path = setup.encoderStreamPath {
-                _ = FileManager.default.createFile(atPath: path, contents: Data(encoder.extradata))
-            }
             let splicer = try H264ReferenceRepeatSplicer(
                 extradata: encoder.extradata, longestHold: setup.longestHold(),
                 bFrames: encoder.directX264Settings?.bFrames ?? 0)
+            if let path = setup.encoderStreamPath {
+                _ = FileManager.default.createFile(atPath: path, contents: Data(splicer.encoderParameterSets))
+            }
             try encoder.replaceExtradata(splicer.extradata)
             return .reordered(splicer)
         }

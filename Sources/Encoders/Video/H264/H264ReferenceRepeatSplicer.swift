@@ -26,10 +26,17 @@ package final class H264ReferenceRepeatSplicer {
     }
 
     let sps: H264SequenceParameters
-    /// The parameter sets as rewritten (the wider picture order count) with the repeat PPS appended (Annex B).
+    /// The parameter sets as rewritten (the wider picture order count, the reorder bound) with the repeat PPS
+    /// appended (Annex B).
     let extradata: [UInt8]
+    /// x264's parameter sets with the reorder bound alone raised (Annex B): for a copy of x264's own stream
+    /// (`Diagnostics.x264StreamPath`), which a decoder trusting x264's bound of 2 plays with pictures missing.
+    let encoderParameterSets: [UInt8]
     /// The most repeats one picture may have before the encoder is given the picture again.
     let maximumRun: Int
+    /// The most samples decoded before one and shown after it (the SPS's `max_num_reorder_frames` as rewritten):
+    /// each sample is decoded this many output frames before its place in decode order.
+    let reorderDelay: Int
     private let repeatPPSID: Int
     private let scale: Int
     private let orderWidth: Int
@@ -49,7 +56,7 @@ package final class H264ReferenceRepeatSplicer {
     init(extradata original: [UInt8], longestHold: Int, bFrames: Int) throws {
         let sets = try H264ParameterSets(extradata: original)
         let sps = sets.sps
-        guard let lsbField = sps.pocLsbField else { throw BitstreamError("B-frame repeats need pic_order_cnt_type 0") }
+        guard sps.pocLsbField != nil else { throw BitstreamError("B-frame repeats need pic_order_cnt_type 0") }
         for pps in sets.ppsRBSPs { try Self.checkPPS(pps) }
         let highestPPS = sets.highestPPSID
         guard sps.log2MaxPocLsb + 8 <= 16 else {
@@ -63,16 +70,37 @@ package final class H264ReferenceRepeatSplicer {
         maximumRun = max(1, min(longestHold - 1, longestRun))
         scale = maximumRun + 1
         repeatPPSID = highestPPS + 1
+        // x264 declares a reorder of 2 with a B-pyramid: its own B reference and the P after it. Held pictures
+        // forced to B references add more: x264 codes a mini-GOP's P, then its B references, then its other
+        // B-frames, so a B-frame shown first may follow up to B-frames pictures shown after it (at `slower`,
+        // b-adapt 2: a B-frame, two held B references, a P; decoded P, B, B, b).
+        reorderDelay = max(sps.maxNumReorderFrames ?? 0, bFrames, 2)
+        if let buffering = sps.maxDecFrameBuffering, buffering < reorderDelay {
+            throw BitstreamError("a reorder of \(reorderDelay) pictures needs more than the \(buffering) the DPB holds")
+        }
+        let others: [UInt8] = sets.otherUnits.flatMap { [0, 0, 0, 1] as [UInt8] + $0 }
+        extradata = Self.rewriteSPS(sets, orderWidth: orderWidth, reorder: reorderDelay) + others + [0, 0, 0, 1]
+            + H264RepeatSplicer.repeatPPS(id: repeatPPSID, spsID: sps.id, deblockingControl: false)
+        encoderParameterSets = Self.rewriteSPS(sets, orderWidth: nil, reorder: reorderDelay) + others
+    }
+
+    /// The SPS (Annex B) with its picture order count field `orderWidth` bits wide (`nil`: as it is) and its
+    /// VUI's `max_num_reorder_frames` at `reorder`, every other bit copied.
+    private static func rewriteSPS(_ sets: H264ParameterSets, orderWidth: Int?, reorder: Int) -> [UInt8] {
+        let rbsp = sets.spsRBSP, sps = sets.sps
+        var fields: [(Range<Int>, Int)] = []
+        if let orderWidth, let lsbField = sps.pocLsbField { fields.append((lsbField, orderWidth - 4)) }
+        if let reorderField = sps.reorderField { fields.append((reorderField, reorder)) }
         var writer = RBSPWriter()
-        let rbsp = sets.spsRBSP
-        writer.copyBits(from: rbsp, 0..<lsbField.lowerBound)
-        writer.ue(orderWidth - 4)
-        writer.copyBits(from: rbsp, lsbField.upperBound..<rbspDataEnd(rbsp))
+        var position = 0
+        for (field, value) in fields {
+            writer.copyBits(from: rbsp, position..<field.lowerBound)
+            writer.ue(value)
+            position = field.upperBound
+        }
+        writer.copyBits(from: rbsp, position..<rbspDataEnd(rbsp))
         writer.trailingBits()
-        var rewritten: [UInt8] = [0, 0, 0, 1, sets.spsHeader] + escapeRBSP(writer.bytes)
-        for unit in sets.otherUnits { rewritten += [0, 0, 0, 1] + unit }
-        extradata = rewritten + [0, 0, 0, 1] + H264RepeatSplicer.repeatPPS(
-            id: repeatPPSID, spsID: sps.id, deblockingControl: false)
+        return [0, 0, 0, 1, sets.spsHeader] + escapeRBSP(writer.bytes)
     }
 
     /// That a PPS uses nothing the repeats cannot follow: slice groups, implicit weighted bi-prediction.

@@ -1,5 +1,6 @@
 /// The fields of an H.264 sequence parameter set (7.3.2.1.1) that a repeat picture's slice header and data
-/// depend on: its id, how `frame_num` and picture order are coded, and the picture size in macroblocks.
+/// depend on: its id, how `frame_num` and picture order are coded, and the picture size in macroblocks; and the
+/// reorder bound of its VUI (E.1.1), which B-frame repeats may have to raise.
 struct H264SequenceParameters: Equatable {
     var profileIDC: Int
     var id: Int
@@ -15,6 +16,11 @@ struct H264SequenceParameters: Equatable {
     var widthInMbs: Int
     var heightInMapUnits: Int
     var frameMbsOnly: Bool
+    /// The VUI's `max_num_reorder_frames` and `max_dec_frame_buffering`, and where the first (`ue(v)`) lies in
+    /// the RBSP; `nil` without `bitstream_restriction` (a decoder then assumes the DPB's size).
+    var maxNumReorderFrames: Int?
+    var maxDecFrameBuffering: Int?
+    var reorderField: Range<Int>?
 
     var maxFrameNum: Int { 1 << log2MaxFrameNum }
     /// Macroblocks in a frame (7-13, 7-17 and 7-18).
@@ -58,6 +64,46 @@ struct H264SequenceParameters: Equatable {
         guard (4...16).contains(log2MaxFrameNum) else {
             throw BitstreamError("log2_max_frame_num \(log2MaxFrameNum) is out of range")
         }
+        if !frameMbsOnly { _ = try r.flag() }  // mb_adaptive_frame_field_flag
+        _ = try r.flag()  // direct_8x8_inference_flag
+        if try r.flag() {  // frame_cropping_flag: four offsets
+            for _ in 0..<4 { _ = try r.ue() }
+        }
+        if try r.flag() { try readVUI(&r) }  // vui_parameters_present_flag
+    }
+
+    /// vui_parameters() (E.1.1) up to `bitstream_restriction`'s reorder bound.
+    private mutating func readVUI(_ r: inout RBSPReader) throws {
+        if try r.flag(), try r.bits(8) == 255 { _ = try r.bits(32) }  // aspect_ratio_idc, Extended_SAR
+        if try r.flag() { _ = try r.flag() }  // overscan_info_present_flag, overscan_appropriate_flag
+        if try r.flag() {  // video_signal_type_present_flag
+            _ = try r.bits(4)  // video_format, video_full_range_flag
+            if try r.flag() { _ = try r.bits(24) }  // colour_description_present_flag: primaries, transfer, matrix
+        }
+        if try r.flag() { _ = try r.ue(); _ = try r.ue() }  // chroma_loc_info_present_flag
+        if try r.flag() { _ = try r.bits(32); _ = try r.bits(32); _ = try r.flag() }  // timing_info_present_flag
+        let nalHRD = try r.flag()
+        if nalHRD { try Self.skipHRD(&r) }
+        let vclHRD = try r.flag()
+        if vclHRD { try Self.skipHRD(&r) }
+        if nalHRD || vclHRD { _ = try r.flag() }  // low_delay_hrd_flag
+        _ = try r.flag()  // pic_struct_present_flag
+        guard try r.flag() else { return }  // bitstream_restriction_flag
+        _ = try r.flag()  // motion_vectors_over_pic_boundaries_flag
+        for _ in 0..<4 { _ = try r.ue() }  // max_bytes_per_pic_denom ... log2_max_mv_length_vertical
+        let start = r.position
+        maxNumReorderFrames = try r.ue()
+        reorderField = start..<r.position
+        maxDecFrameBuffering = try r.ue()
+    }
+
+    /// hrd_parameters() (E.1.2): read and dropped.
+    private static func skipHRD(_ r: inout RBSPReader) throws {
+        let count = try r.ue() + 1  // cpb_cnt_minus1
+        guard count <= 32 else { throw BitstreamError("an HRD with \(count) CPB specifications") }
+        _ = try r.bits(8)  // bit_rate_scale, cpb_size_scale
+        for _ in 0..<count { _ = try r.ue(); _ = try r.ue(); _ = try r.flag() }
+        _ = try r.bits(20)  // four delay and offset lengths, 5 bits each
     }
 
     /// scaling_list() (7.3.2.1.1.1): read and dropped.
