@@ -62,6 +62,33 @@ import GifxTimeline
         #expect(uhd[0].estimatedBytes > 10 * frame && uhd[0].estimatedBytes < 14 * frame)
     }
 
+    /// The frames each x264 preset holds: rc-lookahead, B-frames and references from x264's common/base.c
+    /// (`param_apply_preset`), with B-frame repeats at least B-frames + 3 references; 5 frames a B-frame past 2
+    /// for `b-adapt=2` (slow and slower), 12 for slower's analysis (16 at placebo), 3 frames a reference for
+    /// placebo's `tesa` (docs/memory.md, "x264's presets"). Before issue 56's fifth stop every preset was counted
+    /// as `medium`'s 40 + 3 + 3, so `--preset veryslow` was planned 80 frames short.
+    @Test("x264's first level counts the preset's own lookahead, B-frames and references", arguments: [
+        ("ultrafast", 0 + 0 + 1, 0 + 0 + 1), ("veryfast", 10 + 3 + 1, 10 + 3 + 6),
+        ("slow", 50 + 3 + 5 + 5, 50 + 3 + 6 + 5), ("slower", 60 + 3 + 8 + 5 + 12, 60 + 3 + 8 + 5 + 12),
+        ("veryslow", 60 + 8 + 16 + 30 + 12, 60 + 8 + 16 + 30 + 12),
+        ("placebo", 60 + 16 + 3 * 16 + 70 + 16, 60 + 16 + 3 * 19 + 70 + 16),
+    ])
+    func presetFrames(preset: String, frames: Int, framesWithBReferences: Int) {
+        let size = CanvasSize(width: 480, height: 270), frame = (480 + 64) * (270 + 64) * 39 / 10
+        for repeats in [false, true] {
+            func first(_ preset: String) -> Int {
+                EncoderTuning.ladder(
+                    options: VideoSettings(codec: .h264, preset: preset, lowMemory: false), frameSize: size, threads: 1,
+                    referenceRepeats: repeats)[0].estimatedBytes
+            }
+            // against medium's 40 + 3 + 3 (+ 3 more references with B-frame repeats): the fixed bytes and the
+            // frames in flight cancel
+            let medium = repeats ? 40 + 3 + 6 : 40 + 3 + 3
+            #expect(first(preset) - first("medium") == ((repeats ? framesWithBReferences : frames) - medium) * frame,
+                    "\(preset), B-frame repeats \(repeats)")
+        }
+    }
+
     @Test("--low-memory on forces the leanest level, off the preset's own settings, even at 4K")
     func forced() {
         let on = ladder(width: 64, height: 64, lowMemory: true)

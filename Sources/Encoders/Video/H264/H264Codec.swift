@@ -31,8 +31,9 @@ struct H264Codec: VideoCodecDescriptor {
     }
 
     /// The preset; `rc-lookahead=10`; 1 B-frame, 1 reference, lookahead 1; the same with sliced threads (one
-    /// frame in flight). With B-frame repeats (`referenceRepeats`) the B references need up to B-frames + 3
-    /// reference frames: 3 more than `medium`'s, counted on the levels with B-frames.
+    /// frame in flight). Each level counts the frames it holds: the lookahead, the B-frames and the references
+    /// of the preset (`X264Preset`), and with B-frame repeats (`referenceRepeats`) up to B-frames + 3 references
+    /// for the B references (3 more than `medium`'s).
     ///
     /// A picture under one macroblock (16 pixels) high or wide: libx264's B-frames there are mostly direct or
     /// skipped blocks bi-predicted between their references, so a GIF frame held still shows a ramp from the
@@ -43,15 +44,22 @@ struct H264Codec: VideoCodecDescriptor {
         let held = ladder.held
         let preset = ladder.settings.preset
         let lean: EncoderParameters = [.bframes(1), .ref(1), .rcLookahead(1), .syncLookahead(0)]
-        let bReferences = ladder.referenceRepeats ? 3 : 0
+        // The preset's own frames (`X264Preset.frames`): 40 + 3 + 6 at `medium` with B-frame repeats, 60 + 8 +
+        // 16 + 30 + 12 at `veryslow`.
+        let x264 = X264Preset(preset)
+        let bReferences = ladder.referenceRepeats && x264.bFrames >= 2
         var levels = [
-            ladder.tuning("x264 preset \(preset)", frames: 40 + 3 + 3 + bReferences + held),
-            ladder.tuning("x264 lookahead 10", frames: 10 + 3 + 3 + bReferences + held, parameters: [.rcLookahead(10)]),
-            ladder.tuning("x264 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + held, parameters: lean),
+            ladder.tuning("x264 preset \(preset)", frames: x264.frames(bReferences: bReferences) + held),
+            ladder.tuning(
+                "x264 lookahead 10", frames: x264.frames(lookahead: 10, bReferences: bReferences) + held,
+                parameters: [.rcLookahead(10)]),
+            ladder.tuning(
+                "x264 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + x264.analysisFrames + held,
+                parameters: lean),
         ]
         if ladder.countedThreads > 1 {  // one frame in flight instead of one per thread (the same on one thread)
             levels.append(ladder.tuning(
-                "x264 sliced threads, 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + 3 + 3,
+                "x264 sliced threads, 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + 3 + 3 + x264.analysisFrames,
                 parameters: [.slicedThreads] + lean))
         }
         if min(ladder.frameSize.width, ladder.frameSize.height) < 16 {
@@ -104,9 +112,8 @@ struct H264Codec: VideoCodecDescriptor {
         var parameters: EncoderParameters = [.level(limits.level), .vbvMaxRate(limits.vbvMaxRateKbps),
                                              .vbvBufferSize(limits.vbvBufferKbit)]
         let frames = min(16, limits.maxDpbMbs / max(1, limits.units(frameSize)))
-        let presetReferences = [1, 1, 1, 2, 2, 3, 5, 8, 16, 16][VideoCodec.presets.firstIndex(of: preset) ?? 5]
         if frames < 4 { parameters.append(.bPyramid(.none)) }
-        if frames < presetReferences { parameters.append(.ref(max(1, frames))) }
+        if frames < X264Preset(preset).references { parameters.append(.ref(max(1, frames))) }
         return parameters
     }
 
@@ -196,3 +203,42 @@ struct H264Codec: VideoCodecDescriptor {
 }
 
 extension H264RepeatSplicer: RepeatSplicer {}
+
+/// What an x264 preset holds, in frames of `H264Codec.frameBytes`, as `param_apply_preset` (x264's
+/// common/base.c) sets it: `rc-lookahead`, B-frames and references, and what the peak RSS of libx264 showed
+/// beyond them (ffmpeg's libx264 on one thread at 800×600 and gifx's ladder at 333×187 to 1440×900,
+/// docs/memory.md, "x264's presets"):
+/// - B-frame decision by trellis (`b-adapt=2`, `slow` and slower) grows with the B-frames: +3, 20, 46, 83 and
+///   122 MiB at 3, 5, 8, 12 and 16 B-frames at 800×600 (about 4.3 frames each past 2), counted as 5 frames
+///   a B-frame past 2;
+/// - `slower` and above (sub-pel refinement 9 or more, trellis quantization 2, every partition) held 3.6-5.4
+///   MiB over the leanest level's plan at 333×187 and 480×270, counted as 12 frames at every level (16 at
+///   `placebo`, which held 1.4-1.8 MiB more);
+/// - exhaustive motion search (`placebo`'s `tesa`) keeps an integral image a reference: counted as 2 frames more
+///   a reference (8 bytes a pixel, x264's frame.c).
+struct X264Preset {
+    var lookahead: Int, bFrames: Int, references: Int
+    var trellisBFrames: Bool, analysisFrames: Int, integralImages: Bool
+
+    /// The x264 defaults (`medium`) for a name x264 does not know.
+    init(_ preset: String) {
+        let table: [String: (Int, Int, Int)] = [
+            "ultrafast": (0, 0, 1), "superfast": (0, 3, 1), "veryfast": (10, 3, 1), "faster": (20, 3, 2),
+            "fast": (30, 3, 2), "medium": (40, 3, 3), "slow": (50, 3, 5), "slower": (60, 3, 8),
+            "veryslow": (60, 8, 16), "placebo": (60, 16, 16),
+        ]
+        (lookahead, bFrames, references) = table[preset] ?? (40, 3, 3)
+        trellisBFrames = ["slow", "slower", "veryslow", "placebo"].contains(preset)
+        analysisFrames = preset == "placebo" ? 16 : ["slower", "veryslow"].contains(preset) ? 12 : 0
+        integralImages = preset == "placebo"
+    }
+
+    /// The frames a level with the preset's B-frames holds: its lookahead (the preset's unless given), B-frames
+    /// and references (at least B-frames + 3 with B-frame repeats: `bReferences`), and the terms above; the
+    /// frames in flight are the ladder's.
+    func frames(lookahead: Int? = nil, bReferences: Bool) -> Int {
+        let references = bReferences ? max(self.references, bFrames + 3) : self.references
+        return (lookahead ?? self.lookahead) + bFrames + references * (integralImages ? 3 : 1)
+            + (trellisBFrames ? 5 * max(0, bFrames - 2) : 0) + analysisFrames
+    }
+}
