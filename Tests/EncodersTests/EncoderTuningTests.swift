@@ -49,12 +49,14 @@ import GifxTimeline
 
     @Test("small frames keep the preset; 1080p starts at lookahead 10; 4K at 1 B-frame, 1 reference")
     func defaultCeiling() {
-        #expect(ladder(width: 1280, height: 720)[0].params.isEmpty)
+        // every level ends with x264's psychovisual settings (`H264Codec.psychovisual`, issue 56)
+        let psy = "psy-rd=0.0,0.0:chroma-qp-offset=-2"
+        #expect(ladder(width: 1280, height: 720)[0].params == psy)
         let hd = ladder(width: 1920, height: 1080)
-        #expect(hd[0].params == "rc-lookahead=10")
+        #expect(hd[0].params == "rc-lookahead=10:" + psy)
         #expect(hd[0].lookahead == 10)
         let uhd = ladder(width: 3840, height: 2160)
-        #expect(uhd[0].params == "bframes=1:ref=1:rc-lookahead=1:sync-lookahead=0")
+        #expect(uhd[0].params == "bframes=1:ref=1:rc-lookahead=1:sync-lookahead=0:" + psy)
         #expect(uhd[0].estimatedBytes <= EncoderTuning.defaultCeiling(.h264))
         #expect(uhd.last?.params.hasPrefix("sliced-threads=1") == true)
         // The estimate is frames held × padded bytes a frame: (3840 + 64) × (2160 + 64) × 3.9 per frame.
@@ -96,7 +98,7 @@ import GifxTimeline
         #expect(on[0].params.contains("sliced-threads=1"))
         let off = ladder(width: 3840, height: 2160, lowMemory: false)
         #expect(off.count == 1)
-        #expect(off[0].params.isEmpty)
+        #expect(off[0].params == "psy-rd=0.0,0.0:chroma-qp-offset=-2")  // the preset's, with x264's psychovisual settings
         #expect(!off[0].lowMemory)
     }
 

@@ -194,6 +194,25 @@ struct MP4ModeTests {
         #expect(run.result.plan.worstStartErrorMicroseconds == 20_000)
     }
 
+    /// x264 writes its options into the stream (a user-data SEI: "x264 - core ... options: ..."). Each path that
+    /// opens x264 must run `H264Codec.psychovisual` (issue 56): the tick with B-frame repeats (gifx's own
+    /// `X264Encoder`), `--vfr` (libavcodec's wrapper) and the old path (every repeat encoded). Before, x264 ran
+    /// its preset's `psy_rd=1.00:0.00`.
+    @Test("x264 runs with psy-rd off and the chroma QP offset psy-rd would set, on every path (its SEI)",
+          arguments: [(false, false), (true, false), (false, true)])
+    func psychovisual(_ vfr: Bool, _ encodeRepeats: Bool) throws {
+        let gif = FixtureGIF.solidFrames(
+            width: 64, height: 48, colorIndices: cycling(8), delays: [3, 3, 4, 3, 3, 4, 3, 3])
+        let run = try convertFixture(
+            gif, options: VideoSettings(timing: vfr ? .vfr : .tick), encodeRepeats: encodeRepeats,
+            name: "psy\(vfr)\(encodeRepeats)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: run.path))
+        let text = String(decoding: bytes, as: UTF8.self)
+        let options = try #require(text.range(of: "x264 - core").map { String(text[$0.lowerBound...].prefix(2000)) })
+        #expect(options.contains(" psy_rd=0.00:0.00 "), "\(options)")
+        #expect(options.contains(" chroma_qp_offset=-2 "), "\(options)")
+    }
+
     @Test("the H.264 level computed from size and rate is the one libx264 writes (ffprobe)", arguments: [
         // (width, height, delays, vfr, expected level_idc)
         (1280, 720, [2, 3], false, 42),  // 100 fps: 3600 MBs × 100 = 360,000 MB/s

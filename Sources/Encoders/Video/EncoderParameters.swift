@@ -31,6 +31,10 @@ package enum EncoderParameter: Sendable, Hashable {
     case wavefronts(Bool)
     /// Frames the rate control looks ahead.
     case rcLookahead(Int)
+    /// x264's `psy-rd` (psychovisual rate-distortion strength, psy-trellis strength).
+    case psyRD(Double, Double)
+    /// x264's `chroma-qp-offset`.
+    case chromaQPOffset(Int)
     /// x264's `sync-lookahead`: frames of lookahead buffered for its own thread (0: none).
     case syncLookahead(Int)
     /// x264's sliced threads: one frame in flight, its slices coded in parallel.
@@ -81,6 +85,8 @@ package enum EncoderParameter: Sendable, Hashable {
         case .cuTree: "cutree"
         case .wavefronts: "wpp"
         case .rcLookahead: "rc-lookahead"
+        case .psyRD: "psy-rd"
+        case .chromaQPOffset: "chroma-qp-offset"
         case .syncLookahead: "sync-lookahead"
         case .slicedThreads: "sliced-threads"
         case .logLevel: "log-level"
@@ -100,8 +106,10 @@ package enum EncoderParameter: Sendable, Hashable {
         case .highTier(let on), .temporalMVP(let on), .cuTree(let on), .wavefronts(let on),
              .weightedBiprediction(let on): "\(key)=\(on ? 1 : 0)"
         case .vbvMaxRate(let n), .vbvBufferSize(let n), .ref(let n), .bframes(let n), .rcLookahead(let n),
-             .syncLookahead(let n), .pools(let n), .frameThreads(let n), .pass(let n), .bitrate(let n):
+             .syncLookahead(let n), .pools(let n), .frameThreads(let n), .pass(let n), .bitrate(let n),
+             .chromaQPOffset(let n):
             "\(key)=\(n)"
+        case .psyRD(let rd, let trellis): "\(key)=\(rd),\(trellis)"
         case .bPyramid(let mode): "\(key)=\(mode.rawValue)"
         case .directPrediction(let mode): "\(key)=\(mode.rawValue)"
         case .slicedThreads: "\(key)=1"

@@ -62,6 +62,11 @@ struct H264Codec: VideoCodecDescriptor {
                 "x264 sliced threads, 1 B-frame, 1 reference, lookahead 1", frames: 1 + 1 + 1 + 3 + 3 + x264.analysisFrames,
                 parameters: [.slicedThreads] + lean))
         }
+        // Psychovisual optimisation off, chroma where x264 puts it with it on (issue 56's fifth stop,
+        // docs/benchmarks.md): x264 lowers the chroma QP by 2 when psy-rd is on, so `psy-rd=0` alone moved bits
+        // from chroma (−1 to −2 dB on 11 of 14 GIFs); with the offset kept, 4-6 % fewer bytes at the same luma
+        // SSIM and PSNR, chroma within 0.25 dB, on every GIF of the tuning half.
+        levels = levels.map { $0.withParameters(Self.psychovisual) }
         if min(ladder.frameSize.width, ladder.frameSize.height) < 16 {
             levels = levels.map {
                 var level = $0.withParameters([.bframes(0)])
@@ -71,6 +76,9 @@ struct H264Codec: VideoCodecDescriptor {
         }
         return levels
     }
+
+    /// x264's psychovisual settings on every level: psy-rd and psy-trellis off, the chroma QP offset psy-rd's.
+    static let psychovisual: EncoderParameters = [.psyRD(0, 0), .chromaQPOffset(-2)]
 
     /// libx264 holds 3.9 bytes per pixel of the 32-pixel-padded picture (planes, half-resolution lookahead
     /// planes, half-pel planes, and what each frame's tables add: the peak RSS of every ladder level, 333×187 to
