@@ -212,14 +212,18 @@ def decoded_frames(path, width, height):
     proc = subprocess.Popen(["ffmpeg", "-nostdin", "-v", "error", "-threads", "1", "-i", path, "-fps_mode",
                              "passthrough", "-vf", ",".join(vf), "-f", "rawvideo", "-"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
-    while True:
-        buf = proc.stdout.read(size)
-        if len(buf) < size:
-            break
-        a = np.frombuffer(buf, np.uint8)
-        yield (a[:w * h].reshape(h, w), a[w * h:w * h + cw * ch].reshape(ch, cw), a[w * h + cw * ch:].reshape(ch, cw))
-    proc.stdout.close()
-    proc.wait()
+    try:
+        while True:
+            buf = proc.stdout.read(size)
+            if len(buf) < size:
+                break
+            a = np.frombuffer(buf, np.uint8)
+            yield (a[:w * h].reshape(h, w), a[w * h:w * h + cw * ch].reshape(ch, cw), a[w * h + cw * ch:].reshape(ch, cw))
+    finally:  # a consumer that stops early closes the generator: stop ffmpeg, blocked on the pipe, now
+        proc.stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
 
 
 _CACHE = {}  # (gif, matrix, range) -> the reference planes of every frame, for the sweep (one GIF at a time)
