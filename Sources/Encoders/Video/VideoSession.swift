@@ -84,7 +84,7 @@ package final class VideoSession {
     private var decodeIndex: Int64 = 0
     /// The splicer's reorder delay (`H264ReferenceRepeatSplicer.reorderDelay`), in output frames: the most
     /// samples decoded before one and shown after it.
-    private let reorderDelay: Int64
+    private var reorderDelay: Int64 { Int64(referenceSplicer?.reorderDelay ?? 0) }
     /// `Diagnostics.x264StreamPath`: x264's stream as it came, before splicing.
     private var x264Stream: FileHandle?
 
@@ -100,7 +100,6 @@ package final class VideoSession {
         case nil: splicer = nil; reordered = nil
         }
         referenceSplicer = reordered
-        reorderDelay = Int64(reordered?.reorderDelay ?? 0)
         if let x264StreamPath, reordered != nil {  // begun by `VideoPlan` with x264's parameter sets
             x264Stream = FileHandle(forWritingAtPath: x264StreamPath)
             x264Stream?.seekToEndOfFile()

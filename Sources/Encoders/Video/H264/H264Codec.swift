@@ -228,17 +228,26 @@ struct X264Preset {
     var lookahead: Int, bFrames: Int, references: Int
     var trellisBFrames: Bool, analysisFrames: Int, integralImages: Bool
 
+    /// One row a preset: lookahead, B-frames, references, b-adapt 2, analysis frames, integral images.
+    private static let table: [String: X264Preset] = [
+        "ultrafast": X264Preset(0, 0, 1, false, 0, false), "superfast": X264Preset(0, 3, 1, false, 0, false),
+        "veryfast": X264Preset(10, 3, 1, false, 0, false), "faster": X264Preset(20, 3, 2, false, 0, false),
+        "fast": X264Preset(30, 3, 2, false, 0, false), "medium": X264Preset(40, 3, 3, false, 0, false),
+        "slow": X264Preset(50, 3, 5, true, 0, false), "slower": X264Preset(60, 3, 8, true, 12, false),
+        "veryslow": X264Preset(60, 8, 16, true, 12, false), "placebo": X264Preset(60, 16, 16, true, 16, true),
+    ]
+
+    private init(
+        _ lookahead: Int, _ bFrames: Int, _ references: Int, _ trellisBFrames: Bool, _ analysisFrames: Int,
+        _ integralImages: Bool
+    ) {
+        (self.lookahead, self.bFrames, self.references) = (lookahead, bFrames, references)
+        (self.trellisBFrames, self.analysisFrames, self.integralImages) = (trellisBFrames, analysisFrames, integralImages)
+    }
+
     /// The x264 defaults (`medium`) for a name x264 does not know.
     init(_ preset: String) {
-        let table: [String: (Int, Int, Int)] = [
-            "ultrafast": (0, 0, 1), "superfast": (0, 3, 1), "veryfast": (10, 3, 1), "faster": (20, 3, 2),
-            "fast": (30, 3, 2), "medium": (40, 3, 3), "slow": (50, 3, 5), "slower": (60, 3, 8),
-            "veryslow": (60, 8, 16), "placebo": (60, 16, 16),
-        ]
-        (lookahead, bFrames, references) = table[preset] ?? (40, 3, 3)
-        trellisBFrames = ["slow", "slower", "veryslow", "placebo"].contains(preset)
-        analysisFrames = preset == "placebo" ? 16 : ["slower", "veryslow"].contains(preset) ? 12 : 0
-        integralImages = preset == "placebo"
+        self = Self.table[preset] ?? Self.table["medium"]!
     }
 
     /// The frames a level with the preset's B-frames holds: its lookahead (the preset's unless given), B-frames
