@@ -6,14 +6,12 @@ import Testing
 /// and passes the repository as it is. A planted `× 10_000` (the centiseconds-to-µs bug of ec802e3's streamed
 /// header) fails it; the same line allowed, or arithmetic with another constant, passes.
 @Suite struct CheckUnitsTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = repository.appendingPathComponent("packaging/check_units.py").path
+    static let script = PackagingScript("check_units.py")
 
     func check(root: URL, allowlist: String) throws -> CapturedRun {
         let list = root.appendingPathComponent("allow.txt")
         try allowlist.write(to: list, atomically: true, encoding: .utf8)
-        return try CapturedRun.run("/usr/bin/env", ["python3", Self.script, "--root", root.path, "--allowlist", list.path])
+        return try Self.script.run(root: root, ["--allowlist", list.path])
     }
 
     @Test func aPlantedCentisecondConversionFails() throws {
@@ -39,7 +37,7 @@ import Testing
     }
 
     @Test func theRepositoryPasses() throws {
-        let run = try CapturedRun.run("/usr/bin/env", ["python3", Self.script])
+        let run = try Self.script.run()
         #expect(run.status == 0, "\(run.stdoutText)")
     }
 }

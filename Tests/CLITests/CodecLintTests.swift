@@ -6,19 +6,9 @@ import Testing
 /// passes the repository as it is. A planted compare, switch, `case`, codec id and encoder name each fail it with
 /// file:line and a reason; the same lines inside `Sources/Encoders/Video/<codec>/`, or in comments, pass.
 @Suite struct CodecLintTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = repository.appendingPathComponent("packaging/codec_lint.py").path
+    static let script = PackagingScript("codec_lint.py")
 
-    func lint(_ root: URL) throws -> CapturedRun {
-        try CapturedRun.run("/usr/bin/env", ["python3", Self.script, "--root", root.path])
-    }
-
-    func write(_ text: String, _ path: String, in root: URL) throws {
-        let file = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-    }
+    func lint(_ root: URL) throws -> CapturedRun { try Self.script.run(root: root) }
 
     @Test func plantedCodecBranchesFail() throws {
         let root = try temporaryFolder()
@@ -28,9 +18,9 @@ import Testing
             extension VideoCodec { public static let fake5 = VideoCodec(Fake5Codec()) }
             let own = tuning.encoder == "libx264" && codec == .fake5
             """
-        try write(descriptor, "Sources/Encoders/Video/Fake5/Fake5Codec.swift", in: root)
-        try write("let shared = 1\n", "Sources/Encoders/Video/Bitstream/Bits.swift", in: root)
-        try write("""
+        try plant(descriptor, "Sources/Encoders/Video/Fake5/Fake5Codec.swift", in: root)
+        try plant("let shared = 1\n", "Sources/Encoders/Video/Bitstream/Bits.swift", in: root)
+        try plant("""
             // a comment may say codec == .fake5, "libx264" and AV_CODEC_ID_H264
             let a = options.codec == .fake5
             switch options.codec {
@@ -61,7 +51,7 @@ import Testing
     }
 
     @Test func theRepositoryPasses() throws {
-        let run = try CapturedRun.run("/usr/bin/env", ["python3", Self.script])
+        let run = try Self.script.run()
         #expect(run.status == 0, "\(run.stdoutText)")
     }
 }

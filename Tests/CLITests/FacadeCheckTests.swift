@@ -6,31 +6,21 @@ import Testing
 /// alone. A planted `import GifxEncoders` in Sources/gifx, or `GifxPipeline` named among the `gifx` target's
 /// dependencies in Package.swift, fails it; the same tree without them, and the repository as it is, pass.
 @Suite struct FacadeCheckTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = repository.appendingPathComponent("packaging/facade_check.py").path
+    static let script = PackagingScript("facade_check.py")
 
-    func check(root: URL) throws -> CapturedRun {
-        try CapturedRun.run("/usr/bin/env", ["python3", Self.script, "--root", root.path])
-    }
-
-    func write(_ text: String, _ path: String, in root: URL) throws {
-        let file = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-    }
+    func check(root: URL) throws -> CapturedRun { try Self.script.run(root: root) }
 
     @Test func aPlantedImportBelowTheFacadeFails() throws {
         let root = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: root) }
-        try write("import ArgumentParser\nimport GifxKit\nimport GifxTimeline\n", "Sources/gifx/Clean.swift", in: root)
-        try write("import GifxKit\nimport Hummingbird\n", "Sources/Server/Clean.swift", in: root)
+        try plant("import ArgumentParser\nimport GifxKit\nimport GifxTimeline\n", "Sources/gifx/Clean.swift", in: root)
+        try plant("import GifxKit\nimport Hummingbird\n", "Sources/Server/Clean.swift", in: root)
         let clean = try check(root: root)
         #expect(clean.status == 0, "\(clean.stdoutText)")
 
-        try write("import Foundation\nimport GifxEncoders\n// import GifxFrames is a comment\n", "Sources/gifx/Planted.swift", in: root)
-        try write("@preconcurrency import GifxFrames\n", "Sources/Server/Embed/Planted.swift", in: root)
-        try write("""
+        try plant("import Foundation\nimport GifxEncoders\n// import GifxFrames is a comment\n", "Sources/gifx/Planted.swift", in: root)
+        try plant("@preconcurrency import GifxFrames\n", "Sources/Server/Embed/Planted.swift", in: root)
+        try plant("""
             let package = Package(name: "x", targets: [
                 .target(name: "GifxKit", dependencies: ["GifxEncoders"]),
                 .executableTarget(
@@ -49,7 +39,7 @@ import Testing
     }
 
     @Test func theRepositoryPasses() throws {
-        let run = try CapturedRun.run("/usr/bin/env", ["python3", Self.script])
+        let run = try Self.script.run()
         #expect(run.status == 0, "\(run.stdoutText)")
     }
 }
