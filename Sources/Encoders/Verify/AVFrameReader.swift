@@ -5,13 +5,16 @@ import GifxTimeline
 
 /// Reads a video (MP4, WebM, …) or a JPEG with libavformat and libavcodec, frame by frame in presentation order,
 /// each converted to RGBA the way a player shows it: the stream's own matrix and range (BT.601 when untagged,
-/// as libswscale assumes). One decoded frame and one RGBA buffer are held at a time.
+/// as libswscale assumes). Two decoded frames (one ahead, for durations) and one RGBA buffer are held at a time.
 final class AVFrameReader {
     let path: String
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
+    /// The decoded frame `next` returns next (valid when `aheadValid`).
+    private var ahead: UnsafeMutablePointer<AVFrame>?
+    private var aheadValid = false
     private let converter = RGBAFrameConverter()
     private let streamIndex: Int32
     private let stream: AVStream
@@ -66,6 +69,7 @@ final class AVFrameReader {
         if status < 0 { throw LibavError("cannot open the \(codecName) decoder", code: status) }
         packet = gifx_av_packet_alloc()
         frame = gifx_av_frame_alloc()
+        ahead = gifx_av_frame_alloc()
         width = Int(parameters.pointee.width)
         height = Int(parameters.pointee.height)
         if stream.pointee.duration > 0, let duration = MediaTime(ticks: stream.pointee.duration, of: timeBase) {
@@ -95,30 +99,53 @@ final class AVFrameReader {
 
     deinit {
         if frame != nil { gifx_av_frame_free(&frame) }
+        if ahead != nil { gifx_av_frame_free(&ahead) }
         if packet != nil { gifx_av_packet_free(&packet) }
         if codec != nil { gifx_avcodec_free_context(&codec) }
         if format != nil { gifx_avformat_close_input(&format) }
     }
 
     /// The next frame in presentation order, converted into `rgba`: its start and duration in ms (times from
-    /// the first frame's), or `nil` at the end.
+    /// the first frame's), or `nil` at the end. A frame lasts until the next one starts: the decoder is one frame
+    /// ahead, since a decoded frame's own duration is its packet's in decode order, which B-frames reorder
+    /// (an H.264 `--vfr` MP4 read as 10 ms frames held 30-40 ms). The last frame keeps its own duration.
     func next() throws -> (startMs: Double, durationMs: Double)? {
-        guard let codec, let frame, let packet, let format else { return nil }
+        guard let frame, let ahead else { return nil }
+        if !aheadValid {
+            guard try receive(into: ahead) else { return nil }
+            aheadValid = true
+        }
+        // `ahead` is the frame to return; the frame after it goes into `frame`, then the two swap.
+        gifx_av_frame_unref(frame)
+        let hasNext = try receive(into: frame)
+        let current = ahead
+        defer {
+            self.ahead = frame
+            self.frame = current
+            aheadValid = hasNext
+        }
+        try convert(current)
+        let pts = Self.timestamp(current)
+        if firstPts == nil { firstPts = pts }
+        let start = MediaTime(ticks: pts - (firstPts ?? 0), of: timeBase)?.approximateMilliseconds ?? 0
+        let ticks = hasNext && Self.timestamp(frame) > pts ? Self.timestamp(frame) - pts : current.pointee.pkt_duration
+        let duration = MediaTime(ticks: ticks, of: timeBase)?.approximateMilliseconds ?? 0
+        return (start, duration)
+    }
+
+    private static func timestamp(_ frame: UnsafeMutablePointer<AVFrame>) -> Int64 {
+        frame.pointee.best_effort_timestamp != gifx_av_nopts_value() ? frame.pointee.best_effort_timestamp : frame.pointee.pts
+    }
+
+    /// Decodes the next frame in presentation order into `target`; false at the end.
+    private func receive(into target: UnsafeMutablePointer<AVFrame>) throws -> Bool {
+        guard let codec, let packet, let format else { return false }
         while true {
-            let received = gifx_avcodec_receive_frame(codec, frame)
-            if received >= 0 {
-                defer { gifx_av_frame_unref(frame) }
-                try convert(frame)
-                let pts = frame.pointee.best_effort_timestamp != gifx_av_nopts_value()
-                    ? frame.pointee.best_effort_timestamp : frame.pointee.pts
-                if firstPts == nil { firstPts = pts }
-                let start = MediaTime(ticks: pts - (firstPts ?? 0), of: timeBase)?.approximateMilliseconds ?? 0
-                let duration = MediaTime(ticks: frame.pointee.pkt_duration, of: timeBase)?.approximateMilliseconds ?? 0
-                return (start, duration)
-            }
-            if received == gifx_averror_eof() { return nil }
+            let received = gifx_avcodec_receive_frame(codec, target)
+            if received >= 0 { return true }
+            if received == gifx_averror_eof() { return false }
             if received != gifx_averror_eagain() { throw LibavError("decoding the output failed", code: received) }
-            if draining { return nil }
+            if draining { return false }
             let read = gifx_av_read_frame(format, packet)
             if read < 0 {
                 draining = true
