@@ -86,8 +86,9 @@ import Testing
         #expect(abs(report.durationErrorMs - 100) < 1e-9)
     }
 
-    /// Annex B (an encoder's) and length-prefixed (an MP4's) H.264 access units digest alike, NAL unit by NAL unit,
-    /// even when a length prefix looks like a start code (0x00000123).
+    /// Annex B (an encoder's) and length-prefixed (an MP4's: 4-byte lengths, or 2 from `AVCShortLengths`) H.264
+    /// access units digest alike, NAL unit by NAL unit, even when a length prefix looks like a start code
+    /// (0x00000123).
     @Test func nalFramingsAgree() {
         let nals: [[UInt8]] = [[0x67, 1, 2, 3], Array(repeating: 0x41, count: 0x123)]
         let annexB: [UInt8] = nals.flatMap { nal -> [UInt8] in [0, 0, 0, 1] + nal }
@@ -96,8 +97,11 @@ import Testing
             return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + nal
         }
         let a = annexB.withUnsafeBufferPointer { NALFraming.annexB.units($0) }.map { Array(annexB[$0]) }
-        let p = prefixed.withUnsafeBufferPointer { NALFraming.lengthPrefixed.units($0) }.map { Array(prefixed[$0]) }
+        let p = prefixed.withUnsafeBufferPointer { NALFraming.lengthPrefixed(4).units($0) }.map { Array(prefixed[$0]) }
+        let short = nals.flatMap { nal -> [UInt8] in [UInt8(nal.count >> 8), UInt8(nal.count & 0xFF)] + nal }
+        let s = short.withUnsafeBufferPointer { NALFraming.lengthPrefixed(2).units($0) }.map { Array(short[$0]) }
         #expect(a == nals)
         #expect(p == nals)
+        #expect(s == nals)
     }
 }

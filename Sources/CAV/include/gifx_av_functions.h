@@ -68,6 +68,8 @@
        (pkt, tb_src, tb_dst))                                                                                 \
     XV(LIB_AVCODEC, av_packet_unref, (AVPacket *pkt), (pkt))                                                  \
     XV(LIB_AVCODEC, av_packet_move_ref, (AVPacket *dst, AVPacket *src), (dst, src))                           \
+    X(LIB_AVCODEC, int, av_packet_make_writable, (AVPacket *pkt), (pkt))                                      \
+    XV(LIB_AVCODEC, av_shrink_packet, (AVPacket *pkt, int size), (pkt, size))                                 \
     X(LIB_AVCODEC, int, av_new_packet, (AVPacket *pkt, int size), (pkt, size))                                 \
     X(LIB_AVCODEC, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))                 \
     X(LIB_AVCODEC, const AVCodec *, avcodec_find_encoder_by_name, (const char *name), (name))                 \

@@ -96,6 +96,10 @@ package protocol VideoCodecDescriptor: Sendable {
     /// The splicer of an encoder opened for repeat pictures (it may replace the encoder's extradata).
     func makeRepeatSplicer(_ setup: RepeatSplicerSetup) throws -> RepeatSplicing
 
+    // MARK: Samples
+    /// How gifx frames the samples of an MP4 at `frameSize` itself (`nil`: libavformat's own framing).
+    func mp4SampleFraming(frameSize: CanvasSize) -> (any MP4SampleFraming)?
+
     // MARK: Decoders
     /// What a packet of the codec is made of for the verifiers' digests.
     var packetUnits: PacketUnits { get }
@@ -106,8 +110,9 @@ package protocol VideoCodecDescriptor: Sendable {
 
 /// The units of a codec's packet that the verifiers compare.
 package enum PacketUnits: Sendable {
-    /// H.264 and HEVC NAL units (Annex B start codes or 4-byte lengths, as the extradata says).
-    case nalUnits
+    /// H.264 and HEVC NAL units (Annex B start codes or length prefixes, as the extradata says): the byte of the
+    /// configuration record whose low 2 bits are `lengthSizeMinusOne` (`avcC` 4, `hvcC` 21).
+    case nalUnits(lengthSizeOffset: Int)
     /// AV1 OBUs, without temporal delimiters and padding.
     case obus
     /// The packet whole.
@@ -154,6 +159,7 @@ extension VideoCodecDescriptor {
     package func makeRepeatSplicer(_ setup: RepeatSplicerSetup) throws -> RepeatSplicing {
         throw LibavError("\(displayName) has no repeat pictures", failure: .internalError)
     }
+    package func mp4SampleFraming(frameSize: CanvasSize) -> (any MP4SampleFraming)? { nil }
     package var packetUnits: PacketUnits { .whole }
     package var alphaDecoderName: String? { nil }
 }

@@ -30,6 +30,8 @@ final class VideoMuxer {
     /// (see `finish`). A CFR file keeps libavformat's: its `mdhd` is what ffprobe divides the sample count by
     /// for `avg_frame_rate`, and Chromium and Firefox already time it exactly.
     private var variableRate = false
+    /// The codec's own sample framing (`addStream`), `nil` for libavformat's.
+    private var framing: (any MP4SampleFraming)?
 
     /// An AVIF's plays, written into its edit list when it is finished (`AVIFRepetition`).
     private let avifPlays: AVIFRepetition.Plays
@@ -78,11 +80,30 @@ final class VideoMuxer {
     /// Adds the video stream described by `encoder`'s opened context, with `codecTag` (e.g. `hvc1`) and
     /// the constant frame rate announced in the container (`nil` for VFR: the `stts` carries each sample's
     /// duration, in the encoder's time base, 1/100 s).
-    func addStream(from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational?) throws {
+    /// `framing`: the codec's own sample framing in MP4 (its configuration record replaces the extradata here,
+    /// and `write` frames each packet), `nil` for libavformat's.
+    func addStream(
+        from encoder: VideoEncoder, codecTag: UInt32?, frameRate: AVRational?, framing: (any MP4SampleFraming)? = nil
+    ) throws {
         guard let context, let stream = gifx_avformat_new_stream(context, nil) else {
             throw LibavError("out of memory (stream)")
         }
         try check(gifx_avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "copying codec parameters")
+        if let framing, container == .mp4 {
+            let record: [UInt8]
+            do { record = try framing.configurationRecord(extradata: encoder.extradata) } catch let error as BitstreamError {
+                throw LibavError("writing the sample entry: \(error)", failure: .internalError)
+            }
+            let padding = 64  // AV_INPUT_BUFFER_PADDING_SIZE
+            guard let raw = gifx_av_malloc(record.count + padding) else { throw LibavError("out of memory (extradata)") }
+            let buffer = raw.bindMemory(to: UInt8.self, capacity: record.count + padding)
+            buffer.initialize(repeating: 0, count: record.count + padding)
+            record.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: record.count) }
+            gifx_av_freep(&stream.pointee.codecpar.pointee.extradata)
+            stream.pointee.codecpar.pointee.extradata = buffer
+            stream.pointee.codecpar.pointee.extradata_size = Int32(record.count)
+            self.framing = framing
+        }
         if let codecTag { stream.pointee.codecpar.pointee.codec_tag = codecTag }
         stream.pointee.time_base = encoder.timeBase
         if let frameRate {
@@ -116,6 +137,7 @@ final class VideoMuxer {
     /// Writes one encoded packet whose times are in `timeBase`.
     func write(_ packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational) throws {
         guard let context, let stream else { return }
+        if let framing { try frame(packet, framing) }
         gifx_av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         packet.pointee.stream_index = stream.pointee.index
         if layout != nil {
@@ -134,6 +156,22 @@ final class VideoMuxer {
             try check(gifx_av_write_frame(context, held), "writing to the output", path: displayPath)
         }
         gifx_av_packet_move_ref(heldPacket, packet)
+    }
+
+    /// Replaces `packet`'s data with its sample as `framing` frames it (never longer: rewritten in place).
+    private func frame(_ packet: UnsafeMutablePointer<AVPacket>, _ framing: any MP4SampleFraming) throws {
+        guard let data = packet.pointee.data, packet.pointee.size > 0 else { return }
+        let sample: [UInt8]
+        do { sample = try framing.sample(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))) } catch let error as BitstreamError {
+            throw LibavError("writing a sample: \(error)", failure: .internalError)
+        }
+        guard sample.count <= packet.pointee.size else {
+            throw LibavError("writing a sample: its framing is longer than the packet", failure: .internalError)
+        }
+        try check(gifx_av_packet_make_writable(packet), "writing to the output", path: displayPath)
+        guard let writable = packet.pointee.data else { return }
+        sample.withUnsafeBufferPointer { writable.update(from: $0.baseAddress!, count: sample.count) }
+        gifx_av_shrink_packet(packet, Int32(sample.count))
     }
 
     /// Writes the index (moved to the front: faststart) or the last fragment, flushes and closes the file.

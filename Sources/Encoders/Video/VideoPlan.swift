@@ -284,7 +284,9 @@ package final class VideoPlan {
                 throw LibavError("setting up repeat pictures: \(error)", failure: .internalError)
             }
         }
-        try muxer.addStream(from: encoder, codecTag: descriptor.codecTag(in: options.container), frameRate: plan.kind == .cfr ? avRate : nil)
+        try muxer.addStream(
+            from: encoder, codecTag: descriptor.codecTag(in: options.container), frameRate: plan.kind == .cfr ? avRate : nil,
+            framing: descriptor.mp4SampleFraming(frameSize: outputSize))
         // The whole video (one play × the plays written), declared in a streamed header before any packet.
         let microseconds: Int
         do { microseconds = try plan.playDuration.multiplied(by: options.loops).microseconds() } catch {

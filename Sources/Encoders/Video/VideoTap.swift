@@ -133,12 +133,13 @@ final class VideoTap {
     }
 }
 
-/// How an H.264/HEVC stream delimits its NAL units: Annex B start codes (an encoder's raw output) or 4-byte
-/// lengths (avcC/hvcC extradata, whose first byte, the configuration version, is 1); other codecs' packets are
-/// taken whole.
+/// How an H.264/HEVC stream delimits its NAL units: Annex B start codes (an encoder's raw output) or lengths of
+/// the configuration record's size (avcC/hvcC extradata, whose first byte, the configuration version, is 1:
+/// 4 bytes from libavformat, 2 from `AVCShortLengths`); other codecs' packets are taken whole.
 enum NALFraming {
     /// `obu`: AV1's OBUs without temporal delimiters and padding, which the WebM muxer drops.
-    case annexB, lengthPrefixed, whole, obu
+    /// `lengthPrefixed(n)`: each unit after an n-byte big-endian length.
+    case annexB, lengthPrefixed(Int), whole, obu
 
     /// The framing of `codec`'s packets, from its descriptor (`VideoCodecDescriptor.packetUnits`): whole packets
     /// for a codec gifx does not write.
@@ -147,7 +148,12 @@ enum NALFraming {
         switch VideoCodecRegistry.codec(libavName: name)?.descriptor.packetUnits ?? .whole {
         case .obus: self = .obu
         case .whole: self = .whole
-        case .nalUnits: self = extradata != nil && size > 0 && extradata![0] == 1 ? .lengthPrefixed : .annexB
+        case .nalUnits(let lengthSizeOffset):
+            if let extradata, size > lengthSizeOffset, extradata[0] == 1 {
+                self = .lengthPrefixed(Int(extradata[lengthSizeOffset] & 3) + 1)
+            } else {
+                self = .annexB
+            }
         }
     }
 
@@ -185,14 +191,14 @@ enum NALFraming {
                 i = payload + size
             }
             return units
-        case .lengthPrefixed:
+        case .lengthPrefixed(let width):
             var units: [Range<Int>] = []
             var i = 0
-            while i + 4 <= n {
-                let length = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-                guard i + 4 + length <= n else { return [0..<n] }
-                units.append(i + 4..<i + 4 + length)
-                i += 4 + length
+            while i + width <= n {
+                let length = (i..<i + width).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+                guard i + width + length <= n else { return [0..<n] }
+                units.append(i + width..<i + width + length)
+                i += width + length
             }
             return units
         case .annexB:

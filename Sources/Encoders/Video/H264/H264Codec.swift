@@ -22,7 +22,12 @@ struct H264Codec: VideoCodecDescriptor {
     var defaultCRF: Double { 23 }
     var targetSizeRange: ClosedRange<Double> { 18...51 }
     var hasTwoPass: Bool { true }
-    var packetUnits: PacketUnits { .nalUnits }
+    var packetUnits: PacketUnits { .nalUnits(lengthSizeOffset: 4) }
+
+    /// 2-byte NAL unit lengths for pictures of up to 64 macroblocks (`AVCShortLengths`).
+    func mp4SampleFraming(frameSize: CanvasSize) -> (any MP4SampleFraming)? {
+        AVCShortLengths.applies(to: frameSize) ? AVCShortLengths() : nil
+    }
 
     func parametersOption(encoder: String) -> String? { "x264-params" }
 

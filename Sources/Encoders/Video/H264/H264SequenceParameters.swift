@@ -1,10 +1,15 @@
 /// The fields of an H.264 sequence parameter set (7.3.2.1.1) that a repeat picture's slice header and data
-/// depend on: its id, how `frame_num` and picture order are coded, and the picture size in macroblocks; and the
-/// reorder bound of its VUI (E.1.1), which B-frame repeats may have to raise.
+/// depend on: its id, how `frame_num` and picture order are coded, and the picture size in macroblocks; the
+/// reorder bound of its VUI (E.1.1), which B-frame repeats may have to raise; and the chroma format and bit
+/// depths an `avcC` record repeats (`AVCShortLengths`).
 struct H264SequenceParameters: Equatable {
     var profileIDC: Int
     var id: Int
     var separateColourPlane = false
+    /// `chroma_format_idc` and the bit depths (4:2:0 and 8 bits where the profile does not code them).
+    var chromaFormatIDC = 1
+    var bitDepthLuma = 8
+    var bitDepthChroma = 8
     /// `log2_max_frame_num_minus4 + 4`: `frame_num` is this many bits and wraps at 2^this.
     var log2MaxFrameNum: Int
     var picOrderCountType: Int
@@ -34,9 +39,10 @@ struct H264SequenceParameters: Equatable {
         id = try r.ue()
         if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profileIDC) {
             let chromaFormat = try r.ue()
+            chromaFormatIDC = chromaFormat
             if chromaFormat == 3 { separateColourPlane = try r.flag() }
-            _ = try r.ue()  // bit_depth_luma_minus8
-            _ = try r.ue()  // bit_depth_chroma_minus8
+            bitDepthLuma = try r.ue() + 8
+            bitDepthChroma = try r.ue() + 8
             _ = try r.flag()  // qpprime_y_zero_transform_bypass_flag
             if try r.flag() {  // seq_scaling_matrix_present_flag
                 for list in 0..<(chromaFormat != 3 ? 8 : 12) where try r.flag() {

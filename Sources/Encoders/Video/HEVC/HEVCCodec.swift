@@ -25,7 +25,7 @@ struct HEVCCodec: VideoCodecDescriptor {
     var defaultCRF: Double { 23 }
     var targetSizeRange: ClosedRange<Double> { 18...51 }
     var hasTwoPass: Bool { true }
-    var packetUnits: PacketUnits { .nalUnits }
+    var packetUnits: PacketUnits { .nalUnits(lengthSizeOffset: 21) }
 
     /// `hvc1` in MP4, so Apple players open it (the muxer's own is `hev1`).
     func codecTag(in container: VideoContainer) -> UInt32? {
