@@ -127,14 +127,21 @@ package final class VideoEncoder {
     /// Replaces the extradata (before the muxer and any verifying decoder copy it), in a buffer libavcodec
     /// frees with the context, padded with zeros as libavcodec requires.
     func replaceExtradata(_ bytes: [UInt8]) throws {
+        let buffer = try Self.extradataBuffer(bytes)
+        gifx_av_freep(&context.pointee.extradata)
+        context.pointee.extradata = buffer
+        context.pointee.extradata_size = Int32(bytes.count)
+    }
+
+    /// A copy of `bytes` in a buffer libav frees with its owner (a codec context or a stream's parameters),
+    /// padded with zeros as libavcodec requires.
+    static func extradataBuffer(_ bytes: [UInt8]) throws -> UnsafeMutablePointer<UInt8> {
         let padding = 64  // AV_INPUT_BUFFER_PADDING_SIZE
         guard let raw = gifx_av_malloc(bytes.count + padding) else { throw LibavError("out of memory (extradata)") }
         let buffer = raw.bindMemory(to: UInt8.self, capacity: bytes.count + padding)
         buffer.initialize(repeating: 0, count: bytes.count + padding)
         bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: bytes.count) }
-        gifx_av_freep(&context.pointee.extradata)
-        context.pointee.extradata = buffer
-        context.pointee.extradata_size = Int32(bytes.count)
+        return buffer
     }
 
     /// Flushes the encoder and delivers the last packets.

@@ -94,11 +94,7 @@ final class VideoMuxer {
             do { record = try framing.configurationRecord(extradata: encoder.extradata) } catch let error as BitstreamError {
                 throw LibavError("writing the sample entry: \(error)", failure: .internalError)
             }
-            let padding = 64  // AV_INPUT_BUFFER_PADDING_SIZE
-            guard let raw = gifx_av_malloc(record.count + padding) else { throw LibavError("out of memory (extradata)") }
-            let buffer = raw.bindMemory(to: UInt8.self, capacity: record.count + padding)
-            buffer.initialize(repeating: 0, count: record.count + padding)
-            record.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: record.count) }
+            let buffer = try VideoEncoder.extradataBuffer(record)
             gifx_av_freep(&stream.pointee.codecpar.pointee.extradata)
             stream.pointee.codecpar.pointee.extradata = buffer
             stream.pointee.codecpar.pointee.extradata_size = Int32(record.count)
