@@ -11,6 +11,9 @@ struct VP9BoolDecoder {
     var value = 0
     var range = 255
     var maxBits: Int
+    /// Whether a doubling needed a bit past the data (the spec reads it as 0; libvpx's reader fails the tile or
+    /// compressed header: `vpx_reader_has_error`).
+    var readPastEnd = false
 
     init(_ bytes: [UInt8]) throws {
         self.bytes = bytes
@@ -45,6 +48,8 @@ struct VP9BoolDecoder {
             if maxBits > 0 {
                 next = try Self.bits(bytes, &position, 1)
                 maxBits -= 1
+            } else {
+                readPastEnd = true
             }
             range *= 2
             value = value << 1 | next
@@ -67,7 +72,7 @@ struct VP9BoolDecoder {
 @Suite("VP9 skip frames (bool encoder, headers, FFmpeg and vpxdec)",
        .enabled(if: VP9Oracle.available, "ffmpeg/ffprobe or vpxdec (vpx-tools) not installed"))
 struct VP9SkipFrameTests {
-    @Test("bool encoder: random symbols at random probabilities read back by the spec's decoder, zero padding")
+    @Test("bool encoder: random symbols at random probabilities read back by the spec's decoder, zero padding, nothing read past the end, no byte more than the decoder reads")
     func boolRoundTrip() throws {
         var generator = SystemRandomNumberGenerator()
         for length in [0, 1, 7, 100, 5000] {
@@ -95,6 +100,9 @@ struct VP9SkipFrameTests {
                     }
                 }
                 #expect(try decoder.paddingIsZero())
+                #expect(!decoder.readPastEnd, "\(length) symbols")
+                // The shortest stream: the bits read and at most 7 zero bits, and a zero byte after a marker byte.
+                #expect(decoder.maxBits < 8 || (decoder.maxBits < 16 && bytes.last == 0), "\(length): \(decoder.maxBits) bits unread")
                 #expect(bytes.last.map { $0 & 0xE0 != 0xC0 } ?? false)
             }
         }
@@ -114,6 +122,7 @@ struct VP9SkipFrameTests {
         #expect(try !decoder.read(128))  // no 4×4 coefficient update
         for _ in 0..<187 { #expect(try !decoder.read(252)) }
         #expect(try decoder.paddingIsZero())
+        #expect(!decoder.readPastEnd)
     }
 
     static func trace(_ path: String) throws -> [(String, Int)] {

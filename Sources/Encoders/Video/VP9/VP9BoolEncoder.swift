@@ -9,10 +9,9 @@
 /// The decoder reads the first byte as its value, so the stream is `low`'s bits, most significant first.
 ///
 /// Framing, as the decoder expects it: the first bool is a marker 0 at probability 128 (`init_bool` requires
-/// it); at the end, 32 zero bools at probability 128 push every bit of `low` out, so the padding the decoder
-/// reads after the last symbol is zero bits (`exit_bool`: "padding ... equal to 0"). A last byte that looks
-/// like a superframe index marker (`0b110xxxxx`) gets a zero byte after it, as libvpx does, so that no packet
-/// ends in one.
+/// it); at the end, the bits of `low` not yet written, then zero bits to the byte's end (`finish`). A last byte
+/// that looks like a superframe index marker (`0b110xxxxx`) gets a zero byte after it, as libvpx does, so that
+/// no packet ends in one.
 struct VP9BoolEncoder {
     /// The bytes written so far (not yet final: a carry may still add to them).
     private(set) var bytes: [UInt8] = []
@@ -60,10 +59,22 @@ struct VP9BoolEncoder {
         for shift in stride(from: count - 1, through: 0, by: -1) { put((value >> shift) & 1 == 1, 128) }
     }
 
-    /// The finished stream: 32 zero bits of padding, and a zero byte after a last byte that reads as a
-    /// superframe marker.
+    /// The finished stream: the `pending + 8` bits of `low` not yet written, zero bits to the byte's end, and a
+    /// zero byte after a last byte that reads as a superframe marker. Decoding the last symbol, the decoder has
+    /// read 8 bits and one more a doubling: every byte written and exactly those bits of `low`. So it never reads
+    /// past the data (libvpx fails a tile or compressed header whose reader did: `vpx_reader_has_error`), the
+    /// bits it does not read are zero (`exit_bool`'s padding), and its value is `low`, inside the last symbol's
+    /// interval. libvpx's own encoder writes 32 zero bits instead (`vpx_stop_encode`): a skip frame with them
+    /// was 4 bytes longer (two coders; 24 → 20 bytes at 100×100, issue 56).
     mutating func finish() -> [UInt8] {
-        for _ in 0..<32 { put(false, 128) }
+        let bits = pending + 8
+        let padded = (bits + 7) / 8 * 8
+        let value = low << UInt64(padded - bits)
+        for shift in stride(from: padded - 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+        pending = 0
+        low = 0
         if let last = bytes.last, last & 0xE0 == 0xC0 { bytes.append(0) }
         return bytes
     }
