@@ -67,6 +67,9 @@ MODES = {
     "avif":        (".avif", [], None, *EXACT),
     "hevc":        (".hevc.mp4", ["--codec", "hevc"], ["tick3", "timing-mix", "alpha"], *EXACT),
     "av1":         (".av1.mp4", ["--codec", "av1"], ["tick3", "timing-mix", "alpha"], *EXACT),
+    # AV1 from 64 pixels a side (the fixtures, 64x48, scaled 2x): SVT-AV1 with repeats, the shown frames it keeps in
+    # no reference slot stored in slot 7 by their rewritten refresh_frame_flags (docs/repeats.md, "How (AV1)")
+    "av1-svt":     (".av1svt.mp4", ["--codec", "av1", "--scale", "2"], ["tick3", "timing-mix", "alpha"], *EXACT),
     # POST /v1/convert?format=mp4 to a running `gifx serve`, played from GET /v1/o/KEY (see the top)
     "serve":       ("", [], None, *EXACT),
     # issue 57: written to a pipe (`-o mp4:-`, `-o webm:-`: a fragmented MP4, a WebM without cues), whose header
@@ -111,7 +114,7 @@ EMBED_PROBE = """<script>
   });
 })();
 </script>"""
-NEEDS = {"hevc": "hevc", "av1": "av1"}  # mode -> canPlayType key that must answer "probably"/"maybe"
+NEEDS = {"hevc": "hevc", "av1": "av1", "av1-svt": "av1"}  # mode -> canPlayType key that must answer "probably"/"maybe"
 IMAGE_MIME = {"webp": "image/webp", "avif": "image/avif", "apng": "image/apng", "avif-in": "image/avif"}  # modes measured through ImageDecoder
 
 

@@ -4,7 +4,8 @@ import GifFixtures
 import Testing
 
 /// AV1 repeat pictures through the command line (docs/repeats.md, "How (AV1)"): `to-mp4 --codec av1` and
-/// `convert -o x.webm --codec av1` write libaom real-time's pictures and `show_existing_frame` repeats, `--stats`
+/// `convert -o x.webm --codec av1` write SVT-AV1's pictures (libaom real-time's under 64 pixels a side) and
+/// `show_existing_frame` repeats, `--stats`
 /// counts them (5 bytes each: a temporal delimiter and a one-byte frame header), key frames follow the seconds
 /// rule with the copy after each coded, `GIFX_REPEATS=encode` gives the old path (SVT-AV1 or libaom, every copy
 /// encoded), and `gifx verify` takes the outputs. Judged by FFmpeg's libdav1d and libaom decoders
@@ -41,8 +42,12 @@ struct AV1RepeatPicturesCommandTests {
         let first = try #require((stats["outputs"] as? [[String: Any]])?.first)
         let pictures = try #require(first["pictures"] as? [String: Int])
         let encoder = try #require(first["encoder"] as? [String: Any])
-        #expect(encoder["encoder"] as? String == "libaom-av1")
-        #expect(encoder["setting"] as? String == "libaom real-time cpu-used 8 (repeat pictures)")
+        // SVT-AV1 from 64 pixels a side (the shown frames it keeps in no slot stored in slot 7), libaom
+        // real-time below
+        let svt = width >= 64 && height >= 64
+        #expect(encoder["encoder"] as? String == (svt ? "libsvtav1" : "libaom-av1"))
+        #expect(encoder["setting"] as? String == (svt
+            ? "libsvtav1 preset medium, hierarchical-levels=3, crf 32 (repeat pictures)" : "libaom real-time cpu-used 8 (repeat pictures)"))
         #expect(first["frames"] as? Int == Self.outputFrames)
         // one picture per GIF frame, and the copy after the key frame (the first: the default counts 250 pictures)
         // coded

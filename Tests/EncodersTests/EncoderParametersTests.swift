@@ -249,10 +249,10 @@ import Testing
         ]),
         ("SVT-AV1 and libaom: their own options only", .av1, ladder(.av1, 640, 480, threads: 4, preset: "veryslow"), [
             "libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
-            "  rep: libaom real-time cpu-used 7 (repeat pictures) | params= | options=usage=realtime;cpu-used=7;row-mt=1;crf=30;lag-in-frames=0;aom-params=tune-content=screen | lookahead=nil | low=false",
+            "  rep: libsvtav1 preset veryslow, hierarchical-levels=3, crf 32 (repeat pictures) | params= | options=preset=4;crf=32;svtav1-params=enable-force-key-frames=1:hierarchical-levels=3 | lookahead=nil | low=false",
             "  stream: libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
             "  pass1: libsvtav1 preset veryslow | params= | options=preset=4;crf=35;svtav1-params=enable-force-key-frames=1 | lookahead=nil | low=false",
-            "  pass2rep: libaom real-time cpu-used 7 (repeat pictures) | params= | options=usage=realtime;cpu-used=7;row-mt=1;crf=30;lag-in-frames=0;aom-params=tune-content=screen | lookahead=nil | low=false",
+            "  pass2rep: libsvtav1 preset veryslow, hierarchical-levels=3, crf 32 (repeat pictures) | params= | options=preset=4;crf=32;svtav1-params=enable-force-key-frames=1:hierarchical-levels=3 | lookahead=nil | low=false",
         ]),
         ("libaom (AV1 under 64 pixels)", .av1, ladder(.av1, 40, 12, threads: 1, preset: "ultrafast"), [
             "libaom-av1 preset ultrafast | params= | options=cpu-used=8;row-mt=1;crf=35;lag-in-frames=0 | lookahead=nil | low=false",

@@ -102,16 +102,42 @@ struct AV1Codec: VideoCodecDescriptor {
         (container == .mp4 || container == .webm) && timeBase.num <= timeBase.den
     }
 
-    /// libaom real-time, whatever the size: it stores every frame it shows in a reference slot, which a
-    /// `show_existing_frame` repeat needs (SVT-AV1 leaves half its shown frames out of every slot: 1.4.1, the
-    /// version measured, docs/repeats.md, "How (AV1)").
+    /// SVT-AV1 at 64 pixels a side and more, its structure shallower (`hierarchical-levels=3`: mini-GOPs of 8
+    /// pictures, 7 reference slots, so slot 7 stays free for the shown frames SVT-AV1 keeps in no slot,
+    /// `AV1RepeatSplicer.spareSlot`) and its `crf` 3 lower (`repeatCRF`); libaom in real-time mode under 64 pixels a
+    /// side, where SVT-AV1 refuses the picture (libaom real-time stores every frame it shows in a slot). SVT-AV1
+    /// needs about half the bytes of libaom real-time at the same SSIM on Lottie exports and camera clips
+    /// (docs/repeats.md, "SVT-AV1 with repeats").
     func forRepeatPictures(_ tuning: EncoderTuning) -> EncoderTuning {
         var tuning = tuning
+        if tuning.encoder == Self.svtAV1 {
+            let crf = Self.repeatCRF(tuning.crf)
+            tuning.codecOptions = tuning.codecOptions.map {
+                switch $0.name {
+                case "svtav1-params": EncoderOption($0.name, $0.value + ":" + Self.repeatStructure)
+                case "crf": EncoderOption($0.name, "\(crf)")
+                default: $0
+                }
+            }
+            tuning.setting += ", \(Self.repeatStructure), crf \(crf) (repeat pictures)"
+            return tuning
+        }
         tuning.encoder = Self.libaom
         tuning.codecOptions = Self.realtimeOptions(preset: tuning.preset, crf: tuning.crf)
         let cpuUsed = tuning.codecOptions.first { $0.name == "cpu-used" }?.value ?? ""
         tuning.setting = "libaom real-time cpu-used \(cpuUsed) (repeat pictures)"
         return tuning
+    }
+
+    /// SVT-AV1's prediction structure with repeat pictures: one that leaves `AV1RepeatSplicer.spareSlot` alone.
+    static let repeatStructure = "hierarchical-levels=3"
+
+    /// SVT-AV1's `crf` with repeat pictures: 3 lower, so that `crf` keeps meaning the SSIM against the GIF that
+    /// SVT-AV1 coding every copy gave. A held picture is coded once, where coding every copy refined it: on the
+    /// bench's natural-motion GIF (vardelay-480x270x150) repeats at the same `crf` 35 lost 0.0023 SSIM against
+    /// that output; at 32, 0.0016, in 0.68 times its bytes (docs/repeats.md, "SVT-AV1 with repeats").
+    static func repeatCRF(_ crf: Double) -> Int {
+        max(0, Int(min(max(crf.rounded(), 0), 63)) - 3)
     }
 
     func makeRepeatSplicer(_ setup: RepeatSplicerSetup) throws -> RepeatSplicing {

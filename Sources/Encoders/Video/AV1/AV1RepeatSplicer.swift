@@ -5,15 +5,25 @@
 /// order hint or probability context moves), so the encoder's next frame decodes after any number of repeats
 /// as after its own predecessor, bit for bit.
 ///
-/// The slot comes from the frame headers, read as far as `refresh_frame_flags` (§5.9.2): every frame of a
+/// The slot comes from the frame headers, read as far as their references (§5.9.2): every frame of a
 /// temporal unit (hidden ones first, the one shown last) refreshes the slots its flags name; the shown frame,
-/// or the slot a `show_existing_frame` header names, is what a repeat shows. Two cases cannot be repeated and
-/// make `repeatPicture` throw (an internal error, never a wrong picture): a shown key frame (§6.8.2: not
-/// showable; the session codes the copy after a key frame instead, `KeyframeSchedule.codesCopyAfterKeyframe`,
-/// and the encoder must write no key frame of its own: libaom real-time with `kf_max_dist` off) and a shown
-/// frame that lands in no slot (SVT-AV1's top-layer frames; libaom real-time refreshes a slot with every
-/// frame). Headers the reader does not follow are refused when read: a reduced still-picture header, frame
-/// ids, decoder-model frame presentation times, several operating points or OBU extension headers (layers).
+/// or the slot a `show_existing_frame` header names, is what a repeat shows.
+///
+/// A shown frame that the encoder stores in no slot (SVT-AV1's top-layer frames, most of its shown frames) is
+/// stored in `spareSlot` instead: its `refresh_frame_flags` (8 bits, 0) is rewritten to name that slot. That
+/// changes what the slot holds and nothing else the encoder's frames decode from, as long as no later frame
+/// reads the slot while it holds such a frame (as a reference, a `show_existing_frame`, or through the order
+/// hints of every slot that short reference signalling and error-resilient frames read). The splicer checks
+/// that on every frame and throws where it is not so, and stores nothing there once the encoder stores a frame
+/// of its own there (until a key frame refreshes every slot).
+///
+/// Two cases cannot be repeated and make `repeatPicture` throw (an internal error, never a wrong picture): a
+/// shown key frame (§6.8.2: not showable; the session codes the copy after a key frame instead,
+/// `KeyframeSchedule.codesCopyAfterKeyframe`, and the encoder must write no key frame of its own: libaom
+/// real-time with `kf_max_dist` off, SVT-AV1 with its intra period off) and a shown frame that lands in no
+/// slot while the encoder uses `spareSlot` itself. Headers the reader does not follow are refused when read: a
+/// reduced still-picture header, frame ids, decoder-model frame presentation times, several operating points
+/// or OBU extension headers (layers).
 final class AV1RepeatSplicer {
     /// The sequence header's fields the frame headers depend on; `nil` before one is seen.
     private(set) var sequence: AV1SequenceHeader?
@@ -28,13 +38,27 @@ final class AV1RepeatSplicer {
     private var shown: (serial: Int, keyFrame: Bool)?
     private(set) var repeatsWritten = 0
     private(set) var repeatBytes = 0
+    /// Shown frames that the encoder stored in no slot, stored in `spareSlot` by the rewritten header.
+    private(set) var framesStoredInSpare = 0
+    /// Whether `spareSlot` holds a frame the splicer stored there: the encoder believes it holds what it held
+    /// before, so the encoder must not read it (it then throws).
+    private var spareHeld = false
+    /// Whether the encoder stored a frame of its own in `spareSlot` since its last key frame: the splicer then
+    /// stores nothing there (the encoder may read it later), and such a frame cannot be repeated.
+    private var encoderUsesSpare = false
+
+    /// The slot where a shown frame that the encoder keeps in no slot is stored (its `refresh_frame_flags`
+    /// rewritten from 0), so that a repeat can show it. SVT-AV1 1.4.1 at `hierarchical-levels=3` (the setting
+    /// `AV1Codec.forRepeatPictures` gives it) never stores a frame in slot 7 but with a key frame, nor reads it:
+    /// measured on the real and bench sets; the splicer checks it on every frame (`apply`).
+    static let spareSlot = 7
 
     /// `extradata`: the encoder's (raw OBUs, or an `av1C` record whose config OBUs follow its 4 bytes), read
     /// for a sequence header; empty where the stream carries its own.
     init(extradata: [UInt8] = []) throws {
         guard !extradata.isEmpty else { return }
         let obus = extradata[0] & 0x80 != 0 ? Array(extradata.dropFirst(4)) : extradata
-        try obus.withUnsafeBufferPointer { try read($0) }
+        _ = try obus.withUnsafeBufferPointer { try read($0) }
     }
 
     /// The slot a repeat shows: the lowest one holding the last shown frame, `nil` where none does.
@@ -43,13 +67,25 @@ final class AV1RepeatSplicer {
         return slotFrames.firstIndex { $0 == shown.serial }
     }
 
+    /// Reads a temporal unit; where its shown frame lands in no slot, returns it with that frame's
+    /// `refresh_frame_flags` rewritten to store it in `spareSlot` (the same bits' length: nothing else moves).
     func rewrite(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
         let before = shownCount
-        try read(bytes)
+        let patches = try read(bytes)
         guard shownCount == before + 1 else {
             throw BitstreamError("an AV1 temporal unit that shows \(shownCount - before) frames, not one")
         }
-        return nil
+        guard !patches.isEmpty else { return nil }
+        var rewritten = Array(bytes)
+        for bit in patches {
+            // 8 bits from `bit`, not byte-aligned: `refresh_frame_flags` = 1 << spareSlot.
+            let value = 1 << Self.spareSlot
+            for k in 0..<8 {
+                let position = bit + k, mask = UInt8(0x80 >> (position & 7))
+                if value & (0x80 >> k) != 0 { rewritten[position >> 3] |= mask } else { rewritten[position >> 3] &= ~mask }
+            }
+        }
+        return rewritten
     }
 
     func repeatPicture() throws -> [UInt8] {
@@ -73,8 +109,11 @@ final class AV1RepeatSplicer {
     }
 
     /// Reads every OBU of a temporal unit (or of extradata): sequence headers, and frame headers as far as
-    /// their refresh flags, updating the slots.
-    private func read(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    /// their references, updating the slots. Returns the bit offsets (in `bytes`) of the `refresh_frame_flags`
+    /// to rewrite into `spareSlot`.
+    @discardableResult
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Int] {
+        var patches: [Int] = []
         for obu in try AV1OBU.split(bytes) {
             switch obu.type {
             case AV1OBU.sequenceHeader:
@@ -83,14 +122,27 @@ final class AV1RepeatSplicer {
                 if obu.hasExtension { throw BitstreamError("an AV1 frame with an OBU extension header (layers)") }
                 guard let sequence else { throw BitstreamError("an AV1 frame before any sequence header") }
                 let header = try AV1FrameHeader(Array(bytes[obu.payload]), sequence: sequence, slotKeyFrame: slotKeyFrame)
-                try apply(header)
+                if let bit = try apply(header) { patches.append(obu.payload.lowerBound * 8 + bit) }
             default:
                 continue  // temporal delimiters, tile groups, metadata, padding, redundant frame headers
             }
         }
+        return patches
     }
 
-    private func apply(_ header: AV1FrameHeader) throws {
+    /// Updates the slots for one frame header; returns the bit offset in its payload of the
+    /// `refresh_frame_flags` to rewrite, where the frame is shown, stored in no slot, and stored in `spareSlot`
+    /// instead. Throws where the encoder reads `spareSlot` while it holds such a frame: the encoder's picture
+    /// would then be decoded from another reference than the encoder's (never written: an internal error).
+    private func apply(_ header: AV1FrameHeader) throws -> Int? {
+        let spare = Self.spareSlot
+        if spareHeld {
+            let reads = header.existingSlot == spare || header.references.contains(spare)
+            // Short signalling and error-resilient order hints read every slot's order hint.
+            if reads || header.shortReferenceSignalling || header.readsEveryOrderHint {
+                throw BitstreamError("the AV1 encoder reads slot \(spare), which holds a frame stored there for repeats")
+            }
+        }
         if let existing = header.existingSlot {
             guard let frame = slotFrames[existing] else {
                 throw BitstreamError("an AV1 show_existing_frame of an empty slot")
@@ -106,11 +158,25 @@ final class AV1RepeatSplicer {
             } else {
                 shown = (frame, false)
             }
+            if slotKeyFrame[existing] { (spareHeld, encoderUsesSpare) = (false, false) }
             shownCount += 1
-            return
+            return nil
         }
         serial += 1
-        for k in 0..<8 where header.refreshFrameFlags & (1 << k) != 0 {
+        var refresh = header.refreshFrameFlags
+        var patch: Int?
+        if refresh == 0xFF {
+            (spareHeld, encoderUsesSpare) = (false, false)
+        } else if refresh & (1 << spare) != 0 {
+            (spareHeld, encoderUsesSpare) = (false, true)
+        } else if refresh == 0 && header.showFrame && !header.keyFrame && !encoderUsesSpare,
+                  let bit = header.refreshFrameFlagsBit {
+            refresh = 1 << spare
+            patch = bit
+            spareHeld = true
+            framesStoredInSpare += 1
+        }
+        for k in 0..<8 where refresh & (1 << k) != 0 {
             slotFrames[k] = serial
             slotShowable[k] = header.showableFrame
             slotKeyFrame[k] = header.keyFrame
@@ -119,6 +185,7 @@ final class AV1RepeatSplicer {
             shown = (serial, header.keyFrame)
             shownCount += 1
         }
+        return patch
     }
 }
 
@@ -256,7 +323,7 @@ struct AV1SequenceHeader: Equatable {
     }
 }
 
-/// The start of an AV1 uncompressed frame header (§5.9.2), as far as `refresh_frame_flags`.
+/// The start of an AV1 uncompressed frame header (§5.9.2), as far as its references (`ref_frame_idx`).
 struct AV1FrameHeader: Equatable {
     /// `frame_to_show_map_idx` of a `show_existing_frame` header, else `nil`.
     var existingSlot: Int?
@@ -267,6 +334,16 @@ struct AV1FrameHeader: Equatable {
     var errorResilient = false
     /// Slots the frame is stored in (bit k: slot k); 0xFF for a shown key frame, 0 for `show_existing_frame`.
     var refreshFrameFlags = 0
+    /// Where `refresh_frame_flags` begins in the payload, in bits; `nil` where it is not coded (a shown key frame,
+    /// a switch frame, `show_existing_frame`).
+    var refreshFrameFlagsBit: Int?
+    /// An inter frame's `ref_frame_idx` (the slots it reads); empty for intra frames and with short signalling.
+    var references: [Int] = []
+    /// `frame_refs_short_signaling`: the references derived from every slot's order hint.
+    var shortReferenceSignalling = false
+    /// An error-resilient frame with order hints codes `ref_order_hint` for every slot, which invalidates a
+    /// slot whose order hint differs.
+    var readsEveryOrderHint = false
     var keyFrame: Bool { frameType == 0 }
 
     /// `slotKeyFrame`: whether each slot holds a key frame (a `show_existing_frame` takes its type from there).
@@ -301,6 +378,19 @@ struct AV1FrameHeader: Equatable {
                 }
             }
         }
-        refreshFrameFlags = frameType == 3 || (frameType == 0 && showFrame) ? 0xFF : try r.bits(8)
+        if frameType == 3 || (frameType == 0 && showFrame) {
+            refreshFrameFlags = 0xFF
+        } else {
+            refreshFrameFlagsBit = r.position
+            refreshFrameFlags = try r.bits(8)
+        }
+        if (!intra || refreshFrameFlags != 0xFF) && errorResilient && sequence.orderHintBits > 0 {
+            readsEveryOrderHint = true
+            return
+        }
+        guard !intra else { return }
+        if sequence.orderHintBits > 0 { shortReferenceSignalling = try r.flag() }
+        if shortReferenceSignalling { return }
+        for _ in 0..<7 { references.append(try r.bits(3)) }  // REFS_PER_FRAME
     }
 }
