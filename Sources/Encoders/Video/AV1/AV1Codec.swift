@@ -137,8 +137,11 @@ struct AV1Codec: VideoCodecDescriptor {
     /// bench's natural-motion GIF (vardelay-480x270x150) repeats at the same `crf` 35 lost 0.0023 SSIM against
     /// that output; at 32, 0.0016, in 0.68 times its bytes (docs/repeats.md, "SVT-AV1 with repeats").
     static func repeatCRF(_ crf: Double) -> Int {
-        max(0, Int(min(max(crf.rounded(), 0), 63)) - 3)
+        max(0, wholeCRF(crf) - 3)
     }
+
+    /// `crf` rounded to SVT-AV1's and libaom's whole 0...63.
+    static func wholeCRF(_ crf: Double) -> Int { Int(min(max(crf.rounded(), 0), 63)) }
 
     func makeRepeatSplicer(_ setup: RepeatSplicerSetup) throws -> RepeatSplicing {
         .inOrder(try AV1RepeatSplicer(extradata: setup.encoder.extradata))
@@ -167,7 +170,7 @@ struct AV1Codec: VideoCodecDescriptor {
 
     /// SVT-AV1's `crf` (0...63) on libaom real-time's scale, rounded: 0...35 onto 0...30, 35...63 onto 30...63.
     static func realtimeCRF(_ crf: Double) -> Int {
-        let c = min(max(crf.rounded(), 0), 63)
+        let c = Double(wholeCRF(crf))
         let mapped = c <= 35 ? c * 30 / 35 : 30 + (c - 35) * 33 / 28
         return Int(mapped.rounded())
     }

@@ -77,13 +77,8 @@ final class AV1RepeatSplicer {
         }
         guard !patches.isEmpty else { return nil }
         var rewritten = Array(bytes)
-        for bit in patches {
-            // 8 bits from `bit`, not byte-aligned: `refresh_frame_flags` = 1 << spareSlot.
-            let value = 1 << Self.spareSlot
-            for k in 0..<8 {
-                let position = bit + k, mask = UInt8(0x80 >> (position & 7))
-                if value & (0x80 >> k) != 0 { rewritten[position >> 3] |= mask } else { rewritten[position >> 3] &= ~mask }
-            }
+        for bit in patches {  // AV1 has no emulation prevention: the field's bits are the buffer's
+            overwriteBits(&rewritten, at: bit, width: 8, with: 1 << Self.spareSlot)
         }
         return rewritten
     }
@@ -111,7 +106,6 @@ final class AV1RepeatSplicer {
     /// Reads every OBU of a temporal unit (or of extradata): sequence headers, and frame headers as far as
     /// their references, updating the slots. Returns the bit offsets (in `bytes`) of the `refresh_frame_flags`
     /// to rewrite into `spareSlot`.
-    @discardableResult
     private func read(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Int] {
         var patches: [Int] = []
         for obu in try AV1OBU.split(bytes) {
